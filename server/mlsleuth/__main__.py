@@ -1,0 +1,7 @@
+"""Allow ``python -m mlsleuth``."""
+
+import sys
+
+from mlsleuth.cli import main
+
+sys.exit(main())

@@ -1,0 +1,152 @@
+"""Documentation of every rule and check, whatever tool emits it.
+
+Static rules (``mlsleuth.scan``) and runtime checks (``trace``, ``diagnose``,
+``nan``, ``sweep``) each register a :class:`RuleDoc`. The handbook's catalog,
+``mlsleuth rules``, the MCP ``explain_rule`` tool and SARIF rule metadata are
+all generated from these entries, so code and docs cannot drift.
+
+A rule's documentation is written as a docstring in four labelled sections::
+
+    Short title on the first line.
+
+    What it finds: ...
+    Why it matters: ...
+    How to confirm: ...
+    What to do instead: ...
+
+Sections may span several lines; blank lines end nothing but a section
+heading starts the next one.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+
+from mlsleuth.report import CATEGORIES, SEVERITIES
+
+SECTIONS = {
+    "what it finds": "finds",
+    "why it matters": "why",
+    "how to confirm": "confirm",
+    "what to do instead": "instead",
+}
+_HEADING = re.compile(r"^(what it finds|why it matters|how to confirm|what to do instead)\s*:\s*", re.IGNORECASE)
+RULE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class CatalogError(ValueError):
+    """A rule's metadata or documentation is malformed (a programming error)."""
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    id: str
+    tool: str
+    category: str
+    severity: str
+    title: str
+    finds: str
+    why: str
+    confirm: str
+    instead: str
+    aliases: tuple[str, ...] = field(default=())
+
+    def markdown(self, heading_level: int = 3) -> str:
+        hashes = "#" * heading_level
+        return (
+            f"{hashes} `{self.id}`: {self.title}\n\n"
+            f"*{self.tool}* · category `{self.category}` · default severity `{self.severity}`\n\n"
+            f"**What it finds.** {self.finds}\n\n"
+            f"**Why it matters.** {self.why}\n\n"
+            f"**How to confirm.** {self.confirm}\n\n"
+            f"**What to do instead.** {self.instead}\n"
+        )
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "tool": self.tool,
+            "category": self.category,
+            "severity": self.severity,
+            "title": self.title,
+            "what_it_finds": self.finds,
+            "why_it_matters": self.why,
+            "how_to_confirm": self.confirm,
+            "what_to_do_instead": self.instead,
+        }
+
+
+def parse_doc(rule_id: str, tool: str, category: str, severity: str, doc: str | None) -> RuleDoc:
+    """Build a :class:`RuleDoc` from a four-section docstring; raise CatalogError if malformed."""
+    if not RULE_ID.match(rule_id):
+        raise CatalogError(f"rule id {rule_id!r} is not kebab-case")
+    if category not in CATEGORIES:
+        raise CatalogError(f"rule {rule_id}: unknown category {category!r}; use one of {', '.join(CATEGORIES)}")
+    if severity not in SEVERITIES:
+        raise CatalogError(f"rule {rule_id}: unknown severity {severity!r}")
+    text = inspect.cleandoc(doc or "")
+    if not text:
+        raise CatalogError(f"rule {rule_id}: missing docstring")
+    lines = text.splitlines()
+    title = lines[0].strip()
+    parts: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in lines[1:]:
+        m = _HEADING.match(line.strip())
+        if m:
+            current = SECTIONS[m.group(1).lower()]
+            parts[current] = [line.strip()[m.end():]]
+        elif current is not None:
+            parts[current].append(line.strip())
+    missing = [name for name, key in SECTIONS.items() if not " ".join(parts.get(key, [])).strip()]
+    if missing:
+        raise CatalogError(f"rule {rule_id}: docstring lacks section(s): {', '.join(missing)}")
+
+    def joined(key: str) -> str:
+        return re.sub(r"\s+", " ", " ".join(parts[key])).strip()
+
+    return RuleDoc(
+        id=rule_id,
+        tool=tool,
+        category=category,
+        severity=severity,
+        title=title.rstrip("."),
+        finds=joined("finds"),
+        why=joined("why"),
+        confirm=joined("confirm"),
+        instead=joined("instead"),
+    )
+
+
+_DOCS: dict[str, RuleDoc] = {}
+
+
+def register(doc: RuleDoc) -> RuleDoc:
+    """Add a rule's documentation; ids are unique across all tools."""
+    existing = _DOCS.get(doc.id)
+    if existing is not None and existing != doc:
+        raise CatalogError(f"rule id {doc.id!r} registered twice ({existing.tool} and {doc.tool})")
+    _DOCS[doc.id] = doc
+    return doc
+
+
+# Modules that register documentation when imported. Each capability adds its
+# own line; they must stay import-light (no torch, no numpy at import time).
+DOC_MODULES: list[str] = [
+    "mlsleuth.scan.rules",
+]
+
+
+def load_all() -> dict[str, RuleDoc]:
+    """Import every documenting module and return all docs by id, sorted."""
+    import importlib
+
+    for name in DOC_MODULES:
+        importlib.import_module(name)
+    return dict(sorted(_DOCS.items()))
+
+
+def get(rule_id: str) -> RuleDoc | None:
+    return load_all().get(rule_id)

@@ -1,0 +1,70 @@
+"""The ``mlsleuth`` command line.
+
+Each subcommand lives in ``mlsleuth.commands.<name>`` and exposes
+``register(subparsers)``; it adds its parser and sets ``handler`` to a
+function ``(args) -> int``. Command modules import only argparse-level code at
+import time, so ``mlsleuth --help`` stays fast; the work is imported inside the
+handler.
+
+Exit status: 0 clean, 1 findings (or per-file errors), 2 usage or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from collections.abc import Sequence
+
+from mlsleuth import __version__
+
+# One line per subcommand, in the order `--help` lists them.
+COMMANDS: list[str] = [
+    "mlsleuth.commands.rules",
+]
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad arguments or input the user can fix; printed without a traceback, exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mlsleuth",
+        description="Clues for debugging model training: static scan, runtime diagnostics, NaN localisation, sweep statistics.",
+    )
+    parser.add_argument("--version", action="version", version=f"mlsleuth {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code or 0)
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(f"mlsleuth {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("mlsleuth: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `mlsleuth scan . | head`
+        return EXIT_ERROR
+    except Exception:  # an internal error: say so plainly, with the traceback for a bug report
+        print(f"mlsleuth {args.command}: internal error (please report it):", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

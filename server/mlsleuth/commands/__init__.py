@@ -1,0 +1,1 @@
+"""Subcommands of the ``mlsleuth`` CLI: one module each, plus shared option helpers."""

@@ -1,0 +1,50 @@
+"""Options and output handling shared by every report-producing subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mlsleuth.render import FORMATS
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("output")
+    group.add_argument("--format", choices=FORMATS, default="text", help="text (default), json (the shared report schema) or sarif (2.1.0)")
+    group.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    group.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+
+
+def add_selection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("rule selection")
+    group.add_argument("--select", metavar="IDS", help="comma-separated rule ids or categories to run (default: all)")
+    group.add_argument("--ignore", metavar="IDS", help="comma-separated rule ids or categories to skip")
+    group.add_argument("--min-severity", choices=("error", "warning", "info"), help="drop findings below this severity")
+
+
+def split_ids(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def emit(report, args: argparse.Namespace, rules=None) -> int:
+    """Render ``report`` as asked, write it, and return the exit status."""
+    from mlsleuth.catalog import load_all
+    from mlsleuth.cli import UsageError
+    from mlsleuth.render import render
+
+    if args.format == "sarif" and rules is None:
+        rules = load_all()
+    text = render(report, args.format, rules)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        if args.format != "text":
+            print(report.summary.text, file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0 if args.exit_zero else report.exit_code()

@@ -1,0 +1,132 @@
+"""``[tool.mlsleuth]`` configuration and rule selection.
+
+Keys (all optional)::
+
+    [tool.mlsleuth]
+    select = ["loss", "zero-grad-missing"]   # rule ids or categories; default: all
+    ignore = ["adam-weight-decay"]            # rule ids or categories
+    exclude = ["third_party/", "legacy/*.py"] # gitignore-style globs, relative to the config file
+    extend-exclude = []
+    min-severity = "info"                     # error | warning | info
+
+Command-line ``--select``/``--ignore`` replace the file's lists.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mlsleuth.report import CATEGORIES, SEVERITIES, SEVERITY_RANK
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+KNOWN_KEYS = {"select", "ignore", "exclude", "extend-exclude", "min-severity", "cache-dir"}
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message says which key and why."""
+
+
+@dataclass
+class Config:
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    min_severity: str = "info"
+    cache_dir: str | None = None
+    source: Path | None = None  # the pyproject.toml it came from
+
+    @property
+    def root(self) -> Path | None:
+        return self.source.parent if self.source else None
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.mlsleuth]`` table, searching upward."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if "mlsleuth" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def _str_list(table: dict[str, Any], key: str, where: Path) -> list[str]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: [tool.mlsleuth] {key} must be a list of strings")
+    return value
+
+
+def load_config(start: Path, explicit: Path | None = None) -> Config:
+    """Load configuration for a scan rooted at ``start`` (or from ``explicit``)."""
+    path = explicit if explicit is not None else find_pyproject(start)
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    table = data.get("tool", {}).get("mlsleuth", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.mlsleuth] must be a table")
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown [tool.mlsleuth] key(s): {', '.join(unknown)}; known: {', '.join(sorted(KNOWN_KEYS))}")
+    min_sev = table.get("min-severity", "info")
+    if min_sev not in SEVERITIES:
+        raise ConfigError(f"{path}: min-severity must be one of {', '.join(SEVERITIES)}, not {min_sev!r}")
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        raise ConfigError(f"{path}: cache-dir must be a string")
+    return Config(
+        select=_str_list(table, "select", path),
+        ignore=_str_list(table, "ignore", path),
+        exclude=_str_list(table, "exclude", path) + _str_list(table, "extend-exclude", path),
+        min_severity=min_sev,
+        cache_dir=cache_dir,
+        source=path,
+    )
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules are active, by rule id or category, and the severity floor."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    min_severity: str = "info"
+
+    def validate(self, known_rules: set[str]) -> None:
+        for name in (*self.select, *self.ignore):
+            if name not in known_rules and name not in CATEGORIES and name != "all":
+                raise ConfigError(
+                    f"unknown rule or category {name!r} in select/ignore; "
+                    f"see `mlsleuth rules` for ids, categories are: {', '.join(CATEGORIES)}"
+                )
+
+    def allows(self, rule: str, category: str, severity: str = "info") -> bool:
+        if SEVERITY_RANK[severity] > SEVERITY_RANK[self.min_severity]:
+            return False
+        if self.select and "all" not in self.select and rule not in self.select and category not in self.select:
+            return False
+        return rule not in self.ignore and category not in self.ignore

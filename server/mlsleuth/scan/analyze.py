@@ -1,0 +1,113 @@
+"""Run the registered rules over one file's source text.
+
+This is the per-file core of the scanner: parse, build a
+:class:`~mlsleuth.scan.context.FileContext`, run each active rule whose
+triggers occur in the text, and drop findings suppressed by a comment::
+
+    loss = crit(probs, y)  # mlsleuth: ignore[softmax-into-logit-loss]
+    loss = crit(probs, y)  # mlsleuth: ignore          (every rule on this line)
+    # mlsleuth: ignore-file[rule-id]                   (anywhere: the whole file)
+
+A rule that raises is reported as an ``ErrorEntry`` (kind ``rule-crash``)
+instead of taking the scan down.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import traceback
+import warnings
+from dataclasses import dataclass, field
+
+from mlsleuth.config import Selection
+from mlsleuth.report import ErrorEntry, Finding
+from mlsleuth.scan.context import FileContext
+from mlsleuth.scan.registry import Rule, all_rules
+
+SUPPRESS = re.compile(r"#\s*mlsleuth:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
+ALL = "*"
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ErrorEntry] = field(default_factory=list)
+    suppressed: int = 0
+
+
+def suppressions(source: str) -> tuple[dict[int, set[str]], set[str]]:
+    """(line -> rule ids ignored there, rule ids ignored file-wide); ``*`` means all."""
+    per_line: dict[int, set[str]] = {}
+    per_file: set[str] = set()
+    if "mlsleuth:" not in source:
+        return per_line, per_file
+    for lineno, line in enumerate(source.splitlines(), 1):
+        for m in SUPPRESS.finditer(line):
+            ids = {part.strip() for part in (m.group(2) or "").split(",") if part.strip()} or {ALL}
+            (per_file if m.group(1) == "ignore-file" else per_line.setdefault(lineno, set())).update(ids)
+    return per_line, per_file
+
+
+def active_rules(selection: Selection | None) -> list[Rule]:
+    rules = all_rules()
+    sel = selection or Selection()
+    return [cls() for cls in rules.values() if sel.allows(cls.id, cls.category, cls.severity)]
+
+
+def analyze_source(
+    source: str,
+    display_path: str = "<string>",
+    selection: Selection | None = None,
+    rules: list[Rule] | None = None,
+) -> FileResult:
+    """Findings for one Python source text. Never raises for bad input."""
+    result = FileResult()
+    rules = active_rules(selection) if rules is None else rules
+    rules = [r for r in rules if any(t in source for t in r.triggers)]
+    if not rules:
+        return result
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(source, filename=display_path)
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+        result.errors.append(
+            ErrorEntry(
+                kind="syntax-error",
+                path=display_path,
+                message=f"cannot parse ({where}): {exc.msg}; fix the syntax error to scan this file",
+            )
+        )
+        return result
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+        result.errors.append(ErrorEntry(kind="parse-error", path=display_path, message=f"cannot parse: {exc}"))
+        return result
+    ctx = FileContext(source, tree, display_path)
+    per_line, per_file = suppressions(source)
+    for rule in rules:
+        if ALL in per_file or rule.id in per_file:
+            continue
+        try:
+            for finding in rule.check(ctx):
+                line = finding.location.line
+                ignored = per_line.get(line, set()) if line is not None else set()
+                if ALL in ignored or finding.rule in ignored:
+                    result.suppressed += 1
+                    continue
+                result.findings.append(finding)
+        except RecursionError:
+            result.errors.append(
+                ErrorEntry(kind="rule-crash", path=display_path, message=f"rule {rule.id} hit the recursion limit on this file; it was skipped here")
+            )
+        except Exception as exc:  # a bug in a rule must not take the scan down
+            result.errors.append(
+                ErrorEntry(
+                    kind="rule-crash",
+                    path=display_path,
+                    message=f"rule {rule.id} failed on this file ({type(exc).__name__}: {exc}); other rules still ran. Please report it.",
+                    detail=traceback.format_exc(limit=6)[-4000:],
+                )
+            )
+    return result
