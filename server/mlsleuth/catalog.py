@@ -136,6 +136,7 @@ def register(doc: RuleDoc) -> RuleDoc:
 # own line; they must stay import-light (no torch, no numpy at import time).
 DOC_MODULES: list[str] = [
     "mlsleuth.scan.rules",
+    "mlsleuth.runtime.checks",
 ]
 
 

@@ -21,7 +21,11 @@ from mlsleuth import __version__
 
 # One line per subcommand, in the order `--help` lists them.
 COMMANDS: list[str] = [
+    "mlsleuth.commands.scan",
     "mlsleuth.commands.rules",
+    "mlsleuth.commands.trace",
+    "mlsleuth.commands.serve",
+    "mlsleuth.commands.install_skill",
 ]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

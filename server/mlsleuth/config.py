@@ -8,6 +8,8 @@ Keys (all optional)::
     exclude = ["third_party/", "legacy/*.py"] # gitignore-style globs, relative to the config file
     extend-exclude = []
     min-severity = "info"                     # error | warning | info
+    cache-dir = ".mlsleuth_cache"             # where scan results are cached
+    max-file-size = 10                        # MiB; larger files are skipped with an error entry
 
 Command-line ``--select``/``--ignore`` replace the file's lists.
 """
@@ -26,7 +28,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-KNOWN_KEYS = {"select", "ignore", "exclude", "extend-exclude", "min-severity", "cache-dir"}
+KNOWN_KEYS = {"select", "ignore", "exclude", "extend-exclude", "min-severity", "cache-dir", "max-file-size"}
 
 
 class ConfigError(ValueError):
@@ -40,6 +42,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     min_severity: str = "info"
     cache_dir: str | None = None
+    max_file_size_mb: float | None = None  # scan skips (and reports) larger files; None: the scanner's default
     source: Path | None = None  # the pyproject.toml it came from
 
     @property
@@ -98,12 +101,16 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     cache_dir = table.get("cache-dir")
     if cache_dir is not None and not isinstance(cache_dir, str):
         raise ConfigError(f"{path}: cache-dir must be a string")
+    max_size = table.get("max-file-size")
+    if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, (int, float)) or max_size <= 0):
+        raise ConfigError(f"{path}: max-file-size must be a positive number of MiB, not {max_size!r}")
     return Config(
         select=_str_list(table, "select", path),
         ignore=_str_list(table, "ignore", path),
         exclude=_str_list(table, "exclude", path) + _str_list(table, "extend-exclude", path),
         min_severity=min_sev,
         cache_dir=cache_dir,
+        max_file_size_mb=float(max_size) if max_size is not None else None,
         source=path,
     )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import math
 
-from mlsleuth.scan.context import FileContext
+from mlsleuth.scan import flow_a
+from mlsleuth.scan.context import FileContext, argument, call_method, constant, dotted, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
 _NAN_NAMES = {"math.nan", "numpy.nan", "numpy.NaN", "numpy.NAN", "torch.nan", "float.nan"}
@@ -58,3 +59,420 @@ class NanEqualityCheck(Rule):
                         observation=ctx.segment(node),
                     )
                     break
+
+
+# -- compositions that lose precision --------------------------------------------------------
+
+_LOG_FUNCS = {"torch.log", "numpy.log", "torch.special.log"}
+_LOG_FIX = {flow_a.SOFTMAX: "log_softmax", flow_a.SIGMOID: "logsigmoid"}
+
+
+def _log_operand(ctx: FileContext, call: ast.Call) -> ast.expr | None:
+    """``p`` for ``torch.log(p)``, ``np.log(p)`` and ``p.log()``; else None."""
+    if flow_a.normalize(ctx.qualname(call)) in _LOG_FUNCS and len(call.args) == 1:
+        return call.args[0]
+    if call_method(call) in ("log", "log_") and not call.args and isinstance(call.func, ast.Attribute):
+        receiver = call.func.value
+        head = dotted(receiver)
+        if head is not None and head.split(".")[0] in ctx.imports and ctx.qualname(receiver) != head:
+            return None  # torch.log / np.log spelled as an attribute of a module, handled above
+        return receiver
+    return None
+
+
+@register_rule
+class LogOfSoftmax(Rule):
+    """`log(softmax(x))` or `log(sigmoid(x))` computed in two steps.
+
+    What it finds: `torch.log`, `np.log` or `.log()` applied directly to a softmax or sigmoid output
+    (including one assigned to a name earlier, or returned by a model whose last layer is `nn.Softmax`).
+    A log of a clamped or epsilon-shifted probability is not flagged.
+    Why it matters: softmax underflows to exactly 0 for classes far below the maximum (a logit gap of
+    about 104 in float32, far less in float16), and `log(0)` is `-inf`; the loss or its gradient becomes
+    inf/NaN and the run dies, often thousands of steps in. Even before that, the two-step version loses
+    precision that the fused `log_softmax` (computed as `x - logsumexp(x)`) keeps.
+    How to confirm: feed logits with a large spread, e.g. `torch.tensor([[0., 200.]])`, through both
+    versions: the two-step version returns `-inf` where `log_softmax` returns `-200`.
+    What to do instead: use `F.log_softmax(x, dim=...)` (or `nn.LogSoftmax`), `F.logsigmoid(x)` for
+    sigmoid, or hand the logits to `cross_entropy`/`binary_cross_entropy_with_logits` directly.
+    """
+
+    id = "log-of-softmax"
+    category = "numerical"
+    severity = "warning"
+    triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid")
+
+    def check(self, ctx: FileContext):
+        for call in ctx.calls():
+            operand = _log_operand(ctx, call)
+            if operand is None:
+                continue
+            found = flow_a.origin(ctx, operand)
+            if found is None or found.kind not in _LOG_FIX:
+                continue
+            fused = _LOG_FIX[found.kind]
+            made = found.label or ctx.segment(found.node, 70)
+            yield self.finding(
+                ctx,
+                call,
+                f"log of a {found.kind} output: the {found.kind} can underflow to 0 and the log becomes -inf; "
+                f"the fused `{fused}` is exact where this is not",
+                observation=f"{ctx.segment(call, 100)} takes the log of {made} (line {found.node.lineno})",
+                next_test=f"Run both versions on logits with a large spread (e.g. [[0., 200.]]): this one returns -inf, `{fused}` does not.",
+            )
+
+
+_SOFTMAX_FUNCS = {
+    "torch.nn.functional.softmax": "softmax",
+    "torch.nn.functional.log_softmax": "log_softmax",
+    "torch.nn.functional.softmin": "softmin",
+}
+_SOFTMAX_MODULES = {"torch.nn.Softmax": "Softmax", "torch.nn.LogSoftmax": "LogSoftmax", "torch.nn.Softmin": "Softmin"}
+
+
+@register_rule
+class SoftmaxImplicitDim(Rule):
+    """`softmax`/`log_softmax` called without a `dim`.
+
+    What it finds: `F.softmax(x)`, `F.log_softmax(x)`, `F.softmin(x)` with no `dim` argument, and the
+    modules `nn.Softmax()`, `nn.LogSoftmax()`, `nn.Softmin()` built without one.
+    Why it matters: without `dim` PyTorch guesses from the number of dimensions (dim 0 for 0-, 1- and
+    3-D input, dim 1 otherwise) and only emits a deprecation warning. For a 3-D `(batch, seq, classes)`
+    tensor the guess normalises across the batch, silently mixing examples; the same line is right or
+    wrong depending on the input's rank.
+    How to confirm: check that the output sums to 1 along the class axis:
+    `out.sum(dim=-1)` should be all ones; with the wrong guess it is not.
+    What to do instead: always pass the axis explicitly, usually `dim=-1` (the class axis).
+    """
+
+    id = "softmax-implicit-dim"
+    category = "architecture"
+    severity = "warning"
+    triggers = ("softmax", "Softmax", "softmin", "Softmin")
+
+    def check(self, ctx: FileContext):
+        for call in ctx.calls():
+            qual = flow_a.normalize(ctx.qualname(call))
+            if qual in _SOFTMAX_FUNCS:
+                if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+                    continue
+                dim = argument(call, 1, "dim")
+                if dim is not None and constant(dim) is not None:
+                    continue
+                name = _SOFTMAX_FUNCS[qual]
+            elif qual in _SOFTMAX_MODULES:
+                if call.args or call.keywords:
+                    continue
+                name = f"nn.{_SOFTMAX_MODULES[qual]}()"
+            else:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                f"{name} without `dim`: PyTorch guesses the axis from the input's rank (dim 0 for 1-D and 3-D "
+                f"input), which normalises across the batch for (batch, seq, classes) tensors",
+                observation=ctx.segment(call),
+                next_test="Check `out.sum(dim=-1)` on one batch: it should be all ones if the class axis was normalised.",
+            )
+
+
+def _dim_constant(ctx: FileContext, call: ast.Call) -> object:
+    """The constant ``dim`` of a softmax-like call (function, method or module call), or ``...``."""
+    qual = flow_a.normalize(ctx.qualname(call))
+    if qual in ("torch.nn.functional.softmax", "torch.nn.functional.log_softmax", "torch.softmax", "torch.log_softmax"):
+        return constant(argument(call, 1, "dim"))
+    if call_method(call) in ("softmax", "log_softmax") and isinstance(call.func, ast.Attribute):
+        head = dotted(call.func.value)
+        if head is not None and head.split(".")[0] in ctx.imports and ctx.qualname(call.func.value) != head:
+            return ...
+        return constant(argument(call, 0, "dim"))
+    return ...
+
+
+def _class_axis_evidence(ctx: FileContext, call: ast.Call) -> str | None:
+    """Why we believe the softmax input is a (batch, classes) tensor, or None."""
+    for lc in flow_a.loss_calls(ctx):
+        found = flow_a.origin(ctx, lc.input)
+        if found is not None and found.node is call:
+            return f"its output is the prediction of {ctx.segment(lc.call.func, 50)}(...) at line {lc.call.lineno}"
+    func = ctx.enclosing_function(call)
+    scope = func if func is not None else ctx.tree
+    source = call.args[0] if call.args else None
+    source_dump = ast.dump(source) if source is not None else None
+    for lc in flow_a.loss_calls(ctx):
+        if lc.name in ("cross_entropy", "nll_loss") and lc.input is not None and source_dump is not None:
+            if ctx.enclosing_function(lc.call) is func and ast.dump(lc.input) == source_dump:
+                return f"the same `{ctx.segment(source, 40)}` is the (batch, classes) input of {ctx.segment(lc.call.func, 50)}(...) at line {lc.call.lineno}"
+    for node in ctx.walk_scope(scope):
+        if not isinstance(node, ast.Call) or call_method(node) not in ("argmax", "max", "topk"):
+            continue
+        receiver = node.func.value  # type: ignore[attr-defined]
+        found = flow_a.origin(ctx, receiver)
+        axis = constant(argument(node, 1 if call_method(node) == "topk" else 0, "dim"))
+        if found is not None and found.node is call and axis in (1, -1):
+            return f"{ctx.segment(node, 50)} at line {node.lineno} reads classes along dim {axis}"
+    return None
+
+
+@register_rule
+class SoftmaxOverBatchDim(Rule):
+    """Softmax taken over dim 0 of a (batch, classes) tensor.
+
+    What it finds: `softmax`/`log_softmax` with `dim=0` whose output is the prediction of a
+    classification loss, is read with `argmax(dim=1)`, or whose input is also passed to
+    `cross_entropy`/`nll_loss` as a (batch, classes) tensor. A `dim=0` softmax on a 1-D vector or over a
+    sequence axis is not flagged.
+    Why it matters: normalising over the batch makes each example's scores depend on the other examples
+    in the batch; class scores no longer sum to one per example, predictions change with batch size
+    and composition, and evaluation with a different batch size gives different answers.
+    How to confirm: `probs.sum(dim=1)` should be all ones; compare predictions for one example scored
+    alone and inside a batch.
+    What to do instead: normalise over the class axis: `dim=1` or `dim=-1`.
+    """
+
+    id = "softmax-over-batch-dim"
+    category = "loss"
+    severity = "warning"
+    triggers = ("softmax",)
+
+    def check(self, ctx: FileContext):
+        for call in ctx.calls():
+            if _dim_constant(ctx, call) != 0:
+                continue
+            why = _class_axis_evidence(ctx, call)
+            if why is None:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                "softmax over dim 0, the batch axis of a (batch, classes) tensor: every example's scores are "
+                "normalised against the rest of the batch",
+                observation=f"{ctx.segment(call, 80)}; {why}",
+                next_test="Print `probs.sum(dim=1)` for one batch: values other than 1 confirm the batch axis was normalised.",
+            )
+
+
+# -- hiding NaN ----------------------------------------------------------------------------
+
+_NAN_TO_NUM = {"torch.nan_to_num", "numpy.nan_to_num"}
+_LOSSY_WORDS = {"loss", "losses", "logits", "logit", "grad", "grads", "gradient", "gradients"}
+
+
+def _training_value(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> str | None:
+    """A short description when ``expr`` is a loss, logits or a gradient; else None."""
+    if expr is None or depth > 4:
+        return None
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and node.attr == "grad":
+            return f"the gradient `{ctx.segment(node, 40)}`"
+    for lc in flow_a.loss_calls(ctx):
+        if lc.call is expr:
+            return "a loss value"
+    name = flow_a.root_name(expr)
+    if name is None:
+        return None
+    if _LOSSY_WORDS & set(flow_a.words(name)):
+        return f"`{name}`"
+    if isinstance(expr, ast.Name):
+        bound = flow_a.value(ctx, expr)
+        if bound is not None and bound is not expr:
+            return _training_value(ctx, bound, depth + 1)
+    return None
+
+
+@register_rule
+class NanToNumMasking(Rule):
+    """`nan_to_num` applied to a loss, logits or gradients.
+
+    What it finds: `torch.nan_to_num(...)`, `np.nan_to_num(...)`, `.nan_to_num()` or `.nan_to_num_()`
+    on a loss, on logits, or on parameter gradients (`p.grad`). Cleaning input features is not flagged.
+    Why it matters: a NaN in the loss or the gradients is a symptom (an overflowing `exp`, a `log(0)`, a
+    division by zero, a bad batch, too high a learning rate). Replacing it with a number hides the
+    symptom while the cause keeps corrupting the run: replaced gradients push weights in arbitrary
+    directions, and a model can "train" for days on garbage without a visible error.
+    How to confirm: remove the call and run with `torch.autograd.set_detect_anomaly(True)` (or
+    `mlsleuth nan`) to find the first operation that produces the NaN.
+    What to do instead: find and fix the producer (use `log_softmax`, clamp denominators, lower the
+    learning rate, clip gradients, skip corrupt samples in the data pipeline); fail loudly with
+    `torch.isfinite(loss).all()` checks rather than patching values.
+    """
+
+    id = "nan-to-num-masking"
+    category = "numerical"
+    severity = "warning"
+    triggers = ("nan_to_num",)
+
+    def check(self, ctx: FileContext):
+        for call in ctx.calls():
+            qual = flow_a.normalize(ctx.qualname(call))
+            if qual in _NAN_TO_NUM:
+                subject = argument(call, 0, "input") if qual.startswith("torch") else argument(call, 0, "x")
+                extra = keyword(call, "out")
+            elif call_method(call) in ("nan_to_num", "nan_to_num_") and isinstance(call.func, ast.Attribute):
+                subject, extra = call.func.value, None
+            else:
+                continue
+            what = _training_value(ctx, subject) or (_training_value(ctx, extra) if extra is not None else None)
+            if what is None:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                f"nan_to_num on {what} hides a NaN/Inf instead of fixing where it comes from",
+                observation=ctx.segment(call),
+                next_test="Remove the call and run with torch.autograd.set_detect_anomaly(True) (or `mlsleuth nan`) to find the first op that makes the NaN.",
+            )
+
+
+_NONFINITE_TESTS = {"isnan", "isinf", "isfinite", "isneginf", "isposinf"}
+
+
+def _nonfinite_subject(ctx: FileContext, test: ast.AST) -> ast.AST | None:
+    for node in ast.walk(test):
+        if not isinstance(node, ast.Call):
+            continue
+        qual = ctx.qualname(node) or ""
+        method = call_method(node)
+        if qual.split(".")[-1] in _NONFINITE_TESTS and node.args and qual.split(".")[0] in ("torch", "math", "numpy"):
+            return node.args[0]
+        if method in _NONFINITE_TESTS and not node.args and isinstance(node.func, ast.Attribute):
+            return node.func.value
+    return None
+
+
+@register_rule
+class NanLossSkip(Rule):
+    """A training loop that silently skips batches whose loss is NaN or Inf.
+
+    What it finds: `if torch.isnan(loss): continue` (also `isinf`, `not isfinite`, `math.isnan(loss.item())`)
+    inside a loop, where the body does nothing but log and `continue`.
+    Why it matters: skipping the step keeps the run alive but discards the evidence. NaN losses rarely
+    come alone: the same cause (a corrupt sample, an overflow, a too-large learning rate) strikes again,
+    and a run can end up skipping a large share of its batches, or training on weights already damaged
+    before the loss itself turned NaN.
+    How to confirm: count how often the branch is taken; log the batch indices and rerun one of them
+    with anomaly detection (`mlsleuth nan`).
+    What to do instead: stop (raise) on the first non-finite loss during development and fix the cause;
+    if skipping is a deliberate safeguard for mixed precision, keep a counter and fail when it exceeds
+    a small budget (this is what `GradScaler` does for you).
+    """
+
+    id = "nan-loss-skip"
+    category = "numerical"
+    severity = "info"
+    triggers = ("isnan", "isinf", "isfinite")
+
+    def check(self, ctx: FileContext):
+        for node in ctx.all_nodes:
+            if not isinstance(node, ast.If) or not ctx.enclosing_loops(node):
+                continue
+            body = node.body
+            if not body or not isinstance(body[-1], ast.Continue):
+                continue
+            if not all(isinstance(s, (ast.Expr, ast.AugAssign, ast.Pass)) for s in body[:-1]):
+                continue
+            subject = _nonfinite_subject(ctx, node.test)
+            if subject is None:
+                continue
+            name = flow_a.root_name(subject)
+            if name is None or not ({"loss", "losses"} & set(flow_a.words(name))):
+                continue
+            yield self.finding(
+                ctx,
+                node,
+                f"batches with a non-finite `{name}` are skipped silently: the cause of the NaN stays in place",
+                observation=ctx.segment(node.test),
+                next_test="Count how often this branch runs; rerun one skipped batch under anomaly detection (`mlsleuth nan`).",
+            )
+
+
+# -- hand-written softmax -----------------------------------------------------------------
+
+_EXP_FUNCS = {"torch.exp", "numpy.exp", "math.exp"}
+_SUM_FUNCS = {"torch.sum", "numpy.sum"}
+
+
+def _exp_call(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.Call | None:
+    """The ``exp(...)`` call behind ``expr`` (directly or through a local name)."""
+    if expr is None or depth > 3:
+        return None
+    if isinstance(expr, ast.Name):
+        bound = flow_a.value(ctx, expr)
+        return _exp_call(ctx, bound, depth + 1) if bound is not None and bound is not expr else None
+    if isinstance(expr, ast.Call):
+        if flow_a.normalize(ctx.qualname(expr)) in _EXP_FUNCS and len(expr.args) == 1:
+            return expr
+        if call_method(expr) == "exp" and not expr.args and isinstance(expr.func, ast.Attribute):
+            head = dotted(expr.func.value)
+            if head is None or head.split(".")[0] not in ctx.imports:
+                return expr
+    return None
+
+
+def _exp_argument(call: ast.Call) -> ast.AST:
+    return call.args[0] if call.args else call.func.value  # type: ignore[attr-defined]
+
+
+def _summed(ctx: FileContext, expr: ast.AST) -> ast.AST | None:
+    """``e`` for ``e.sum(...)`` or ``torch.sum(e, ...)``."""
+    if isinstance(expr, ast.Call):
+        if call_method(expr) == "sum" and isinstance(expr.func, ast.Attribute):
+            head = dotted(expr.func.value)
+            if head is None or head.split(".")[0] not in ctx.imports or ctx.qualname(expr.func.value) == head:
+                return expr.func.value
+        if flow_a.normalize(ctx.qualname(expr)) in _SUM_FUNCS and expr.args:
+            return expr.args[0]
+    return None
+
+
+def _stabilised(ctx: FileContext, arg: ast.AST) -> bool:
+    """``exp(x - m)`` / ``exp(-d)``: something is subtracted first, assume it bounds the exponent."""
+    if isinstance(arg, ast.Name):
+        bound = flow_a.value(ctx, arg)
+        if bound is not None and bound is not arg:
+            arg = bound
+    return isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Sub) or isinstance(arg, ast.UnaryOp)
+
+
+@register_rule
+class NaiveSoftmaxExp(Rule):
+    """A hand-written softmax `exp(x) / exp(x).sum()` without subtracting the maximum.
+
+    What it finds: a division whose numerator is `exp(x)` and whose denominator is the sum of the same
+    `exp(x)` (torch or NumPy, inline or through a local name), where nothing is subtracted from `x`
+    first.
+    Why it matters: `exp` overflows to `inf` for inputs above about 88 in float32 (about 11 in float16),
+    and `inf / inf` is NaN. Logits that grow during training cross that line suddenly, and the NaN
+    appears many steps after the cause.
+    How to confirm: call the function on `torch.tensor([[0., 100.]])`: it returns NaN where
+    `torch.softmax` returns `[0., 1.]`.
+    What to do instead: use `torch.softmax`/`F.softmax` (or `scipy.special.softmax`), or subtract the
+    row maximum first: `e = torch.exp(x - x.amax(dim, keepdim=True))`.
+    """
+
+    id = "naive-softmax-exp"
+    category = "numerical"
+    severity = "warning"
+    triggers = ("exp",)
+
+    def check(self, ctx: FileContext):
+        for node in ctx.all_nodes:
+            if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Div):
+                continue
+            top = _exp_call(ctx, node.left)
+            summed = _summed(ctx, node.right)
+            bottom = _exp_call(ctx, summed) if summed is not None else None
+            if top is None or bottom is None:
+                continue
+            if top is not bottom and ast.dump(_exp_argument(top)) != ast.dump(_exp_argument(bottom)):
+                continue
+            if _stabilised(ctx, _exp_argument(top)):
+                continue
+            yield self.finding(
+                ctx,
+                node,
+                "softmax written as exp(x) / sum(exp(x)) without subtracting the maximum: exp overflows to inf "
+                "for large inputs and the division gives NaN",
+                observation=f"{ctx.segment(node, 100)} (exp at line {top.lineno})",
+                next_test="Call this code on logits like [[0., 100.]]: it returns NaN where torch.softmax does not.",
+            )

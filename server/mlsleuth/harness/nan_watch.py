@@ -1,0 +1,457 @@
+"""The cheap NaN/Inf watcher, an observer of the shared script runner (runs in the child).
+
+Per step it costs a handful of reductions and two host syncs:
+
+* the model's input batch (first gradient-enabled forward of the step) is
+  checked for NaN/Inf - the *data* pass;
+* after each backward: the loss and one ``_foreach_norm`` over the gradients -
+  a non-finite loss means the *forward* pass (or loss) made it, finite loss but
+  non-finite gradients means the *backward* pass did;
+* after each optimizer step: one ``_foreach_norm`` over the parameters -
+  finite gradients before and non-finite parameters after means the *update*;
+* a ``GradScaler`` that found inf gradients and skipped the step is normal
+  mixed-precision behaviour: it is counted, not treated as the failure.
+
+It also keeps the last few per-step *frames* (loss, per-layer activation
+maximum and gradient norm) for the trend before the failure, and a
+:class:`~nan_snapshots.SnapshotRing` of model/optimizer state and batches.
+
+When armed for a *replay* step (``replay_step``), it switches on the
+operation-level :class:`~nan_ops.OpLocator` for exactly that step.
+
+Standard library and torch only.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections import deque
+from typing import Any
+
+import torch
+from nan_ops import OpLocator, tensor_stats
+from nan_snapshots import SnapshotRing, set_rng_state, to_cpu
+from observer import Observer
+from torch.utils._python_dispatch import _disable_current_modes
+
+MAX_ROWS = 16
+MAX_LAYERS = 32
+MAX_PARAMS_LISTED = 8
+
+
+def _leaves_with_paths(obj: Any, path: str) -> list[tuple[str, Any]]:
+    if isinstance(obj, torch.Tensor):
+        return [(path, obj)]
+    if isinstance(obj, dict):
+        out = []
+        for k, v in obj.items():
+            out.extend(_leaves_with_paths(v, f"{path}[{k!r}]"))
+        return out
+    if isinstance(obj, (list, tuple)):
+        out = []
+        for i, v in enumerate(obj):
+            out.extend(_leaves_with_paths(v, f"{path}[{i}]"))
+        return out
+    return []
+
+
+def check_batch(batch: Any, label: str) -> list[dict[str, Any]]:
+    """Every floating-point field of ``batch`` that holds NaN/Inf, with the rows (dim 0) that do."""
+    bad = []
+    for path, t in _leaves_with_paths(batch, label):
+        if not (t.is_floating_point() or t.is_complex()) or t.numel() == 0:
+            continue
+        finite = torch.isfinite(t)
+        if bool(finite.all()):
+            continue
+        entry: dict[str, Any] = {"field": path, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+        entry["nan"] = int(torch.isnan(t).sum())
+        entry["inf"] = int(torch.isinf(t).sum())
+        if t.dim() >= 1:
+            rows = (~finite).reshape(t.shape[0], -1).any(dim=1).nonzero().flatten()
+            entry["rows"] = [int(r) for r in rows[:MAX_ROWS]]
+            entry["rows_total"] = int(rows.numel())
+            entry["batch_size"] = int(t.shape[0])
+        bad.append(entry)
+    return bad
+
+
+def _finite(x: float) -> bool:
+    return isinstance(x, float) and math.isfinite(x)
+
+
+class NanObserver(Observer):
+    """See module doc. ``config`` keys: snapshot_every, memory_budget_mb, history, replay_step, save_dir, expected."""
+
+    name = "nan"
+    wants_module_stack = True
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        config = config or {}
+        self.history = int(config.get("history", 12))
+        self.replay_step: int | None = config.get("replay_step")
+        self.save_dir: str | None = config.get("save_dir")
+        self.expected: dict[int, float] = {int(k): v for k, v in (config.get("expected") or {}).items()}
+        budget = float(config.get("memory_budget_mb", 256)) * 2**20
+        self.ring = SnapshotRing(int(config.get("snapshot_every", 10)), int(budget))
+        self.frames: deque[dict[str, Any]] = deque(maxlen=self.history)
+        self.fingerprints: dict[int, float] = {}
+        self.failure: dict[str, Any] | None = None
+        self.scaler_events: list[dict[str, Any]] = []
+        self.divergence: dict[str, Any] | None = None
+        self.locator: OpLocator | None = None
+        self.replay: dict[str, Any] | None = None
+        self.batch_file: str | None = None
+        self.model: Any = None
+        self.optimizer: Any = None
+        self.param_names: dict[int, str] = {}
+        self._names_of_model: Any = None
+        self._frame: dict[str, Any] = {}
+        self._acts: dict[str, torch.Tensor] = {}
+        self._batch_seen = False
+        self._batch: Any = None
+        self._external_batch = False
+        self._scaler_seen = False
+        self._scaler_pending = False
+        self._unscaled_loss: Any = None
+        self._runner: Any = None
+        self._t0 = time.perf_counter()
+        self.patches = self._scaler_patches()
+
+    # -- helpers -----------------------------------------------------------------------
+    def _scaler_patches(self) -> list:
+        amp = getattr(torch, "amp", None)
+        scaler_cls = getattr(amp, "GradScaler", None) if amp is not None else None
+        if scaler_cls is None:
+            return []
+        obs = self
+
+        def wrap_scale(runner, original):
+            def scale(scaler, outputs):
+                obs._scaler_seen = True
+                if isinstance(outputs, torch.Tensor):
+                    obs._unscaled_loss = outputs.detach()
+                return original(scaler, outputs)
+
+            return scale
+
+        def wrap_update(runner, original):
+            def update(scaler, new_scale=None):
+                before = scaler.get_scale() if scaler.is_enabled() else None
+                out = original(scaler, new_scale)
+                after = scaler.get_scale() if scaler.is_enabled() else None
+                if before is not None and after is not None and after < before:
+                    obs.scaler_events.append({"step": runner.step, "scale_before": before, "scale_after": after})
+                    obs._scaler_pending = False
+                return out
+
+            return update
+
+        return [(scaler_cls, "scale", wrap_scale), (scaler_cls, "update", wrap_update)]
+
+    def _adopt_model(self, runner: Any, model: Any) -> None:
+        if self.model is None:
+            self.model = model
+            self.param_names = {id(p): n for n, p in model.named_parameters()}
+
+    def _name(self, param: Any) -> str:
+        return self.param_names.get(id(param), f"<parameter {tuple(param.shape)}>")
+
+    def _quiet(self):
+        """Our own tensor work must not pass through the armed op locator."""
+        return _disable_current_modes()
+
+    def _fail(self, runner: Any, phase: str, detail: dict[str, Any], step: int | None = None) -> None:
+        if self.failure is not None:
+            return
+        step = runner.step if step is None else step
+        self.failure = {"step": step, "phase": phase, "seconds": round(time.perf_counter() - self._t0, 3), **detail}
+        if self.locator is not None:
+            self._finish_replay(runner, phase, detail)
+        if self.replay_step is None:
+            self._save_batch(step, phase)
+        runner.request_stop("non-finite")
+
+    # -- observer hooks --------------------------------------------------------------------
+    def on_start(self, runner: Any) -> None:
+        self._runner = runner
+        self._t0 = time.perf_counter()
+        if self.replay_step is not None and runner.step == self.replay_step:
+            self._arm(runner)
+
+    def note_batch(self, runner: Any, batch: Any, label: str = "batch") -> None:
+        """FILE:FUNCTION mode: the driver hands over each step's full batch (inputs and targets)."""
+        self._external_batch = True
+        self._take_batch(runner, batch, label)
+
+    def _take_batch(self, runner: Any, batch: Any, label: str) -> None:
+        self._batch_seen = True
+        self._batch = batch
+        with self._quiet():
+            if self.ring.due(runner.step) and self.model is not None and (not self.ring.ring or self.ring.ring[-1].step != runner.step):
+                optimizer = self.optimizer or runner.primary_optimizer
+                if optimizer is None and len(runner.optimizers) == 1:
+                    optimizer = runner.optimizers[0]
+                self.ring.take(runner.step, self.model, optimizer)
+            self.ring.add_batch(runner.step, batch)
+            bad = check_batch(batch, label)
+        if bad:
+            self._fail(runner, "data", {"fields": bad})
+
+    def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
+        stack = runner.module_stack
+        if not stack:
+            if not torch.is_grad_enabled() or self.failure is not None:
+                return
+            if not any(module is r for r in runner.roots):
+                return
+            self._adopt_model(runner, module)
+            if not self._batch_seen and not self._external_batch:
+                self._take_batch(runner, inputs, "inputs")
+            return
+        if len(stack) == 1 and len(self._acts) < MAX_LAYERS and torch.is_grad_enabled():
+            name = runner.module_name(module)
+            if name in self._acts:
+                return
+            with self._quiet():
+                leaves = [t for _, t in _leaves_with_paths(output, "") if t.is_floating_point() and t.numel()]
+                if leaves:
+                    self._acts[name] = leaves[0].detach().abs().amax().float()
+
+    def on_backward_start(self, runner: Any, tensors: Any) -> None:
+        if self.locator is not None:
+            self.locator.phase_hint = "backward"
+
+    def on_backward_end(self, runner: Any, tensors: Any) -> None:
+        if self.failure is not None:
+            return
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else [t for t in tensors if isinstance(t, torch.Tensor)]
+        with self._quiet():
+            loss = roots[0].detach().float().sum() if roots else torch.zeros(())
+            model = self.model if self.model is not None else (runner.roots[0] if runner.roots else None)
+            if model is not None:
+                self._adopt_model(runner, model)
+            params = [p for p in (model.parameters() if model is not None else []) if p.grad is not None and p.grad.layout == torch.strided]
+            grads = [p.grad for p in params]
+            norms = torch._foreach_norm(grads) if grads else []
+            acts = list(self._acts.items())
+            values = torch.stack([loss.to(norms[0].device) if norms else loss, *[n.float() for n in norms], *[a.to(loss.device) for _, a in acts]]) if (norms or acts) else loss.reshape(1)
+            numbers = values.double().cpu().tolist()
+        loss_value = numbers[0]
+        grad_norms = numbers[1 : 1 + len(grads)]
+        act_values = numbers[1 + len(grads) :]
+        self._frame = {
+            "step": runner.step,
+            "loss": loss_value,
+            "grad_norm": math.sqrt(sum(g * g for g in grad_norms)) if grad_norms else None,
+            "layers": self._layer_frame(params, grad_norms, acts, act_values),
+        }
+        if not _finite(loss_value) and self._scaler_seen and self._unscaled_loss is not None:
+            with self._quiet():
+                unscaled_ok = bool(torch.isfinite(self._unscaled_loss).all())
+            if unscaled_ok:  # only the scaled loss overflowed: GradScaler skips the step and lowers its scale
+                self._scaler_pending = True
+                self._frame["loss"] = None
+                return
+        if not _finite(loss_value):
+            self._push_frame()
+            batch_ok = {"batch_checked": self._batch_seen}
+            self._fail(runner, "forward", {"loss": loss_value, "target": "loss", **batch_ok, "_tensor": roots[0] if roots else None})
+            return
+        bad = [(p, g) for p, g in zip(params, grad_norms) if not _finite(g)]
+        if bad:
+            with self._quiet():
+                truly = [p for p, _ in bad if not bool(torch.isfinite(p.grad).all())]
+            if not truly:
+                return  # the norm overflowed although every element is finite
+            if self._scaler_seen:
+                self._scaler_pending = True  # GradScaler will skip this step and lower its scale
+                return
+            self._push_frame()
+            listed = [{"parameter": self._name(p), **self._brief(p.grad)} for p in truly[:MAX_PARAMS_LISTED]]
+            self._fail(runner, "backward", {"loss": loss_value, "target": "grad", "parameters": listed, "parameters_total": len(truly), "_tensor": truly[0].grad})
+
+    def on_step_start(self, runner: Any, optimizer: Any) -> None:
+        if self.optimizer is None and optimizer is runner.primary_optimizer:
+            self.optimizer = optimizer
+        if self.locator is not None:
+            self.locator.phase_hint = "optimizer"
+
+    def on_step_end(self, runner: Any, optimizer: Any) -> None:
+        if self.failure is not None:
+            return
+        completed = runner.step - 1  # the runner already advanced
+        params = [p for g in optimizer.param_groups for p in g["params"] if p.layout == torch.strided]
+        with self._quiet():
+            norms = torch._foreach_norm([p.detach() for p in params]) if params else []
+            numbers = torch.stack([n.float() for n in norms]).double().cpu().tolist() if norms else []
+        if optimizer is runner.primary_optimizer:
+            fp = float(sum(numbers))
+            self.fingerprints[completed] = fp
+            self._check_divergence(completed, fp)
+        self._frame.setdefault("step", completed)
+        self._frame["param_norm"] = math.sqrt(sum(n * n for n in numbers)) if all(_finite(n) for n in numbers) else float("nan")
+        bad = [p for p, n in zip(params, numbers) if not _finite(n)]
+        if bad:
+            with self._quiet():
+                truly = [p for p in bad if not bool(torch.isfinite(p).all())]
+            if truly:
+                self._push_frame()
+                listed = [self._param_report(optimizer, p) for p in truly[:MAX_PARAMS_LISTED]]
+                detail = {"target": "param", "parameters": listed, "parameters_total": len(truly), "optimizer": self._optimizer_info(optimizer), "_tensor": truly[0]}
+                self._fail(runner, "optimizer", detail, step=completed)
+                return
+        if optimizer is runner.primary_optimizer:
+            self._push_frame()
+            self._batch_seen = False
+            self._batch = None
+            if self.replay_step is not None and runner.step == self.replay_step:
+                self._arm(runner)
+            elif self.locator is not None:
+                self.locator.phase_hint = "data"
+                self.locator.step = runner.step
+
+    def on_end(self, runner: Any, reason: str) -> None:
+        if self.locator is not None:
+            if self.replay is None:
+                self._finish_replay(runner, None, {})
+            self.locator.disarm()
+
+    # -- frames ----------------------------------------------------------------------------------
+    def _layer_frame(self, params, grad_norms, acts, act_values) -> dict[str, Any]:
+        layers: dict[str, dict[str, float]] = {}
+        for (name, _), value in zip(acts, act_values):
+            layers.setdefault(name, {})["act_max"] = value
+        sq: dict[str, float] = {}
+        for p, g in zip(params, grad_norms):
+            top = self._name(p).split(".")[0]
+            sq[top] = sq.get(top, 0.0) + (g * g if _finite(g) else float("inf"))
+        for top, value in list(sq.items())[:MAX_LAYERS]:
+            layers.setdefault(top, {})["grad_norm"] = math.sqrt(value) if math.isfinite(value) else float("nan")
+        return layers
+
+    def _push_frame(self) -> None:
+        if self._frame:
+            self.frames.append(self._frame)
+        self._frame = {}
+        self._acts = {}
+
+    # -- details for a failure ---------------------------------------------------------------------
+    @staticmethod
+    def _brief(t: torch.Tensor) -> dict[str, Any]:
+        s = tensor_stats(t)
+        return {k: s[k] for k in ("shape", "numel", "nan", "posinf", "neginf", "max_abs") if k in s}
+
+    def _optimizer_info(self, optimizer: Any) -> dict[str, Any]:
+        groups = []
+        for g in optimizer.param_groups:
+            groups.append({k: (v if isinstance(v, (int, float, bool, str)) or v is None else (list(v) if isinstance(v, tuple) else str(v))) for k, v in g.items() if k != "params"})
+        return {"type": type(optimizer).__name__, "param_groups": groups[:4]}
+
+    def _param_report(self, optimizer: Any, p: torch.Tensor) -> dict[str, Any]:
+        entry: dict[str, Any] = {"parameter": self._name(p), **self._brief(p)}
+        if p.grad is not None:
+            entry["grad"] = self._brief(p.grad)
+        state = optimizer.state.get(p, {})
+        for key, value in list(state.items())[:6]:
+            if isinstance(value, torch.Tensor) and value.numel() > 1:
+                entry.setdefault("state", {})[key] = {k: v for k, v in tensor_stats(value).items() if k in ("min", "max", "max_abs", "zeros", "numel", "nan", "posinf")}
+            elif isinstance(value, torch.Tensor):
+                entry.setdefault("state", {})[key] = float(value)
+        for g in optimizer.param_groups:
+            if any(q is p for q in g["params"]):
+                entry["lr"] = float(g["lr"]) if isinstance(g.get("lr"), (int, float)) else str(g.get("lr"))
+                if "eps" in g:
+                    entry["eps"] = g["eps"]
+        return entry
+
+    def _save_batch(self, step: int, phase: str) -> None:
+        """Write the offending batch and the last good snapshot, so the user can replay the step."""
+        if not self.save_dir:
+            return
+        try:
+            os.makedirs(self.save_dir, exist_ok=True)
+            path = os.path.join(self.save_dir, f"nan_step{step}.pt")
+            snap = self.ring.latest_before(step)
+            payload: dict[str, Any] = {"step": step, "phase": phase, "batch": to_cpu(self._batch) if self._batch is not None else None}
+            if snap is not None:
+                payload.update(
+                    {
+                        "snapshot_step": snap.step,
+                        "model_state": snap.model_state,
+                        "optimizer_state": snap.optimizer_state,
+                        "batches": snap.batches,
+                        "rng_state": snap.rng,
+                    }
+                )
+            torch.save(payload, path)
+            self.batch_file = path
+        except Exception as exc:  # a full disk must not hide the diagnosis
+            self.batch_file = None
+            self.failure["save_error"] = f"{type(exc).__name__}: {exc}"
+
+    # -- replay ------------------------------------------------------------------------------------
+    def _arm(self, runner: Any) -> None:
+        def name_of(module: Any) -> str:
+            return runner.module_name(module)
+
+        names = dict(self.param_names)
+        for root in runner.roots:
+            names.update({id(p): n for n, p in root.named_parameters()})
+        self.locator = OpLocator(name_of, names)
+        self.locator.step = runner.step
+        self.locator.phase_hint = "data"
+        self.locator.arm()
+
+    def _finish_replay(self, runner: Any, phase: str | None, detail: dict[str, Any]) -> None:
+        loc = self.locator
+        if loc is None:
+            return
+        loc.disarm()
+        for root in runner.roots:  # the forward pre-hook may have met the model only while armed
+            loc.param_names.update({id(p): n for n, p in root.named_parameters()})
+        origin = loc.origin_of(detail.get("_tensor")) if detail.get("_tensor") is not None else None
+        self.replay = {
+            "step": loc.step,
+            "reproduced": phase is not None,
+            "phase": phase,
+            "origin": origin,
+            "origins": loc.origins[:12],
+            "ops_seen": loc.ops_seen,
+            "truncated": loc.truncated,
+        }
+
+    def _check_divergence(self, step: int, fp: float) -> None:
+        if self.divergence is not None or step not in self.expected:
+            return
+        want = self.expected[step]
+        if isinstance(want, (int, float)) and fp != want:
+            rel = abs(fp - want) / max(abs(want), 1e-30) if _finite(fp) and _finite(float(want)) else None
+            self.divergence = {"step": step, "first_run": want, "replay": fp, "relative_difference": rel}
+
+    def result(self) -> dict[str, Any]:
+        failure = None
+        if self.failure is not None:
+            failure = {k: v for k, v in self.failure.items() if not k.startswith("_")}
+        last = sorted(self.fingerprints)[-64:]
+        return {
+            "failure": failure,
+            "frames": list(self.frames),
+            "fingerprints": {str(s): self.fingerprints[s] for s in last},
+            "scaler_events": self.scaler_events[:50],
+            "scaler_events_total": len(self.scaler_events),
+            "snapshots": self.ring.describe(),
+            "batch_file": self.batch_file,
+            "replay": self.replay,
+            "divergence": self.divergence,
+            "model_seen": self.model is not None,
+        }
+
+    # -- FILE:FUNCTION replay from the ring --------------------------------------------------------
+    def restore(self, snap: Any, model: Any, optimizer: Any) -> None:
+        model.load_state_dict(snap.model_state)
+        if optimizer is not None and snap.optimizer_state is not None:
+            optimizer.load_state_dict(snap.optimizer_state)
+        set_rng_state(snap.rng)

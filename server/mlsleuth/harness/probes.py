@@ -1,0 +1,186 @@
+"""Measurements on tensors and models shared by ``trace`` and ``diagnose`` (child side).
+
+Stdlib + torch only. Every function returns plain JSON-ready numbers; the
+parent (``mlsleuth.runtime``) decides what they mean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any
+
+ACTIVATION_KINDS = {"ReLU": "relu", "ReLU6": "relu", "Tanh": "tanh", "Sigmoid": "sigmoid", "Hardtanh": "tanh"}
+
+
+def tensor_stats(x: Any) -> dict[str, Any]:
+    """Range, mean/std, non-finite counts, integrality and constant features of a batch tensor."""
+    import torch
+
+    info: dict[str, Any] = {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", "")}
+    if x.numel() == 0:
+        return info
+    if not (x.is_floating_point() or x.is_complex()):
+        xi = x.detach()
+        info.update({"min": int(xi.min()), "max": int(xi.max()), "integer": True})
+        return info
+    xf = x.detach().float()
+    finite = torch.isfinite(xf)
+    info["nan"] = int(torch.isnan(xf).sum())
+    info["inf"] = int((~finite).sum()) - info["nan"]
+    vals = xf[finite]
+    if vals.numel() == 0:
+        return info
+    info.update({
+        "min": float(vals.min()), "max": float(vals.max()),
+        "mean": float(vals.mean()), "std": float(vals.std()) if vals.numel() > 1 else 0.0,
+        "integral": bool(torch.equal(vals, vals.round())),
+    })
+    if xf.dim() == 2 and xf.shape[0] >= 8 and info["nan"] == 0 and info["inf"] == 0:
+        const = (xf.std(dim=0) == 0)
+        info["features"] = int(xf.shape[1])
+        info["constant_features"] = int(const.sum())
+    return info
+
+
+def first_tensor(obj: Any, batch: int | None = None) -> Any:
+    """The first tensor in a (nested) output, optionally with leading dim ``batch``."""
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj if (batch is None or (obj.dim() > 0 and obj.shape[0] == batch)) else None
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (tuple, list)):
+        for item in obj:
+            found = first_tensor(item, batch)
+            if found is not None:
+                return found
+    if hasattr(obj, "logits"):  # HF-style output objects
+        return first_tensor(obj.logits, batch)
+    return None
+
+
+def flat_tensors(obj: Any) -> list:
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (tuple, list)):
+        return [t for item in obj for t in flat_tensors(item)]
+    return []
+
+
+@contextlib.contextmanager
+def preserved_rng(devices: bool = True):
+    """Restore torch's CPU (and CUDA) RNG state afterwards, so an extra pass does not perturb the user's run."""
+    import torch
+
+    cpu = torch.get_rng_state()
+    cuda = torch.cuda.get_rng_state_all() if devices and torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    try:
+        yield
+    finally:
+        torch.set_rng_state(cpu)
+        if cuda is not None:
+            torch.cuda.set_rng_state_all(cuda)
+
+
+@contextlib.contextmanager
+def eval_mode(model: Any):
+    """All submodules in eval mode without calling ``train()`` (which observers watch); restored afterwards."""
+    saved = [(m, m.training) for m in model.modules()]
+    for m, _ in saved:
+        m.training = False
+    try:
+        yield
+    finally:
+        for m, flag in saved:
+            m.training = flag
+
+
+def outputs_equal(a: Any, b: Any) -> tuple[bool, float]:
+    """Whether two forward outputs are identical, and the largest absolute difference."""
+    import torch
+
+    ta, tb = flat_tensors(a), flat_tensors(b)
+    if len(ta) != len(tb):
+        return False, math.inf
+    worst = 0.0
+    for x, y in zip(ta, tb):
+        if x.shape != y.shape:
+            return False, math.inf
+        if x.is_floating_point():
+            diff = (x.detach().float() - y.detach().float()).abs()
+            diff = torch.nan_to_num(diff, nan=0.0)
+            if diff.numel():
+                worst = max(worst, float(diff.max()))
+        elif not torch.equal(x, y):
+            worst = max(worst, 1.0)
+    return worst == 0.0, worst
+
+
+def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, sample: int = 0) -> dict[str, Any]:
+    """Backprop from output[sample] to every input sample (model in eval mode).
+
+    Returns ``{"batch": B, "leak": max |d out[sample] / d x[j]| over j != sample,
+    "self": max over j == sample, "mixing_after": module name or None,
+    "mixing_before": module name or None}``; or ``{"skipped": reason}``.
+    Intermediate module outputs with leading dim B are used to localise where
+    samples first mix: the leak exists before the mixing point and vanishes after it.
+    """
+    import torch
+
+    kwargs = kwargs or {}
+    tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+    if not tensors or not tensors[0].is_floating_point() or tensors[0].dim() < 1:
+        return {"skipped": "the model's first input is not a floating-point tensor (e.g. token ids)"}
+    x0 = tensors[0]
+    batch = int(x0.shape[0])
+    if batch < 2:
+        return {"skipped": "batch of one sample"}
+    names = {id(m): n for n, m in model.named_modules()}
+    trail: list[tuple[str, Any]] = []
+
+    def keep(mod, _inp, out):
+        t = first_tensor(out, batch)
+        if t is not None and t.requires_grad and mod is not model:
+            trail.append((names.get(id(mod), type(mod).__name__), t))
+
+    handles = [m.register_forward_hook(keep) for m in model.modules() if m is not model]
+    try:
+        with preserved_rng(), eval_mode(model), torch.enable_grad():
+            x = x0.detach().clone().requires_grad_(True)
+            args = [x if t is x0 else t for t in inputs]
+            out = first_tensor(model(*args, **kwargs), batch)
+            if out is None or not out.requires_grad:
+                return {"skipped": "no output tensor with the batch as its first dimension depends on the input"}
+            targets = [x] + [t for _, t in trail]
+            grads = torch.autograd.grad(out[sample].float().sum(), targets, allow_unused=True)
+    finally:
+        for h in handles:
+            h.remove()
+
+    def leak_of(g: Any) -> tuple[float, float]:
+        if g is None:
+            return 0.0, 0.0
+        g = g.detach().float().abs().reshape(batch, -1)
+        own = float(g[sample].max())
+        others = torch.cat([g[:sample], g[sample + 1:]])
+        return float(others.max()), own
+
+    leak, own = leak_of(grads[0])
+    result: dict[str, Any] = {"batch": batch, "leak": leak, "self": own, "sample": sample}
+    if leak > 0:
+        last_leaky, first_clean = None, None
+        for (name, _), g in zip(trail, grads[1:]):
+            lk, _ = leak_of(g)
+            if lk > 0:
+                last_leaky, first_clean = name, None
+            elif first_clean is None:
+                first_clean = name
+        result["mixing_after"] = last_leaky
+        result["mixing_before"] = first_clean
+    return result

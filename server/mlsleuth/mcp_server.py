@@ -1,0 +1,48 @@
+"""The mlsleuth MCP server: a thin layer that registers tools, resources and prompts.
+
+All behaviour lives in :mod:`mlsleuth.serving` and the capability libraries;
+this module only assembles them. ``mlsleuth serve`` runs the result over stdio
+(or streamable HTTP); tests connect to :func:`build_server`'s return value
+in-process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+from mlsleuth import __version__
+from mlsleuth.serving import prompts, resources
+from mlsleuth.serving.tools import ServeEnv, register_all
+
+INSTRUCTIONS = """\
+mlsleuth finds silent bugs in model-training code and helps debug training
+clue-first. Start with the `scan` tool on the training code; use
+`explain_rule` on any finding you do not understand; read the handbook
+resource mlsleuth://skill for the debugging method. All paths are relative to
+the served project root.
+"""
+
+
+def build_server(root: str | Path = ".", **settings: float) -> MCPServer:
+    """An MCPServer whose tools read only files under ``root``.
+
+    ``settings`` are :class:`~mlsleuth.serving.tools.ServeEnv` fields
+    (``scan_timeout_s``, ``run_timeout_s``, ``char_budget``).
+    """
+    resolved = Path(root).expanduser().resolve()
+    if not resolved.is_dir():
+        raise NotADirectoryError(f"the root {root} is not a directory")
+    env = ServeEnv(root=resolved, **settings)  # type: ignore[arg-type]
+    server: MCPServer = MCPServer(
+        name="mlsleuth",
+        title="mlsleuth: clues for debugging model training",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        website_url="https://github.com/mlsleuth/mlsleuth",
+    )
+    register_all(server, env)
+    resources.register(server)
+    prompts.register(server)
+    return server

@@ -1,0 +1,157 @@
+"""Pieces shared by the parent side of ``trace`` and ``diagnose``.
+
+Interpreter choice, building the child, turning how the child ended into
+:class:`~mlsleuth.report.ErrorEntry` objects, and a small finding builder.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HARNESS_DIR = Path(__file__).resolve().parent.parent / "harness"
+VENV_CANDIDATES = (".venv/bin/python", "venv/bin/python", ".venv/Scripts/python.exe", "venv/Scripts/python.exe")
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+class RuntimeInputError(ValueError):
+    """Input the user can fix (missing script, bad interpreter, bad step count)."""
+
+
+def choose_interpreter(python: str | None, near: Path) -> tuple[str, str]:
+    """``(interpreter, how it was chosen)``.
+
+    Order: ``--python``; a project virtual environment (``.venv``/``venv``) in the
+    script's folder or a parent up to the project root (the first folder holding
+    pyproject.toml, setup.py, setup.cfg or .git); else the interpreter running mlsleuth.
+    """
+    if python:
+        path = Path(python).expanduser()
+        if not path.exists():
+            raise RuntimeInputError(f"--python {python}: no such file")
+        if not os.access(path, os.X_OK) or path.is_dir():
+            raise RuntimeInputError(f"--python {python}: not an executable interpreter")
+        return str(path), "--python"
+    folder = near.resolve()
+    for candidate_dir in (folder, *folder.parents):
+        for rel in VENV_CANDIDATES:
+            cand = candidate_dir / rel
+            if cand.is_file() and os.access(cand, os.X_OK):
+                return str(cand), f"project virtual environment {candidate_dir / rel.split('/')[0]}"
+        if any((candidate_dir / m).exists() for m in PROJECT_MARKERS):
+            break
+    return sys.executable, "the interpreter running mlsleuth (no --python and no .venv/venv next to the script)"
+
+
+def write_config(child: Any, config: dict[str, Any]) -> None:
+    """Write the harness config into the child's scratch folder and pass its path as argv[1]."""
+    path = child.scratch / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    child.argv.append(str(path))
+
+
+def last_progress_step(result: Any) -> int | None:
+    steps = [e.get("step") for e in result.progress if isinstance(e.get("step"), int)]
+    return max(steps) if steps else None
+
+
+def child_errors(result: Any, *, tool: str, path: str | None, interpreter: str) -> list:
+    """ErrorEntries for every way the child did not end cleanly (empty when it did)."""
+    from mlsleuth.report import ErrorEntry
+
+    errors: list[ErrorEntry] = []
+    payload = result.result or {}
+    stderr = (result.stderr_tail or "")[-4000:] or None
+    if result.cancelled:
+        errors.append(ErrorEntry(kind="cancelled", message="the run was cancelled; the child process group was killed", path=path))
+        return errors
+    if result.timed_out:
+        last = last_progress_step(result)
+        where = f"after {last} completed optimizer step(s)" if last is not None else "before the first optimizer step completed"
+        errors.append(ErrorEntry(
+            kind="timeout",
+            message=f"the script {result.describe_end()}, {where}. If the script is slow rather than stuck, raise --timeout "
+                    f"or lower --steps; if it is stuck, the stderr tail shows where.",
+            path=path, detail=stderr,
+        ))
+        return errors
+    status = payload.get("status")
+    exc = payload.get("exception") or {}
+    if status == "harness-error":
+        missing_torch = exc.get("type") == "ModuleNotFoundError" and "torch" in exc.get("message", "")
+        msg = (f"torch is not importable by {interpreter}; pass --python with the interpreter of the project's environment"
+               if missing_torch else f"the {tool} harness could not start: {exc.get('type')}: {exc.get('message')}")
+        errors.append(ErrorEntry(kind="environment" if missing_torch else "harness-error", message=msg, path=path, detail=exc.get("traceback")))
+        return errors
+    if result.result is None:
+        if result.signal_name == "SIGKILL":
+            kind, why = "out-of-memory", "probably ran out of memory (killed by SIGKILL, the kernel's OOM killer's signal)"
+        elif result.returncode not in (0, None):
+            kind, why = "crash", f"crashed ({result.describe_end()}) without writing a result"
+        else:
+            kind, why = "no-result", "exited without writing a result"
+        if "No module named 'torch'" in (result.stderr_tail or ""):
+            kind, why = "environment", f"could not import torch with {interpreter}; pass --python with the project's interpreter"
+        last = last_progress_step(result)
+        where = f"; last completed optimizer step: {last}" if last is not None else ""
+        extra = f" ({result.result_error})" if result.result_error else ""
+        errors.append(ErrorEntry(kind=kind, message=f"the child process {why}{extra}{where}", path=path, detail=stderr))
+        return errors
+    if status == "exception":
+        last = payload.get("last_good_step")
+        where = f"after step {last} (the last completed optimizer step)" if last is not None else "before the first optimizer step completed"
+        kind = "out-of-memory" if exc.get("type") in ("MemoryError", "OutOfMemoryError") or "out of memory" in exc.get("message", "").lower() else "user-exception"
+        errors.append(ErrorEntry(
+            kind=kind,
+            message=f"the user's code raised {exc.get('type')}: {exc.get('message', '')[:300]} {where}; findings below cover the steps before it",
+            path=path, detail=exc.get("traceback"),
+        ))
+    elif status == "exit":
+        errors.append(ErrorEntry(kind="user-exit", message=f"the script called sys.exit({payload.get('exit_code')}) after {payload.get('steps', 0)} step(s)", path=path, detail=stderr))
+    for err in payload.get("observer_errors", [])[:5]:
+        errors.append(ErrorEntry(kind="internal-error", message=f"mlsleuth's {err.get('observer')} observer failed in {err.get('hook')} (a bug in mlsleuth; other checks still ran)", detail=err.get("traceback")))
+    return errors
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    """Compact number formatting for observations."""
+    if x is None:
+        return "n/a"
+    if isinstance(x, str):
+        return x
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    if not math.isfinite(x):
+        return str(x)
+    if x == 0:
+        return "0"
+    if abs(x) >= 1e4 or abs(x) < 1e-3:
+        return f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}g}"
+
+
+def group_by_module(names: list[tuple[str, str]], all_params: list[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+    """Collapse flagged parameters to the shallowest modules whose parameters are *all* flagged.
+
+    ``names`` and ``all_params`` are ``(parameter name, module name)`` pairs.
+    Returns ``[(module, [parameter names])]``; module '' means the whole model.
+    """
+    flagged = {p for p, _ in names}
+    groups: dict[str, list[str]] = {}
+    for pname, module in names:
+        parts = module.split(".") if module else []
+        chosen = module
+        for depth in range(0, len(parts) + 1):
+            prefix = ".".join(parts[:depth])
+            under = [p for p, m in all_params if m == prefix or m.startswith(prefix + ".") or (prefix == "")]
+            if under and all(p in flagged for p in under):
+                chosen = prefix
+                break
+        groups.setdefault(chosen, []).append(pname)
+    return sorted(groups.items())

@@ -1,0 +1,53 @@
+"""Every numeric threshold used by trace and diagnose, in one place, with its reason.
+
+The RuleDocs in :mod:`mlsleuth.runtime.checks` quote these; they come from the
+practitioners' rules of thumb (seeds 001, 002, 004), never from fixtures.
+"""
+
+# update-to-parameter ratio ||dW|| / ||W|| per step: ~1e-3 is the classic healthy
+# value (Karpathy's CS231n notes); two orders of magnitude either way is a problem.
+UPDATE_RATIO_HEALTHY = 1e-3
+UPDATE_RATIO_LOW = 1e-5
+UPDATE_RATIO_HIGH = 1e-1
+
+# a ReLU unit that is zero for every sample of every traced batch receives no
+# gradient and cannot recover; losing half of a layer is a capacity problem.
+DEAD_RELU_FRACTION = 0.5
+
+# tanh |y| > 0.99 / sigmoid y < 0.01 or > 0.99: local derivative below ~0.02.
+SATURATED_FRACTION = 0.5
+
+# initial loss: a freshly initialised classifier predicts near-uniformly, so the
+# loss starts at ln C. Flag when it is more than twice that AND at least one nat above.
+INITIAL_LOSS_FACTOR = 2.0
+INITIAL_LOSS_MARGIN_NATS = 1.0
+
+# gradient RMS of the first weight layer relative to the last: below 1e-3 the
+# first layer learns about a thousand times more slowly under SGD.
+VANISHING_GRAD_RATIO = 1e-3
+
+# learning-rate collapse: the final LR is a thousandth of the largest LR seen.
+LR_COLLAPSE_FACTOR = 1e-3
+
+# loss-not-decreasing needs at least this many losses to compare thirds.
+MIN_STEPS_FOR_TREND = 9
+
+# inputs: features are expected near unit scale; 10x off is a missing normalisation.
+INPUT_SCALE_LIMIT = 10.0
+RAW_PIXEL_MAX = 255.0
+RAW_PIXEL_MIN_MAX = 16.0  # an integral input topping out at >= 16 is a count/pixel, not a one-hot
+
+# class balance: info when one class holds at least this share of the labels seen.
+MAJORITY_CLASS_SHARE = 0.9
+
+# output-size mismatch: fewer than half the output classes appear among at least
+# LABELS_PER_CLASS * C labels.
+LABELS_PER_CLASS = 10
+
+# overfit one batch (diagnose): the loss must fall below this fraction of its
+# initial value (or classification accuracy reach 100%) within the step budget.
+OVERFIT_TARGET_FRACTION = 0.05
+
+# input ablation (diagnose): training on real inputs must end at least this much
+# lower (relative) than training on random inputs of the same shape and scale.
+ABLATION_MIN_GAIN = 0.1

@@ -1,0 +1,470 @@
+"""Scan files and folders for silent training bugs: the library entry point.
+
+:func:`scan_paths` is what the CLI (``mlsleuth scan``) and the MCP ``scan``
+tool call. The pipeline:
+
+1. **discover** the ``.py`` and ``.ipynb`` files (ripgrep, honouring
+   ``.gitignore``; ``exclude`` globs from ``[tool.mlsleuth]``; explicit file
+   arguments always kept);
+2. **narrow** to candidates: files containing at least one trigger word of an
+   active rule (``rg -l -F``), so the rest is never read by Python;
+3. **reuse** cached results for files whose size and mtime, or content hash,
+   are unchanged;
+4. **analyse** the rest, in worker processes when there are many;
+5. **report**: one :class:`~mlsleuth.report.Report` with findings in a
+   deterministic order and every per-file problem as an ``ErrorEntry``.
+
+Nothing here raises for bad input files. It raises
+:class:`~mlsleuth.config.ConfigError` only for an invalid configuration or
+rule selection, which the caller must fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat as stat_mod
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from mlsleuth import __version__
+from mlsleuth.config import Config, ConfigError, Selection, load_config
+from mlsleuth.report import SEVERITY_RANK, ErrorEntry, Finding, Report
+from mlsleuth.scan import discovery
+from mlsleuth.scan.analyze import active_rules, analyze_source
+from mlsleuth.scan.cache import ScanCache, choose_cache_dir, code_fingerprint, content_key
+from mlsleuth.scan.ignore import PathMatcher
+
+DEFAULT_MAX_FILE_SIZE_MB = 10.0
+NOTEBOOK_SIZE_FACTOR = 10  # a notebook's JSON carries outputs; its cap is this many times larger
+PARALLEL_MIN_FILES = 24
+PARALLEL_MIN_BYTES = 256_000
+_RG_FILE_ARGS_CHUNK = 1500
+
+Progress = Callable[[int, int], None]
+
+
+# -- reading -------------------------------------------------------------------------
+class SourceProblem(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def decode_source(data: bytes) -> str:
+    """Text of a Python file: UTF-8 (BOM allowed), else its PEP 263 coding declaration."""
+    if b"\0" in data:
+        raise SourceProblem("binary-file", "looks binary (it contains NUL bytes), not Python source; remove it or exclude it")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        first_error = exc
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # an unknown codec named in the coding cookie
+        raise SourceProblem("bad-encoding", f"cannot decode: {exc.msg if hasattr(exc, 'msg') else exc}; fix the coding declaration") from None
+    if encoding not in ("utf-8", "utf-8-sig"):
+        try:
+            return data.decode(encoding)
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise SourceProblem("bad-encoding", f"is not valid {encoding} as its coding declaration says ({exc.reason if hasattr(exc, 'reason') else exc}); re-save it in that encoding or as UTF-8") from None
+    bad = first_error.object[first_error.start : first_error.start + 1].hex()
+    line = data.count(b"\n", 0, first_error.start) + 1
+    raise SourceProblem(
+        "bad-encoding",
+        f"is not valid UTF-8 (byte 0x{bad} on line {line}) and has no coding declaration; "
+        "re-save it as UTF-8 or add a PEP 263 line such as `# -*- coding: latin-1 -*-`",
+    )
+
+
+# -- per-file analysis (runs in workers) -------------------------------------------------
+_WORKER_RULES: list | None = None
+
+
+def _init_worker(selection: Selection) -> None:
+    global _WORKER_RULES
+    _WORKER_RULES = active_rules(selection)
+
+
+def _syntax_problem(text: str) -> SyntaxError | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            ast.parse(text)
+    except SyntaxError as exc:
+        return exc
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return SyntaxError(str(exc))
+    return None
+
+
+def _strip(model: Finding | ErrorEntry) -> dict[str, Any]:
+    data = model.model_dump(mode="json", exclude_defaults=True)
+    if isinstance(model, Finding):
+        data.pop("id", None)
+        data.get("location", {}).pop("path", None)
+    else:
+        data.pop("path", None)
+    return data
+
+
+def analyze_blob(display: str, data: bytes, kind: str, explicit: bool, rules: list, code_limit: int) -> dict[str, Any]:
+    """Findings and errors of one file's bytes, as a cacheable, path-free payload."""
+    errors: list[dict[str, Any]] = []
+    try:
+        text = decode_source(data)
+    except SourceProblem as exc:
+        return {"findings": [], "errors": [{"kind": exc.kind, "message": exc.message}], "suppressed": 0, "parsed": False}
+    nb = None
+    if kind == "ipynb":
+        from mlsleuth.scan.notebook import NotebookError, notebook_source
+
+        try:
+            nb = notebook_source(text)
+        except NotebookError as exc:
+            return {"findings": [], "errors": [{"kind": "bad-notebook", "message": str(exc)}], "suppressed": 0, "parsed": False}
+        for cell, line, msg in nb.cell_errors:
+            where = f"cell {cell}" + (f", line {line}" if line else "")
+            errors.append({"kind": "syntax-error", "message": f"cannot parse {where}: {msg}; that cell was skipped, the other cells were scanned"})
+        text = nb.source
+        if len(text) > code_limit:
+            return {"findings": [], "errors": [{"kind": "file-too-large", "message": f"its code cells hold {len(text):,} characters, over the limit"}], "suppressed": 0, "parsed": False}
+    parsed = any(t in text for r in rules for t in r.triggers)
+    result = analyze_source(text, display, rules=rules)
+    if explicit and not parsed and nb is None:
+        problem = _syntax_problem(text)  # an explicitly named file is always checked for syntax
+        parsed = True
+        if problem is not None:
+            where = f"line {problem.lineno}" + (f", column {problem.offset}" if problem.offset else "") if problem.lineno else "?"
+            errors.append({"kind": "syntax-error", "message": f"cannot parse ({where}): {problem.msg}; fix the syntax error to scan this file"})
+    findings = []
+    for f in result.findings:
+        if nb is not None:
+            cell, line = nb.locate(f.location.line)
+            end_cell, end_line = nb.locate(f.location.end_line)
+            f.location.cell = cell
+            f.location.line = line
+            f.location.end_line = end_line if end_cell == cell else None
+            if f.location.end_line is None:
+                f.location.end_column = None
+        findings.append(_strip(f))
+    errors.extend(_strip(e) for e in result.errors)
+    return {"findings": findings, "errors": errors, "suppressed": result.suppressed, "parsed": parsed}
+
+
+def _run_chunk(tasks: list[tuple[int, str, bytes, str, bool, int]]) -> list[tuple[int, dict[str, Any]]]:
+    rules = _WORKER_RULES if _WORKER_RULES is not None else []
+    return [(i, analyze_blob(display, data, kind, explicit, rules, limit)) for i, display, data, kind, explicit, limit in tasks]
+
+
+# -- the pipeline ----------------------------------------------------------------------------
+def _default_jobs() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
+
+
+def _pool_context():
+    import multiprocessing
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    # fork is fastest, but forking a process that runs other threads (an MCP
+    # server) can deadlock; use forkserver there.
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
+def resolve_selection(selection: Selection | None, config: Config, known: set[str]) -> Selection:
+    sel = selection or Selection(select=tuple(config.select), ignore=tuple(config.ignore), min_severity=config.min_severity)
+    sel.validate(known)
+    return sel
+
+
+def scan_paths(
+    paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    root: str | os.PathLike[str] | None = None,
+    selection: Selection | None = None,
+    config: Config | None = None,
+    use_cache: bool = True,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    max_file_size_mb: float | None = None,
+) -> Report:
+    """Scan files and folders; return a finalized ``Report`` (tool ``scan``).
+
+    ``root`` (default: the current folder) is where displayed paths are
+    relative to and where the cache lives. ``config`` defaults to the nearest
+    ``[tool.mlsleuth]`` above the first path; ``selection`` overrides its
+    select/ignore/min-severity. ``progress(done, total)`` is called as
+    candidate files are finished.
+    """
+    started = time.perf_counter()
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    root_path = Path(os.path.abspath(root if root is not None else os.getcwd()))
+    given = [os.fspath(p) for p in paths] or [str(root_path)]
+    given_abs = [p if os.path.isabs(p) else str(root_path / p) for p in given]
+    if config is None:
+        first = next((p for p in given_abs if os.path.exists(p)), str(root_path))
+        config = load_config(Path(first))
+
+    from mlsleuth.scan.registry import all_rules
+
+    known = set(all_rules())
+    sel = resolve_selection(selection, config, known)
+    rules = active_rules(sel)
+    triggers = sorted({t for r in rules for t in r.triggers})
+    limit_mb = max_file_size_mb if max_file_size_mb is not None else getattr(config, "max_file_size_mb", None) or DEFAULT_MAX_FILE_SIZE_MB
+    if limit_mb <= 0:
+        raise ConfigError("max-file-size must be a positive number of MiB")
+    limit_bytes = int(limit_mb * 2**20)
+
+    rg = discovery.find_rg()
+    exclude_base = str(config.root) if config.root else str(root_path)
+    excludes = PathMatcher(list(config.exclude), exclude_base)
+    listing = discovery.discover(given_abs, str(root_path), excludes, rg=rg)
+    cache: ScanCache | None = None
+    notes: list[str] = []
+    if use_cache:
+        folder, note = choose_cache_dir(root_path, config.cache_dir, config.root)
+        if note:
+            notes.append(note)
+        if folder is not None:
+            cache = ScanCache(folder, code_fingerprint(__version__, [r.id for r in rules], f"{limit_bytes}"))
+            if cache.load_error:
+                notes.append(cache.load_error)
+
+    errors: list[ErrorEntry] = list(listing.errors)
+    payloads: dict[int, dict[str, Any]] = {}
+    displays: dict[int, str] = {}
+    hits = 0
+    pending: list[tuple[int, str, os.stat_result]] = []  # candidate status unknown
+    known_candidates: list[tuple[int, str, os.stat_result, str | None]] = []
+
+    for index, path in enumerate(listing.files):
+        displays[index] = discovery.display_path(path, str(root_path))
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            errors.append(discovery._os_error(path, exc, str(root_path)))
+            continue
+        if not stat_mod.S_ISREG(st.st_mode):
+            continue
+        explicit = path in listing.explicit
+        if cache is not None:
+            known_state = cache.by_stat(path, st.st_size, st.st_mtime_ns)
+            if known_state is not None:
+                key, was_candidate = known_state
+                if not was_candidate and not explicit:
+                    continue
+                cached = cache.result(key)
+                if cached is not None:
+                    payloads[index] = cached
+                    hits += 1
+                    continue
+                known_candidates.append((index, path, st, key))
+                continue
+        pending.append((index, path, st))
+
+    # Which of the files we know nothing about contain a trigger?
+    candidate_set: set[str] | None = None
+    if rg and triggers:
+        unknown = [p for _, p, _ in pending if p not in listing.explicit and not p.endswith(".ipynb")]
+        if unknown:
+            candidate_set = set()
+            if len(pending) == len(listing.files) and listing.dirs and not listing.explicit:
+                candidate_set = discovery.rg_candidates(rg, listing.dirs, triggers, str(root_path))
+            else:
+                for start in range(0, len(unknown), _RG_FILE_ARGS_CHUNK):
+                    chunk = unknown[start : start + _RG_FILE_ARGS_CHUNK]
+                    candidate_set |= discovery.rg_candidates(rg, chunk, triggers, str(root_path))
+
+    tasks: list[tuple[int, str, bytes, str, bool, int]] = []
+    candidates = hits
+    todo = [(i, p, st, None) for i, p, st in pending] + known_candidates
+    todo.sort(key=lambda t: t[0])
+    for index, path, st, _key in todo:
+        explicit = path in listing.explicit
+        kind = "ipynb" if path.endswith(".ipynb") else "py"
+        if candidate_set is not None and not explicit and kind == "py" and path not in candidate_set:
+            if cache is not None:
+                cache.remember(path, st.st_size, st.st_mtime_ns, None, False)
+            continue
+        cap = limit_bytes * (NOTEBOOK_SIZE_FACTOR if kind == "ipynb" else 1)
+        if st.st_size > cap:
+            errors.append(_too_large(displays[index], st.st_size, cap, limit_mb))
+            continue
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(cap + 1)
+        except OSError as exc:
+            errors.append(discovery._os_error(path, exc, str(root_path)))
+            continue
+        if len(data) > cap:  # grew since stat
+            errors.append(_too_large(displays[index], len(data), cap, limit_mb))
+            continue
+        if candidate_set is None and not explicit and kind == "py":
+            text_hit = any(t.encode() in data for t in triggers) if triggers else False
+            if not text_hit and not _needs_decoding_to_tell(data):
+                if cache is not None:
+                    cache.remember(path, st.st_size, st.st_mtime_ns, None, False)
+                continue
+        candidates += 1
+        key = content_key(data, displays[index], kind + ("!" if explicit else ""))
+        if cache is not None:
+            cache.remember(path, st.st_size, st.st_mtime_ns, key, True)
+            cached = cache.result(key)
+            if cached is not None:
+                payloads[index] = cached
+                hits += 1
+                continue
+        tasks.append((index, displays[index], data, kind, explicit, limit_bytes))
+
+    total = candidates
+    done = hits
+    if progress is not None:
+        progress(done, total)
+    jobs_used, pool_note = _analyze(tasks, sel, rules, jobs, payloads, progress, done, total)
+    if pool_note:
+        notes.append(pool_note)
+    if cache is not None:
+        for index, _display, data, kind, explicit, _limit in tasks:
+            payload = payloads.get(index)
+            if payload is not None:
+                cache.store(content_key(data, displays[index], kind + ("!" if explicit else "")), payload)
+        note = cache.save()
+        if note:
+            notes.append(note)
+
+    report = Report(tool="scan")
+    floor = SEVERITY_RANK[sel.min_severity]
+    parsed = suppressed = 0
+    for index in sorted(payloads):
+        payload = payloads[index]
+        parsed += bool(payload.get("parsed"))
+        suppressed += int(payload.get("suppressed", 0))
+        for raw in payload.get("findings", []):
+            finding = Finding.model_validate({**raw, "location": {**raw.get("location", {}), "path": displays[index]}})
+            if SEVERITY_RANK[finding.severity] <= floor and sel.allows(finding.rule, finding.category, finding.severity):
+                report.findings.append(finding)
+        for raw in payload.get("errors", []):
+            errors.append(ErrorEntry.model_validate({**raw, "path": displays[index]}))
+    errors.sort(key=lambda e: (e.path or "", e.kind, e.message))
+    report.errors = errors
+    stats: dict[str, Any] = {
+        "paths": given,
+        "files_listed": len(listing.files),
+        "excluded": listing.excluded,
+        "candidates": candidates,
+        "parsed": parsed,
+        "cache_hits": hits,
+        "analyzed": len(tasks),
+        "suppressed": suppressed,
+        "rules_active": len(rules),
+        "jobs": jobs_used,
+        "walker": listing.walker,
+        "rg": rg,
+        "cache": str(cache.path) if cache is not None else None,
+        "seconds": round(time.perf_counter() - started, 4),
+    }
+    if not rg:
+        notes.append(
+            "ripgrep (rg) was not found, so the pure-Python walker listed the files: it honours "
+            ".gitignore files in scanned folders but not global or nested-negation rules, and it is slower; "
+            "`pip install ripgrep` restores exact .gitignore handling"
+        )
+    if notes:
+        stats["notes"] = notes
+    text = None
+    report.finalize(stats=stats, text=text)
+    n_files = candidates
+    report.summary.text = f"{report.summary.text} in {len(listing.files)} file{'s' if len(listing.files) != 1 else ''} ({n_files} checked, {hits} from cache)"
+    return report
+
+
+def _needs_decoding_to_tell(data: bytes) -> bool:
+    """True for files whose bytes are not ASCII-compatible (UTF-16), where a byte search proves nothing."""
+    return data.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+def _too_large(display: str, size: int, cap: int, limit_mb: float) -> ErrorEntry:
+    return ErrorEntry(
+        kind="file-too-large",
+        path=display,
+        message=(
+            f"skipped: {size / 2**20:.1f} MiB is over the {cap / 2**20:g} MiB size limit; raise it with "
+            f"`max-file-size = {max(limit_mb * 2, size / 2**20 * 1.1):.0f}` (MiB) under [tool.mlsleuth] or `--max-file-size`, "
+            "or exclude the file if it is generated"
+        ),
+    )
+
+
+def _analyze(
+    tasks: list[tuple[int, str, bytes, str, bool, int]],
+    sel: Selection,
+    rules: list,
+    jobs: int | None,
+    payloads: dict[int, dict[str, Any]],
+    progress: Progress | None,
+    done: int,
+    total: int,
+) -> tuple[int, str | None]:
+    """Analyse ``tasks`` serially or in a process pool; fill ``payloads``. Returns (jobs used, note)."""
+    if jobs is not None and jobs < 1:
+        raise ConfigError("jobs must be at least 1")
+    want = jobs if jobs is not None else _default_jobs()
+    volume = sum(len(t[2]) for t in tasks)
+    parallel = want > 1 and len(tasks) >= (2 if jobs is not None else PARALLEL_MIN_FILES) and (jobs is not None or volume >= PARALLEL_MIN_BYTES)
+    if parallel:
+        try:
+            return _analyze_pool(tasks, sel, min(want, len(tasks)), payloads, progress, done, total), None
+        except Exception as exc:  # noqa: BLE001 - e.g. no /dev/shm, a killed worker: finish serially
+            note = f"the worker pool failed ({type(exc).__name__}: {exc}); the remaining files were scanned in one process"
+            remaining = [t for t in tasks if t[0] not in payloads]
+            _analyze_serial(remaining, rules, payloads, progress, total - len(remaining), total)
+            return 1, note
+    _analyze_serial(tasks, rules, payloads, progress, done, total)
+    return 1, None
+
+
+def _analyze_serial(tasks, rules, payloads, progress, done, total) -> None:
+    for index, display, data, kind, explicit, limit in tasks:
+        payloads[index] = analyze_blob(display, data, kind, explicit, rules, limit)
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
+
+def _analyze_pool(tasks, sel, workers, payloads, progress, done, total) -> int:
+    from concurrent.futures import as_completed
+
+    # Big files first, then round-robin into chunks, so workers finish together.
+    order = sorted(tasks, key=lambda t: -len(t[2]))
+    n_chunks = min(len(order), workers * 8)
+    chunks: list[list] = [[] for _ in range(n_chunks)]
+    for i, task in enumerate(order):
+        chunks[i % n_chunks].append(task)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_init_worker, initargs=(sel,)) as pool:
+        futures = [pool.submit(_run_chunk, chunk) for chunk in chunks if chunk]
+        for future in as_completed(futures):
+            for index, payload in future.result():
+                payloads[index] = payload
+                done += 1
+            if progress is not None:
+                progress(done, total)
+    return workers

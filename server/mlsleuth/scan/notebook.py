@@ -1,0 +1,143 @@
+"""Jupyter notebooks as Python source, with a map back to cells.
+
+The code cells are joined into one module so rules see the whole notebook
+(a criterion defined in cell 2 and misused in cell 5 is still found). IPython
+syntax that is not Python (``%magic``, ``!shell``, ``x = !ls``, ``obj?``, and
+cells under a non-Python cell magic such as ``%%bash``) is replaced by a
+same-indented ``pass`` or blanked, one line for one line, so line numbers never
+shift. A cell that still does not parse is reported with its cell number and
+left out, and the rest of the notebook is scanned.
+
+Cell numbers are 1-based positions in the notebook's ``cells`` list (markdown
+cells count), the index an editor or an agent uses to address a cell.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+
+# Cell magics whose body is still Python.
+PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "pypy", "python", "python3", "memit", "tensorboard"}
+_LINE_MAGIC = re.compile(r"^(\s*)[%!]")
+_ASSIGNED_MAGIC = re.compile(r"^(\s*[\w.\[\], ]+?=\s*)[%!]")
+_HELP = re.compile(r"^(\s*)[\w.]+\?{1,2}\s*$")
+
+
+class NotebookError(ValueError):
+    """The file is not a notebook we can read; the message says why."""
+
+
+@dataclass
+class CellSource:
+    number: int  # 1-based position in the cells list
+    lines: list[str]
+
+
+@dataclass
+class NotebookSource:
+    """The joined module source and, for each of its lines, (cell number, line within cell)."""
+
+    source: str
+    line_map: list[tuple[int, int]] = field(default_factory=list)
+    cell_errors: list[tuple[int, int | None, str]] = field(default_factory=list)  # (cell, line, message)
+    code_cells: int = 0
+
+    def locate(self, line: int | None) -> tuple[int | None, int | None]:
+        if line is None or not 1 <= line <= len(self.line_map):
+            return None, line
+        return self.line_map[line - 1]
+
+
+def _cell_text(cell: dict) -> str:
+    src = cell.get("source", cell.get("input", ""))
+    if isinstance(src, list):
+        return "".join(str(s) for s in src)
+    return str(src)
+
+
+def code_cells(data: object) -> list[CellSource]:
+    """The code cells of a parsed notebook (nbformat 4, or 3 with worksheets)."""
+    if not isinstance(data, dict):
+        raise NotebookError("not a Jupyter notebook: the JSON top level is not an object")
+    cells = data.get("cells")
+    if cells is None and isinstance(data.get("worksheets"), list):  # nbformat 3
+        cells = [c for ws in data["worksheets"] if isinstance(ws, dict) for c in ws.get("cells", [])]
+    if not isinstance(cells, list):
+        raise NotebookError("not a Jupyter notebook: no 'cells' list")
+    out: list[CellSource] = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        out.append(CellSource(number, _cell_text(cell).splitlines()))
+    return out
+
+
+def _neutralise(lines: list[str]) -> list[str]:
+    """Replace IPython-only lines with Python of the same line count."""
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].lstrip()[2:].split()[0] if lines[0].lstrip()[2:].split() else ""
+        if magic not in PYTHON_CELL_MAGICS:
+            return ["" for _ in lines]  # %%bash, %%html, %%writefile...: not Python at all
+        lines = ["", *lines[1:]]
+    out: list[str] = []
+    continued = False
+    for line in lines:
+        if continued:  # the tail of a magic continued with a backslash
+            out.append("")
+            continued = line.rstrip().endswith("\\")
+            continue
+        m = _ASSIGNED_MAGIC.match(line)
+        if m and not line.lstrip().startswith(("%", "!")):
+            out.append(m.group(1) + "None")
+            continued = line.rstrip().endswith("\\")
+            continue
+        m = _LINE_MAGIC.match(line)
+        if m:
+            out.append(m.group(1) + "pass")
+            continued = line.rstrip().endswith("\\")
+            continue
+        m = _HELP.match(line)
+        if m:
+            out.append(m.group(1) + "pass")
+            continue
+        out.append(line)
+    return out
+
+
+def _parses(text: str) -> SyntaxError | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            ast.parse(text)
+    except SyntaxError as exc:
+        return exc
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return SyntaxError(str(exc))
+    return None
+
+
+def notebook_source(text: str) -> NotebookSource:
+    """Join a notebook's code cells into one module; raise NotebookError if it is not a notebook."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise NotebookError(f"not valid notebook JSON ({exc}); open and re-save it in Jupyter") from None
+    cells = code_cells(data)
+    result = NotebookSource(source="", code_cells=len(cells))
+    pieces: list[str] = []
+    for cell in cells:
+        lines = _neutralise(cell.lines)
+        problem = _parses("\n".join(lines))
+        if problem is not None:
+            where = problem.lineno if isinstance(problem.lineno, int) and problem.lineno >= 1 else None
+            result.cell_errors.append((cell.number, where, problem.msg or str(problem)))
+            lines = ["" for _ in lines]  # keep the cell's lines so nothing shifts, but drop its code
+        for i, line in enumerate(lines, 1):
+            pieces.append(line)
+            result.line_map.append((cell.number, i))
+    result.source = "\n".join(pieces) + ("\n" if pieces else "")
+    return result

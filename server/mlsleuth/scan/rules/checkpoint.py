@@ -1,0 +1,137 @@
+"""Rules about saving and restoring weights: ignored key mismatches, "best" snapshots that move."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan import flow_a
+from mlsleuth.scan.context import FileContext, call_method, constant, dotted, keyword
+from mlsleuth.scan.registry import Rule, register_rule
+
+
+@register_rule
+class LoadStateDictStrictFalseIgnored(Rule):
+    """`load_state_dict(..., strict=False)` whose report of missing and unexpected keys is thrown away.
+
+    What it finds: a `load_state_dict` call with `strict=False` used as a bare statement, so the
+    returned `(missing_keys, unexpected_keys)` is never looked at.
+    Why it matters: with `strict=False` a checkpoint whose keys do not match the model (a `module.`
+    prefix from DataParallel, a renamed layer, a different architecture version) loads "successfully"
+    while some or all layers keep their random initialisation. Fine-tuning then starts from scratch,
+    or evaluation runs an untrained head, with no error. The category is architecture because the
+    failure is a mismatch between the model's structure and the checkpoint's.
+    How to confirm: print the return value: `print(model.load_state_dict(sd, strict=False))`; any
+    missing key you expected to load is the bug.
+    What to do instead: keep `strict=True` where you can; otherwise capture the result and check it,
+    e.g. `missing, unexpected = model.load_state_dict(sd, strict=False)` and assert that only the keys
+    you meant to skip (a new head) are missing.
+    """
+
+    id = "load-state-dict-strict-false-ignored"
+    category = "architecture"
+    severity = "warning"
+    triggers = ("strict",)
+
+    def check(self, ctx: FileContext):
+        for node in ctx.all_nodes:
+            if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
+                continue
+            call = node.value
+            if call_method(call) != "load_state_dict" or constant(keyword(call, "strict")) is not False:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                "load_state_dict(strict=False) result ignored: layers whose keys do not match keep their random "
+                "initialisation and nothing reports it",
+                observation=ctx.segment(call),
+                next_test="Print the return value of this call: missing_keys lists every layer that was not loaded.",
+            )
+
+
+_COPY_WRAPPERS = {"dict", "collections.OrderedDict", "OrderedDict"}
+
+
+def _state_dict_reference(ctx: FileContext, expr: ast.AST) -> str | None:
+    """Describe ``expr`` when it is a live (or shallow-copied) state_dict, else None."""
+    if isinstance(expr, ast.Call) and call_method(expr) == "state_dict" and not expr.args and not expr.keywords:
+        return "a reference to the live state_dict"
+    if isinstance(expr, ast.Call) and call_method(expr) == "copy" and isinstance(expr.func, ast.Attribute):
+        if _state_dict_reference(ctx, expr.func.value) is not None:
+            return "a shallow .copy() of the state_dict (the tensors are still shared)"
+    if isinstance(expr, ast.Call) and ctx.qualname(expr) in _COPY_WRAPPERS and len(expr.args) == 1:
+        if _state_dict_reference(ctx, expr.args[0]) is not None:
+            return "a shallow dict() copy of the state_dict (the tensors are still shared)"
+    return None
+
+
+def _restores(ctx: FileContext, node: ast.AST, text: str) -> bool:
+    """True when ``node`` loads, saves or returns the snapshot named ``text``."""
+    if isinstance(node, ast.Return) and node.value is not None:
+        return dotted(node.value) == text
+    if not isinstance(node, ast.Call):
+        return False
+    if call_method(node) == "load_state_dict" and node.args and dotted(node.args[0]) == text:
+        return True
+    qual = ctx.qualname(node) or ""
+    if qual in ("torch.save",) and node.args and dotted(node.args[0]) == text:
+        return True
+    return False
+
+
+@register_rule
+class BestStateDictByReference(Rule):
+    """A "best" checkpoint kept as `model.state_dict()` without copying the tensors.
+
+    What it finds: inside a training loop, `best_state = model.state_dict()` (also `.copy()` or
+    `dict(...)` of it, which copy only the dictionary) assigned to a name containing `best`, where the
+    snapshot is loaded, saved or returned after the loop.
+    Why it matters: `state_dict()` returns references to the parameter tensors, which the optimizer
+    keeps updating in place. By the end of training the "best" snapshot holds the final weights, so
+    early stopping and best-epoch restoration silently do nothing, and the reported best score belongs
+    to a model you no longer have.
+    How to confirm: after training, compare `best_state[k]` with the live parameter, e.g.
+    `torch.equal(best_state[k], model.state_dict()[k])` for any key: True means the snapshot moved.
+    What to do instead: snapshot a real copy: `copy.deepcopy(model.state_dict())` or
+    `{k: v.detach().clone() for k, v in model.state_dict().items()}` (move to CPU to save GPU memory), or
+    save it to disk at the moment it is best.
+    """
+
+    id = "best-state-dict-by-reference"
+    category = "evaluation"
+    severity = "error"
+    triggers = ("state_dict",)
+
+    def check(self, ctx: FileContext):
+        for node in ctx.all_nodes:
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            target = dotted(node.targets[0])
+            if target is None or "best" not in flow_a.words(target.split(".")[-1]):
+                continue
+            how = _state_dict_reference(ctx, node.value)
+            if how is None:
+                continue
+            loops = ctx.enclosing_loops(node)
+            if not loops:
+                continue
+            outer = loops[-1]
+            scope = ctx.enclosing_function(node) or ctx.tree
+            use = None
+            for later in ctx.walk_scope(scope):
+                if getattr(later, "lineno", 0) <= outer.end_lineno:  # type: ignore[operator]
+                    continue
+                if _restores(ctx, later, target):
+                    use = later
+                    break
+            if use is None:
+                continue
+            yield self.finding(
+                ctx,
+                node,
+                f"`{target}` is {how}: training keeps updating those tensors in place, so after the loop it "
+                f"holds the last weights, not the best ones",
+                observation=f"{ctx.segment(node, 80)} at line {node.lineno} inside the loop at line {outer.lineno}; "
+                f"used after the loop: {ctx.segment(use, 80)} at line {use.lineno}",  # type: ignore[attr-defined]
+                next_test=f"After training, check torch.equal({target}[k], model.state_dict()[k]) for one key: True means the snapshot moved with training.",
+            )

@@ -1,0 +1,338 @@
+"""Rules about the data pipeline: leakage from held-out data, unshuffled training loaders, samplers."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan import flow_a
+from mlsleuth.scan.context import FileContext, call_method, constant, keyword
+from mlsleuth.scan.registry import Rule, register_rule
+
+# sklearn families whose `fit` learns statistics from the data it sees.
+_TRANSFORMER_MODULES = (
+    "sklearn.preprocessing",
+    "sklearn.decomposition",
+    "sklearn.impute",
+    "sklearn.feature_extraction",
+    "sklearn.feature_selection",
+    "sklearn.random_projection",
+    "sklearn.kernel_approximation",
+    "sklearn.cross_decomposition",
+)
+_TRANSFORMER_WORDS = {
+    "scaler", "encoder", "imputer", "normalizer", "pca", "vectorizer", "tfidf", "standardizer",
+    "binarizer", "discretizer", "selector", "svd", "transformer", "preprocessor", "featurizer",
+}
+_HELD_OUT_WORDS = {"test", "val", "valid", "validation", "holdout", "dev", "eval", "te", "tst"}
+_FIT_METHODS = ("fit", "fit_transform", "partial_fit")
+
+
+def _transformer(ctx: FileContext, receiver: ast.AST) -> str | None:
+    """A name for ``receiver`` when it is a fitted preprocessing object (scaler, encoder, PCA...)."""
+    bound = receiver if isinstance(receiver, ast.Call) else flow_a.value(ctx, receiver)
+    if isinstance(bound, ast.Call):
+        qual = ctx.qualname(bound) or ""
+        if qual.startswith(_TRANSFORMER_MODULES):
+            return qual.rsplit(".", 1)[-1]
+        if qual.startswith(("sklearn.pipeline.", "sklearn.compose.")):
+            return qual.rsplit(".", 1)[-1]
+        if qual.startswith("sklearn.") or isinstance(bound.func, ast.Name) and flow_a.file_class(ctx, bound.func.id):
+            return None  # a known non-transformer (a model, a splitter) or a class of this file
+    name = flow_a.root_name(receiver)
+    if name is not None and _TRANSFORMER_WORDS & set(flow_a.words(name)):
+        if ctx.imports_any("sklearn"):
+            return name
+    return None
+
+
+def _held_out(expr: ast.AST | None) -> str | None:
+    """The held-out data name in ``expr`` (``X_test``, ``val_df``, ``df["x"]`` of ``test_df``)."""
+    if expr is None:
+        return None
+    name = flow_a.root_name(expr)
+    if name is None:
+        return None
+    parts = flow_a.words(name)
+    if _HELD_OUT_WORDS & set(parts) and not ({"train", "all", "full"} & set(parts)):
+        return name
+    return None
+
+
+@register_rule
+class FitOnHeldOutData(Rule):
+    """A preprocessing step fitted on test or validation data.
+
+    What it finds: `fit`, `fit_transform` or `partial_fit` of a scikit-learn transformer (scaler,
+    encoder, imputer, PCA, vectorizer, feature selector, pipeline) called on data named as held-out
+    (`X_test`, `x_val`, `test_df`, `valid_features`...). `transform` on held-out data is the correct
+    pattern and is not flagged.
+    Why it matters: the transformer learns its statistics (means, vocabularies, components) from the
+    held-out data. Fitting on test data leaks it into the pipeline and inflates the reported score;
+    re-fitting separately on test data also puts train and test in different coordinates, so the
+    model sees shifted inputs at evaluation time.
+    How to confirm: compare the fitted statistics (`scaler.mean_`, `pca.components_`) after fitting on
+    train and on test; evaluate once with the test data transformed by the train-fitted object.
+    What to do instead: fit on the training split only (`scaler.fit(X_train)`), then call `transform`
+    on validation and test data; put preprocessing in a `Pipeline` so cross-validation does this for you.
+    """
+
+    id = "fit-on-held-out-data"
+    category = "data"
+    severity = "error"
+    triggers = ("fit",)
+
+    def check(self, ctx: FileContext):
+        for call in ctx.calls():
+            if call_method(call) not in _FIT_METHODS or not call.args:
+                continue
+            held = _held_out(call.args[0])
+            if held is None:
+                continue
+            what = _transformer(ctx, call.func.value)  # type: ignore[attr-defined]
+            if what is None:
+                continue
+            method = call_method(call)
+            yield self.finding(
+                ctx,
+                call,
+                f"{what}.{method}() learns its statistics from held-out data `{held}`: test information leaks "
+                f"into preprocessing and the evaluation score is optimistic",
+                observation=ctx.segment(call),
+                next_test=f"Fit {what} on the training split only, `transform` `{held}`, and compare the evaluation score.",
+            )
+
+
+_SPLITTERS = {"sklearn.model_selection.train_test_split"}
+
+
+@register_rule
+class FitBeforeSplit(Rule):
+    """A transformer fitted on the whole dataset before it is split into train and test.
+
+    What it finds: in one function (or a notebook's top level), `X = scaler.fit_transform(X)` (or
+    `.fit(X)`) followed later by `train_test_split(X, ...)` on the same data.
+    Why it matters: the scaler's mean and variance, a PCA's components or an encoder's vocabulary
+    then include the test rows, so the test set is no longer unseen. The leak is small for a scaler
+    on i.i.d. data and large for target encoders, feature selection and time series, where it can
+    make a useless model look good.
+    How to confirm: move the fit after the split (fit on the train part only) and compare the test
+    score; a noticeable drop is the size of the leak.
+    What to do instead: split first, then `fit` on `X_train` and `transform` both parts, or wrap the
+    transformer and model in a `Pipeline` and split or cross-validate the raw data.
+    """
+
+    id = "fit-before-split"
+    category = "data"
+    severity = "warning"
+    triggers = ("train_test_split",)
+
+    def check(self, ctx: FileContext):
+        splits = [c for c in ctx.calls() if ctx.qualname(c) in _SPLITTERS]
+        if not splits:
+            return
+        for call in ctx.calls():
+            if call_method(call) not in ("fit", "fit_transform") or not call.args:
+                continue
+            what = _transformer(ctx, call.func.value)  # type: ignore[attr-defined]
+            if what is None:
+                continue
+            data = call.args[0]
+            names = {ast.dump(data)}
+            stmt = ctx.parent(call)
+            if isinstance(stmt, ast.Assign):
+                names.update(ast.dump(ast.Name(id=t.id, ctx=ast.Load())) for t in stmt.targets if isinstance(t, ast.Name))
+            scope = ctx.enclosing_function(call)
+            for split in splits:
+                if ctx.enclosing_function(split) is not scope or split.lineno <= call.lineno:
+                    continue
+                if any(ast.dump(_as_load(a)) in names for a in split.args if not isinstance(a, ast.Starred)):
+                    yield self.finding(
+                        ctx,
+                        call,
+                        f"{what} is fitted on `{ctx.segment(data, 40)}` before train_test_split at line {split.lineno}: "
+                        f"the test rows shape the preprocessing",
+                        observation=f"{ctx.segment(call, 80)} at line {call.lineno}; {ctx.segment(split, 80)} at line {split.lineno}",
+                        next_test="Fit after the split, on the training part only, and compare the test score.",
+                    )
+                    break
+
+
+def _as_load(node: ast.AST) -> ast.AST:
+    if isinstance(node, ast.Name):
+        return ast.Name(id=node.id, ctx=ast.Load())
+    return node
+
+
+# -- loaders --------------------------------------------------------------------------------
+
+_LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+_EVAL_WORDS = {
+    "val", "valid", "validation", "test", "eval", "evaluation", "dev", "holdout", "pred", "predict",
+    "prediction", "inference", "infer", "calib", "calibration", "te", "tst", "score", "embed", "feature",
+    "features", "extract", "export",
+}
+
+
+def _loader_name(ctx: FileContext, call: ast.Call) -> str | None:
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, ast.Name):
+            return target.id
+        if isinstance(target, ast.Attribute):
+            return target.attr
+    if isinstance(parent, ast.Return):
+        func = ctx.enclosing_function(call)
+        return func.name if func is not None else None
+    if isinstance(parent, ast.keyword) and parent.arg:
+        return parent.arg
+    return None
+
+
+def _iterable_dataset(ctx: FileContext, dataset: ast.AST | None) -> bool:
+    bound = flow_a.value(ctx, dataset) if dataset is not None else None
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name):
+        cls = flow_a.file_class(ctx, bound.func.id)
+        if cls is not None:
+            return any("IterableDataset" in (ctx.qualname(b) or "") or "IterDataPipe" in (ctx.qualname(b) or "") for b in cls.bases)
+    qual = ctx.qualname(bound) if isinstance(bound, ast.Call) else None
+    return bool(qual and ("Iterable" in qual or "datapipes" in qual))
+
+
+def _trains_on(ctx: FileContext, loader_name: str | None, call: ast.Call) -> int | None:
+    """Line of a loop over the loader that calls backward() or step(), if any."""
+    if loader_name is None:
+        return None
+    for node in ctx.all_nodes:
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        it = node.iter
+        if isinstance(it, ast.Call) and ctx.qualname(it) in ("enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm") and it.args:
+            it = it.args[0]
+        name = it.attr if isinstance(it, ast.Attribute) else it.id if isinstance(it, ast.Name) else None
+        if name != loader_name:
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call) and call_method(inner) in ("backward", "step"):
+                return node.lineno
+    return None
+
+
+@register_rule
+class TrainLoaderNoShuffle(Rule):
+    """A training `DataLoader` that does not shuffle and has no sampler.
+
+    What it finds: a `DataLoader` for training data (named `train...`, built on a training dataset,
+    or iterated by a loop that calls `backward()`/`step()`) with `shuffle=False` or no `shuffle`
+    argument (the default is False), and neither `sampler=` nor `batch_sampler=`. Validation, test
+    and prediction loaders, loaders over an `IterableDataset`, and loaders with a sampler are not
+    flagged.
+    Why it matters: the model then sees the examples in the same order every epoch, usually the order
+    they were stored: sorted by class, by date or by source. Batches are not representative,
+    gradients are biased within an epoch, and the loss curve shows a saw-tooth that repeats each
+    epoch; with class-sorted data the model mostly learns the last class it saw.
+    How to confirm: print the labels of the first few batches: long runs of one class mean the loader
+    is reading stored order; train once with `shuffle=True` and compare.
+    What to do instead: pass `shuffle=True` for the training loader (or a `RandomSampler`,
+    `WeightedRandomSampler` or `DistributedSampler`); keep `shuffle=False` for evaluation.
+    """
+
+    id = "train-loader-no-shuffle"
+    category = "data"
+    severity = "warning"
+    triggers = ("DataLoader",)
+
+    def check(self, ctx: FileContext):
+        for call in ctx.calls():
+            if ctx.qualname(call) not in _LOADERS:
+                continue
+            if any(kw.arg is None for kw in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+                continue  # **kwargs: shuffle may be set there
+            if keyword(call, "sampler") is not None or keyword(call, "batch_sampler") is not None or len(call.args) > 3:
+                continue
+            shuffle = keyword(call, "shuffle")
+            if shuffle is None and len(call.args) >= 3:
+                shuffle = call.args[2]
+            value = constant(shuffle) if shuffle is not None else False
+            if value is not False:
+                continue
+            dataset = call.args[0] if call.args else keyword(call, "dataset")
+            if _iterable_dataset(ctx, dataset):
+                continue
+            name = _loader_name(ctx, call)
+            data_name = flow_a.root_name(dataset) if dataset is not None else None
+            words = set(flow_a.words(name or "")) | set(flow_a.words(data_name or ""))
+            if _EVAL_WORDS & words:
+                continue
+            evidence = None
+            if "train" in words or "training" in words:
+                evidence = f"named `{name if name and 'train' in name.lower() else data_name}`"
+            else:
+                line = _trains_on(ctx, name, call)
+                if line is not None:
+                    evidence = f"iterated by the training loop at line {line}"
+            if evidence is None:
+                continue
+            how = "shuffle=False" if shuffle is not None else "no shuffle argument (default False)"
+            yield self.finding(
+                ctx,
+                call,
+                f"training DataLoader with {how} and no sampler: every epoch sees the examples in stored order",
+                observation=f"{ctx.segment(call, 100)}; {evidence}",
+                next_test="Print the labels of the first few batches; long runs of one class confirm it. Train once with shuffle=True and compare.",
+            )
+
+
+# -- distributed ------------------------------------------------------------------------------
+
+_DIST_SAMPLERS = {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
+
+
+def _epoch_loop(ctx: FileContext) -> ast.For | None:
+    for node in ctx.all_nodes:
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and "epoch" in node.target.id.lower():
+            return node
+    return None
+
+
+@register_rule
+class DistributedSamplerNoSetEpoch(Rule):
+    """A `DistributedSampler` in a hand-written epoch loop without `set_epoch(epoch)`.
+
+    What it finds: a file that builds a shuffling `DistributedSampler` and runs its own epoch loop
+    (`for epoch in ...`) but never calls `.set_epoch(...)`.
+    Why it matters: the sampler seeds its shuffle with `seed + epoch`, and the epoch only changes when
+    you call `set_epoch`. Without it every epoch uses the identical permutation on every rank: the
+    data order is shuffled once and then frozen, which slows convergence and weakens generalisation
+    with no error.
+    How to confirm: print the first indices of `list(iter(sampler))[:10]` in two consecutive epochs: they
+    are identical.
+    What to do instead: call `sampler.set_epoch(epoch)` at the start of every epoch, before creating
+    the loader iterator (`train_loader.sampler.set_epoch(epoch)` works too).
+    """
+
+    id = "distributed-sampler-no-set-epoch"
+    category = "distributed"
+    severity = "warning"
+    triggers = ("DistributedSampler",)
+
+    def check(self, ctx: FileContext):
+        samplers = [c for c in ctx.calls() if ctx.qualname(c) in _DIST_SAMPLERS]
+        if not samplers:
+            return
+        if any(call_method(c) == "set_epoch" for c in ctx.calls()):
+            return
+        loop = _epoch_loop(ctx)
+        if loop is None:
+            return
+        for call in samplers:
+            if constant(keyword(call, "shuffle")) is False:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                "DistributedSampler never gets set_epoch(): every epoch reuses the same shuffled order on every rank",
+                observation=f"{ctx.segment(call, 80)} at line {call.lineno}; epoch loop `{ctx.segment(loop.target)}` at line {loop.lineno} has no set_epoch call",
+                next_test="Print list(iter(sampler))[:10] in two consecutive epochs: identical lists confirm it.",
+            )
+

@@ -1,0 +1,374 @@
+"""Rules about train/eval modes: evaluation without `model.eval()`, training left in eval mode,
+functional dropout that ignores the mode, and `.forward()` called directly.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from mlsleuth.scan.context import FileContext, dotted, keyword
+from mlsleuth.scan.loop_model import Trace, dedupe, loop_model, step_loops
+from mlsleuth.scan.registry import Rule, register_rule
+
+_EVAL_FUNC = re.compile(
+    r"^(val|valid|validate|validation|eval|evaluate|evaluation|test|predict|inference|infer|run_eval|run_validation)"
+    r"(_(epoch|loop|one_epoch|model|step|loader|set|data|dataset))?$"
+    r"|^(val|valid|validate|validation|eval|evaluate)_.+|.+_(eval|evaluate|evaluation|validate|validation)$",
+    re.IGNORECASE,
+)
+_EVAL_LOADER = re.compile(r"(^|_)(val|valid|validation|eval|test|dev)(_|$|loader|set|data)", re.IGNORECASE)
+_LIGHTNING_HOOKS = {"validation_step", "test_step", "predict_step", "on_validation_epoch_end", "on_test_epoch_end"}
+_NOT_TRAINED = re.compile(r"teacher|ema|target|frozen|ref(erence)?_|_ref$|old|pretrained|base_model|critic_target|average", re.IGNORECASE)
+_MODEL_METHODS = {"train", "eval", "parameters", "named_parameters", "state_dict", "load_state_dict", "modules", "children", "zero_grad", "requires_grad_"}
+_MODELISH = re.compile(r"(^|_)(model|net|network|encoder|decoder|classifier|backbone|module|policy|generator|discriminator|cnn|rnn|lstm|transformer|unet|vae|gan)s?\d*$", re.IGNORECASE)
+
+
+def _model_names(ctx: FileContext) -> set[str]:
+    """Dotted names the file treats as models: something calls `.eval()`, `.parameters()`, ... on them."""
+    cache = ctx.__dict__.get("_b_model_names")
+    if cache is not None:
+        return cache
+    names: set[str] = set()
+    for call in ctx.calls():
+        if isinstance(call.func, ast.Attribute) and call.func.attr in _MODEL_METHODS:
+            name = dotted(call.func.value)
+            if name and name != "self":
+                names.add(name)
+    ctx.__dict__["_b_model_names"] = names
+    return names
+
+
+def _is_model_call(ctx: FileContext, call: ast.Call) -> str | None:
+    """The model's name when ``call`` runs a model forward (``model(x)``, ``self.net(x)``)."""
+    name = dotted(call.func)
+    if name is None or name == "self" or name in ctx.imports or "." in name and name.split(".")[0] in ctx.imports:
+        return None
+    if ctx.callee_definition(call) is not None or ctx.module_function(name) is not None:
+        return None
+    last = name.rsplit(".", 1)[-1]
+    if name in _model_names(ctx) or _MODELISH.search(last):
+        if re.search(r"loss|crit|metric|fn$|func", last, re.IGNORECASE):
+            return None
+        return name
+    return None
+
+
+def _grad_off(ctx: FileContext, node: ast.AST) -> bool:
+    for with_node in ctx.enclosing_withs(node):
+        for item in with_node.items:
+            if (ctx.qualname(item.context_expr) or "") in {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"}:
+                return True
+    func = ctx.enclosing_function(node)
+    if func is not None:
+        for deco in func.decorator_list:
+            if (ctx.qualname(deco) or "") in {"torch.no_grad", "torch.inference_mode"}:
+                return True
+    return False
+
+
+def _calls_eval(ctx: FileContext, func: ast.AST) -> bool:
+    for call in ctx.calls(func):
+        if isinstance(call.func, ast.Attribute):
+            if call.func.attr == "eval" and not call.args:
+                return True
+            if call.func.attr == "train" and call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value is False:
+                return True
+        # an in-file helper that sets eval mode (one level)
+        callee = ctx.callee_definition(call)
+        if callee is not None and callee is not func and any(
+            isinstance(c.func, ast.Attribute) and c.func.attr == "eval" and not c.args for c in ctx.calls(callee)
+        ):
+            return True
+    return False
+
+
+def _callers(ctx: FileContext, func: ast.AST) -> list[ast.Call]:
+    name = getattr(func, "name", None)
+    found = []
+    for call in ctx.calls():
+        if ctx.callee_definition(call) is func:
+            found.append(call)
+        elif name and isinstance(call.func, ast.Attribute) and call.func.attr == name and ctx.enclosing_class(func) is not None:
+            found.append(call)
+    return found
+
+
+@register_rule
+class EvalWithoutEvalMode(Rule):
+    """An evaluation loop runs the model without switching it to `model.eval()`.
+
+    What it finds: a loop that computes model outputs under `torch.no_grad()` / `inference_mode()`
+    and sits in an evaluation function (`validate`, `evaluate`, `test`, ...) or iterates over a
+    validation/test loader, where neither that function nor any in-file caller of it ever calls
+    `.eval()` (or `.train(False)`).
+    Why it matters: `no_grad()` only turns off gradient tracking. Dropout keeps dropping units and
+    BatchNorm keeps normalising with the statistics of the current batch (and updating its running
+    averages with validation data). Validation scores come out noisy, worse than they should be and
+    batch-size dependent, and the running statistics drift toward the validation set.
+    How to confirm: evaluate the same batch twice in a row: with dropout on the outputs differ; or
+    print `model.training` inside the loop: it is True.
+    What to do instead: call `model.eval()` before the loop (and `model.train()` when training
+    resumes); `torch.no_grad()` is still useful for speed, but it is not a substitute.
+    """
+
+    id = "eval-without-eval-mode"
+    category = "evaluation"
+    severity = "warning"
+    triggers = ("no_grad", "inference_mode")
+
+    def check(self, ctx):
+        if not ctx.imports_any("torch"):
+            return
+        reported: set[int] = set()
+        for loop in ctx.all_nodes:
+            if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+                continue
+            func = ctx.enclosing_function(loop)
+            if not self._is_eval_loop(ctx, loop, func):
+                continue
+            model_calls = [
+                c for c in ctx.calls(loop) if _is_model_call(ctx, c) and _grad_off(ctx, c) and ctx.enclosing_function(c) is func
+            ]
+            if not model_calls:
+                continue
+            scope = func if func is not None else ctx.tree
+            if _calls_eval(ctx, scope):
+                continue
+            if func is not None and self._caller_sets_eval(ctx, func):
+                continue
+            if func is None and _calls_eval(ctx, ctx.tree):
+                continue
+            if any(_NOT_TRAINED.search(_is_model_call(ctx, c) or "") for c in model_calls):
+                continue
+            call = model_calls[0]
+            if id(call) in reported:
+                continue
+            reported.add(id(call))
+            name = _is_model_call(ctx, call)
+            where = f"`{func.name}`" if func is not None else "this cell/script"
+            yield self.finding(
+                ctx,
+                call,
+                f"`{name}` is evaluated at line {call.lineno} under no_grad in the evaluation loop at line {loop.lineno}, but {where}"
+                f" never calls `{name}.eval()`: dropout and batch-norm still behave as in training",
+                next_test=f"print `{name}.training` inside the loop at line {loop.lineno}: it is True",
+            )
+
+    @staticmethod
+    def _is_eval_loop(ctx, loop, func) -> bool:
+        if func is not None and func.name in _LIGHTNING_HOOKS:
+            return False
+        if func is not None and _EVAL_FUNC.match(func.name) and not func.name.startswith("test_"):
+            return True
+        if isinstance(loop, (ast.For, ast.AsyncFor)):
+            text = " ".join(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(loop.iter) if isinstance(n, (ast.Name, ast.Attribute)))
+            return any(_EVAL_LOADER.search(word) and re.search(r"load|set|data|batch", word, re.IGNORECASE) for word in text.split())
+        return False
+
+    @staticmethod
+    def _caller_sets_eval(ctx, func) -> bool:
+        callers = _callers(ctx, func)
+        for call in callers:
+            scope = ctx.enclosing_function(call) or ctx.tree
+            for c in ctx.calls(scope):
+                if isinstance(c.func, ast.Attribute) and c.func.attr == "eval" and not c.args and c.lineno <= call.lineno:
+                    return True
+        return False
+
+
+@register_rule
+class TrainModeNotRestored(Rule):
+    """Training continues in eval mode after an evaluation inside the epoch loop.
+
+    What it finds: an epoch loop that trains (runs `backward()` / `optimizer.step()`) and also calls
+    `model.eval()` (directly or in a helper such as `evaluate(model, ...)`), but never calls
+    `model.train()` inside the loop, so from the second epoch on the model trains in eval mode.
+    Why it matters: in eval mode dropout is off and BatchNorm uses (and stops updating) its running
+    statistics. Training still "works", which hides the bug: the model regularises less, BatchNorm
+    statistics freeze at their epoch-one values, and the curves change shape after the first
+    evaluation.
+    How to confirm: print `model.training` at the first batch of the second epoch: it is False.
+    What to do instead: call `model.train()` at the start of every epoch (or of the training
+    function), not once before the loop.
+    """
+
+    id = "train-mode-not-restored"
+    category = "evaluation"
+    severity = "warning"
+    triggers = ("eval",)
+
+    def check(self, ctx):
+        model = loop_model(ctx)
+        yield from dedupe(f for trace in model.traces for f in self._trace(ctx, model, trace))
+
+    def _trace(self, ctx, model, trace: Trace) -> Iterator:
+        trained = _trained_models(ctx, model)
+        for loop in trace.loops():
+            if isinstance(loop, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            events = trace.in_loop(loop)
+            kinds = {e.kind for e in events}
+            if "eval" not in kinds or not ({"backward", "step"} <= kinds) or "opaque" in kinds:
+                continue
+            if any(e.kind == "train" for e in events):
+                continue
+            if trace.loop_parent.get(loop) is not None and any(
+                e.kind == "train" for e in trace.in_loop(trace.loop_parent[loop])
+            ):
+                continue
+            evals = [e for e in events if e.kind == "eval" and self._is_trained_model(e.target, trained)]
+            if not evals:
+                continue
+            ev = evals[0]
+            training = next(e for e in events if e.kind in {"backward", "step"})
+            yield self.finding(
+                ctx,
+                ev.anchor,
+                f"{ev.target}.eval() at {ev.where()} runs inside the loop at line {loop.lineno}, which also trains ({training.kind} at "
+                f"{training.where()}), and {ev.target}.train() is never called in that loop: after the first pass the model"
+                " trains in eval mode (dropout off, batch-norm statistics frozen)",
+                next_test=f"print `{ev.target}.training` at the first batch of the second iteration of the loop at line {loop.lineno}: it is False",
+            )
+
+    @staticmethod
+    def _is_trained_model(target: str | None, trained: set[str]) -> bool:
+        if not target or target == "self":
+            return target == "self"
+        if trained:
+            return target in trained or any(t.startswith(target + ".") for t in trained)
+        return not _NOT_TRAINED.search(target)
+
+
+def _trained_models(ctx: FileContext, model) -> set[str]:
+    """Names whose parameters go into an optimizer (``Adam(model.parameters())`` gives ``model``)."""
+    names: set[str] = set()
+    for opt in model.optimizers():
+        call = opt.construction
+        if call is None:
+            continue
+        for node in ast.walk(call):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"parameters", "named_parameters"}:
+                name = dotted(node.func.value)
+                if name:
+                    names.add(name)
+    return names
+
+
+_FUNCTIONAL_DROPOUT = {
+    "torch.nn.functional.dropout",
+    "torch.nn.functional.dropout1d",
+    "torch.nn.functional.dropout2d",
+    "torch.nn.functional.dropout3d",
+    "torch.nn.functional.alpha_dropout",
+    "torch.nn.functional.feature_alpha_dropout",
+}
+
+
+def _is_module_class(ctx: FileContext, cls: ast.ClassDef, depth: int = 0) -> bool:
+    if depth > 5:
+        return False
+    for base in cls.bases:
+        qn = ctx.qualname(base) or ""
+        if qn.startswith("torch.nn") or qn.endswith("Module") or qn.endswith(("LightningModule", "PreTrainedModel")):
+            return True
+        local = next((c for c in ctx.classes if c.name == qn), None)
+        if local is not None and local is not cls and _is_module_class(ctx, local, depth + 1):
+            return True
+    return False
+
+
+@register_rule
+class FunctionalDropoutAlwaysOn(Rule):
+    """`F.dropout` inside a module without `training=self.training`.
+
+    What it finds: a call to `torch.nn.functional.dropout` (or `dropout2d`, `alpha_dropout`, ...) in a
+    method of an `nn.Module` subclass that does not pass the `training` argument.
+    Why it matters: unlike the `nn.Dropout` module, the functional form does not know about
+    `model.eval()`: its `training` argument defaults to True. Dropout then stays active at evaluation
+    and inference, so predictions are random and accuracy is lower than the model's real quality.
+    How to confirm: in eval mode, run the same input through the model twice under `torch.no_grad()`:
+    the outputs differ.
+    What to do instead: pass `training=self.training` (`F.dropout(x, p, training=self.training)`), or
+    use an `nn.Dropout` submodule.
+    """
+
+    id = "functional-dropout-always-on"
+    category = "evaluation"
+    severity = "error"
+    triggers = ("dropout",)
+
+    def check(self, ctx):
+        for call in ctx.calls():
+            qn = ctx.qualname(call) or ""
+            if qn not in _FUNCTIONAL_DROPOUT:
+                continue
+            if len(call.args) >= 3 or keyword(call, "training") is not None or any(isinstance(a, ast.Starred) for a in call.args):
+                continue
+            if any(kw.arg is None for kw in call.keywords):
+                continue
+            cls = ctx.enclosing_class(call)
+            func = ctx.enclosing_function(call)
+            if cls is None or func is None or not _is_module_class(ctx, cls):
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                f"`{ctx.segment(call, 80)}` in `{cls.name}.{func.name}` does not pass `training=`; functional dropout defaults"
+                " to training=True, so it keeps dropping units after model.eval()",
+                next_test="call model.eval() and run the same input twice under torch.no_grad(): the outputs differ",
+            )
+
+
+@register_rule
+class DirectForwardCall(Rule):
+    """A model's `.forward()` is called directly instead of calling the model.
+
+    What it finds: `model.forward(x)` in training or evaluation code, where `model` is an object the
+    file treats as a model (it calls `.parameters()`, `.eval()`, ... on it). Calls inside a module's
+    own methods (`super().forward(x)`, `self.inner.forward(x)` in a wrapper's `forward`) are left
+    alone: wrappers do this on purpose and the outer call already ran the hooks.
+    Why it matters: `model(x)` runs `__call__`, which runs forward pre-hooks and hooks, and the hooks
+    that wrappers and tools rely on: `DistributedDataParallel` gradient synchronisation, FSDP
+    parameter gathering, pruning and weight-norm reparametrisations, activation checkpointing,
+    profilers. Calling `.forward` skips them all, so multi-GPU training silently stops syncing
+    gradients or a reparametrised weight is stale.
+    How to confirm: register a forward hook that prints (`model.register_forward_hook(lambda *a:
+    print('hook'))`) and run the line: nothing is printed.
+    What to do instead: call the module itself: `model(x)`.
+    """
+
+    id = "direct-forward-call"
+    category = "architecture"
+    severity = "warning"
+    triggers = (".forward(",)
+
+    def check(self, ctx):
+        if not ctx.imports_any("torch"):
+            return
+        models = _model_names(ctx)
+        for call in ctx.calls():
+            if not isinstance(call.func, ast.Attribute) or call.func.attr != "forward":
+                continue
+            receiver = call.func.value
+            name = dotted(receiver)
+            if name is None or name in {"self", "cls"} or name.split(".")[0] in ctx.imports:
+                continue
+            cls = ctx.enclosing_class(call)
+            if cls is not None and _is_module_class(ctx, cls):
+                continue
+            func = ctx.enclosing_function(call)
+            if func is not None and func.name == "forward":
+                continue
+            if name.startswith("self.") and cls is not None:
+                continue
+            if name not in models:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                f"`{ctx.segment(call, 80)}` calls forward directly: the module's hooks (DDP gradient sync, FSDP, pruning,"
+                f" profilers) do not run; call `{name}(...)` instead",
+                next_test=f"register `{name}.register_forward_hook(lambda *a: print('hook'))` and run this line: nothing prints",
+            )

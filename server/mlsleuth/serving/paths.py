@@ -1,0 +1,52 @@
+"""Confine path arguments to the served root.
+
+Every path a client passes is relative to the root given to ``mlsleuth serve
+--root`` and resolved with the SDK's :func:`mcp.shared.path_security.safe_join`,
+which refuses ``..`` escapes, absolute paths, NUL bytes and symlinks that lead
+outside. Each refusal becomes a :class:`ToolError` telling the agent what to
+send instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.path_security import PathEscapeError, is_absolute_path, safe_join
+
+
+def resolve_in_root(root: Path, rel: str, *, must_exist: bool = True, what: str = "path") -> Path:
+    """The absolute, resolved form of ``rel`` inside ``root``; ToolError if it escapes or is missing."""
+    if not isinstance(rel, str):
+        raise ToolError(f"{what} must be a string relative to the served root, got {type(rel).__name__}")
+    if rel.strip() == "":
+        raise ToolError(f"{what} is empty; pass a path relative to the served root ({root}), or '.' for all of it")
+    if "\0" in rel:
+        raise ToolError(f"{what} {rel!r} contains a NUL byte; pass a plain relative path")
+    if is_absolute_path(rel):
+        raise ToolError(
+            f"{what} {rel!r} is absolute; pass it relative to the served root ({root}), "
+            f"e.g. 'train.py' or 'src/'"
+        )
+    try:
+        target = safe_join(root, rel)
+    except PathEscapeError:
+        raise ToolError(
+            f"{what} {rel!r} resolves outside the served root ({root}) (via '..' or a symlink); "
+            f"only files under the root can be read. Restart the server with a wider --root if you need them."
+        ) from None
+    except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
+        raise ToolError(f"{what} {rel!r} cannot be resolved: {exc}") from None
+    if must_exist and not target.exists():
+        raise ToolError(f"{what} {rel!r} does not exist under the served root ({root}); check the spelling, or list the directory first")
+    return target
+
+
+def relative_label(root: Path, path: Path) -> str:
+    """``path`` as the client should see it: relative to the root, with forward slashes."""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return str(path)
+    text = rel.as_posix()
+    return text if text else "."

@@ -1,0 +1,214 @@
+"""Run slow work without blocking the server, with progress, a timeout and cancellation.
+
+Two shapes of work exist:
+
+* in-process library work that only reads files (``scan``): it runs on a
+  worker thread via :func:`run_in_thread`. The library's ``progress(done,
+  total)`` callback doubles as a cancellation point: once the call is
+  cancelled or timed out it raises, so the thread stops at its next step.
+* user code (``trace``, ``diagnose``, ``nan``): the library prepares a
+  :class:`~mlsleuth.childproc.ChildRun` wrapped in a ``PreparedRun`` and
+  :func:`run_prepared` starts it, forwards its progress, and turns the outcome
+  into a report. A cancel or timeout kills the child's whole process group;
+  a crash of the user's code becomes a report with errors, never a server crash.
+
+Progress reaches the client at most once a second, plus a keep-alive every
+few seconds while nothing changes (clients time out silent calls). The MCP
+spec wants each progress value larger than the last, so keep-alives add a
+small fraction to the last real value.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import anyio
+from mcp.server.mcpserver.exceptions import ToolError
+
+from mlsleuth.report import ErrorEntry, Report
+
+log = logging.getLogger("mlsleuth.serve")
+
+T = TypeVar("T")
+ProgressFn = Callable[[int, int], None]
+
+REPORT_EVERY_S = 1.0
+KEEPALIVE_S = 3.0
+TICK_S = 0.2
+
+
+class WorkCancelled(Exception):
+    """Raised inside a worker thread's progress callback once its call was abandoned."""
+
+
+@dataclass
+class _Progress:
+    done: float = 0.0
+    total: float | None = None
+    message: str | None = None
+    version: int = 0
+    stop: bool = False
+
+
+class ProgressReporter(Protocol):
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None: ...
+
+
+async def _pump(ctx: ProgressReporter | None, state: _Progress, what: str) -> None:
+    """Send progress notifications until cancelled (runs beside the work)."""
+    if ctx is None:
+        return
+    started = time.monotonic()
+    last_sent_at = started
+    last_version = -1
+    last_value = -1.0
+    beats = 0
+    while True:
+        await anyio.sleep(TICK_S)
+        now = time.monotonic()
+        changed = state.version != last_version
+        if changed and now - last_sent_at >= REPORT_EVERY_S:
+            value, beats = float(state.done), 0
+        elif now - last_sent_at >= KEEPALIVE_S:
+            beats += 1
+            value = float(state.done) + min(0.99, beats * 0.01)
+        else:
+            continue
+        if value <= last_value:
+            value = last_value + 0.001
+        message = state.message or what
+        message = f"{message} ({now - started:.0f}s elapsed)"
+        try:
+            await ctx.report_progress(value, state.total, message)
+        except Exception:  # a closed connection: the call itself will notice
+            log.debug("progress notification failed", exc_info=True)
+            return
+        last_sent_at, last_version, last_value = now, state.version, value
+
+
+_thread_limiter: anyio.CapacityLimiter | None = None
+
+
+def _limiter() -> anyio.CapacityLimiter:
+    # Two concurrent scans at most; more just thrash a small machine.
+    global _thread_limiter
+    if _thread_limiter is None:
+        _thread_limiter = anyio.CapacityLimiter(2)
+    return _thread_limiter
+
+
+async def run_in_thread(
+    work: Callable[[ProgressFn], T],
+    ctx: ProgressReporter | None,
+    *,
+    timeout_s: float,
+    what: str,
+    unit: str = "items",
+) -> T:
+    """Run ``work(progress)`` on a worker thread; ToolError on timeout, stop the thread on cancel."""
+    state = _Progress(message=what)
+
+    def progress(done: int, total: int) -> None:
+        if state.stop:
+            raise WorkCancelled(f"{what} was abandoned")
+        state.done, state.total = float(done), float(total) if total else None
+        state.message = f"{what}: {done}/{total} {unit}"
+        state.version += 1
+
+    outcome: dict[str, Any] = {}
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_pump, ctx, state, what)
+        try:
+            with anyio.fail_after(timeout_s):
+                outcome["value"] = await anyio.to_thread.run_sync(work, progress, abandon_on_cancel=True, limiter=_limiter())
+        except TimeoutError:
+            outcome["timeout"] = True
+        except Exception as exc:  # noqa: BLE001 - re-raised below, outside the task group
+            outcome["error"] = exc
+        finally:
+            state.stop = True  # the thread (if still running) stops at its next progress call
+            tg.cancel_scope.cancel()
+    if outcome.get("timeout"):
+        raise ToolError(
+            f"{what} did not finish within {timeout_s:.0f}s and was stopped; narrow the paths, "
+            f"or raise the limit with `mlsleuth serve --scan-timeout`"
+        )
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+class PreparedLike(Protocol):
+    """What ``mlsleuth.runtime.prepared.PreparedRun`` provides (duck-typed here)."""
+
+    child: Any  # an unstarted mlsleuth.childproc.ChildRun
+
+    def to_report(self, child_result: Any) -> Report: ...
+
+
+async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, tool: str, what: str) -> Report:
+    """Start a prepared child run, await it with progress, and return its report.
+
+    Cancellation by the client kills the child's process group (in
+    ``ChildRun.wait_async``) and propagates. Everything else - the child failing
+    to start, the user's code crashing, ``to_report`` failing - becomes a
+    report with an error entry, so the agent always gets something to act on.
+    """
+    child = prepared.child
+    state = _Progress(message=what)
+
+    def on_progress(event: dict[str, Any]) -> None:
+        done = event.get("done")
+        total = event.get("total")
+        if isinstance(done, (int, float)):
+            state.done = float(done)
+        if isinstance(total, (int, float)) and total > 0:
+            state.total = float(total)
+        msg = event.get("message")
+        if isinstance(msg, str) and msg:
+            state.message = f"{what}: {msg[:200]}"
+        state.version += 1
+
+    try:
+        child.start()
+    except (OSError, ValueError) as exc:
+        child.cleanup()
+        return Report(
+            tool=tool,
+            errors=[ErrorEntry(kind="start-failed", message=f"could not start the child process ({' '.join(child.argv[:2])}...): {exc}; check that the interpreter exists and is executable")],
+        ).finalize()
+    log.info("%s: started child pid %s", tool, child.pid)
+    result_box: dict[str, Any] = {}
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_pump, ctx, state, what)
+        try:
+            result_box["result"] = await child.wait_async(on_progress)
+        finally:
+            tg.cancel_scope.cancel()
+    result = result_box["result"]
+    log.info("%s: child pid %s %s", tool, child.pid, result.describe_end())
+    try:
+        report = prepared.to_report(result)
+    except Exception as exc:  # noqa: BLE001 - a bug in result conversion must not crash the server
+        log.exception("%s: to_report failed", tool)
+        return Report(
+            tool=tool,
+            errors=[
+                ErrorEntry(
+                    kind="internal-error",
+                    message=f"the child {result.describe_end()}, but its result could not be turned into a report ({type(exc).__name__}: {exc}); please report this bug",
+                    detail=traceback.format_exc(limit=8)[-4000:],
+                )
+            ],
+        ).finalize()
+    if not isinstance(report, Report):
+        return Report(
+            tool=tool,
+            errors=[ErrorEntry(kind="internal-error", message=f"to_report returned {type(report).__name__}, not a Report; please report this bug")],
+        ).finalize()
+    return report

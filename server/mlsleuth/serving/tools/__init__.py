@@ -1,0 +1,57 @@
+"""The MCP tools, one module each.
+
+Adding a tool takes two steps:
+
+1. write ``mlsleuth/serving/tools/<name>.py`` with a function
+   ``register(server: MCPServer, env: ServeEnv) -> None`` that defines the tool
+   with ``@server.tool(...)`` (typed arguments, a pydantic return type, all four
+   annotations, a description saying *when* to call it);
+2. add the module's name to :data:`TOOL_MODULES`.
+
+Tool modules import their capability library inside the tool function, never
+at module level, so ``mlsleuth serve`` starts fast. Modules must not use
+``from __future__ import annotations``: the SDK reads the tool's type hints at
+registration and needs real objects.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+from mlsleuth.serving.bounding import DEFAULT_CHAR_BUDGET
+
+TOOL_MODULES: list[str] = [
+    "mlsleuth.serving.tools.scan",
+    "mlsleuth.serving.tools.rules",
+]
+
+
+@dataclass(frozen=True)
+class ServeEnv:
+    """Server-wide settings every tool reads."""
+
+    root: Path  # the only tree tools may read; already resolved
+    scan_timeout_s: float = 300.0
+    run_timeout_s: float = 600.0  # ceiling for user-code runs (trace, diagnose, nan)
+    char_budget: int = DEFAULT_CHAR_BUDGET
+
+
+# Extra tool modules to load, comma-separated (same `register(server, env)`
+# contract): lets a team add an in-house tool, or a test add a probe, without
+# editing this package.
+EXTRA_TOOLS_ENV = "MLSLEUTH_EXTRA_TOOLS"
+
+
+def register_all(server: MCPServer, env: ServeEnv, modules: list[str] | None = None) -> None:
+    if modules is None:
+        extra = [m.strip() for m in os.environ.get(EXTRA_TOOLS_ENV, "").split(",") if m.strip()]
+        modules = [*TOOL_MODULES, *extra]
+    for name in modules:
+        importlib.import_module(name).register(server, env)
