@@ -13,7 +13,6 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client
-
 from mlsleuth.catalog import load_all
 from mlsleuth.mcp_server import build_server
 from mlsleuth.serving import skill_files

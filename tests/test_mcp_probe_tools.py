@@ -13,9 +13,8 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
-from pydantic import Field
-
 from mlsleuth.report import ErrorEntry, Finding, Report
+from pydantic import Field
 
 SCRIPT = r'''
 import json, os, subprocess, sys, time

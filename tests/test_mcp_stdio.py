@@ -155,17 +155,17 @@ def test_stdio_concurrent_calls(project: Path, tmp_path: Path) -> None:
 
     async def go():
         results: dict[str, object] = {}
-        async with Client(params(project)) as c:
-            async with anyio.create_task_group() as tg:
-                async def one(key, name, args):
-                    results[key] = await c.call_tool(name, args)
+        (work := tmp_path / "w").mkdir()
+        async with Client(params(project)) as c, anyio.create_task_group() as tg:
 
-                for i in range(6):
-                    tg.start_soon(one, f"scan{i}", "scan", {"paths": [f"mod{i}.py"]})
-                    tg.start_soon(one, f"rules{i}", "list_rules", {"category": "loss"})
-                    tg.start_soon(one, f"bad{i}", "scan", {"paths": [f"../x{i}.py"]})
-                (work := tmp_path / "w").mkdir()
-                tg.start_soon(one, "probe", "probe_child", {"workdir": str(work), "seconds": 0.5})
+            async def one(key, name, args):
+                results[key] = await c.call_tool(name, args)
+
+            for i in range(6):
+                tg.start_soon(one, f"scan{i}", "scan", {"paths": [f"mod{i}.py"]})
+                tg.start_soon(one, f"rules{i}", "list_rules", {"category": "loss"})
+                tg.start_soon(one, f"bad{i}", "scan", {"paths": [f"../x{i}.py"]})
+            tg.start_soon(one, "probe", "probe_child", {"workdir": str(work), "seconds": 0.5})
         return results
 
     results = anyio.run(go)

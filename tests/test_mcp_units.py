@@ -11,7 +11,6 @@ from pathlib import Path
 import pydantic_core
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
-
 from mlsleuth.report import ErrorEntry, Finding, Location, Report
 from mlsleuth.serving import skill_files
 from mlsleuth.serving.bounding import bound_report

@@ -136,7 +136,9 @@ def register(doc: RuleDoc) -> RuleDoc:
 # own line; they must stay import-light (no torch, no numpy at import time).
 DOC_MODULES: list[str] = [
     "mlsleuth.scan.rules",
+    "mlsleuth.sweep.checks",
     "mlsleuth.runtime.checks",
+    "mlsleuth.nan.checks",
 ]
 
 

@@ -23,7 +23,9 @@ from mlsleuth import __version__
 COMMANDS: list[str] = [
     "mlsleuth.commands.scan",
     "mlsleuth.commands.rules",
+    "mlsleuth.commands.sweep",
     "mlsleuth.commands.trace",
+    "mlsleuth.commands.nan",
     "mlsleuth.commands.serve",
     "mlsleuth.commands.install_skill",
 ]

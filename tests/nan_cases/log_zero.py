@@ -16,7 +16,7 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     g = torch.Generator().manual_seed(7)
     for step in range(8):
-        x = torch.randn(10, 6, generator=g) * (60.0 if step == 2 else 1.0)
+        x = torch.randn(10, 6, generator=g) * (400.0 if step == 2 else 1.0)
         y = torch.randint(0, 3, (10,), generator=g)
         logits = model(x)
         if CLEAN:

@@ -1,4 +1,4 @@
-"""The torch.where gradient trap: log() of the masked-out zeros is -inf, and its gradient 0/0 is NaN.
+"""The torch.where gradient trap: log() of the masked-out entries is -inf/NaN, and at 0 its gradient 0/0 is NaN.
 
 Clean twin (--clean): the double-where pattern, which keeps log() away from zero.
 """
@@ -20,13 +20,12 @@ class SafeLogFeature(nn.Module):
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
-        self.lin = nn.Linear(4, 6)
-        self.act = nn.ReLU()
+        self.lin = nn.Linear(4, 6, bias=False)
         self.logfeat = SafeLogFeature()
         self.out = nn.Linear(6, 1)
 
     def forward(self, x):
-        return self.out(self.logfeat(self.act(self.lin(x))))
+        return self.out(self.logfeat(self.lin(x)))
 
 
 def main():
@@ -36,6 +35,7 @@ def main():
     g = torch.Generator().manual_seed(6)
     for _ in range(6):
         x = torch.randn(8, 4, generator=g)
+        x[3] = 0.0  # an empty (padding) sample: its features are exactly zero
         loss = nn.functional.mse_loss(model(x), torch.randn(8, 1, generator=g))
         opt.zero_grad()
         loss.backward()

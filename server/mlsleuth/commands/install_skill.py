@@ -26,7 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
-    from mlsleuth.serving.install import InstallError, install_skill, project_dest, user_dest
+    from mlsleuth.serving.install import (
+        InstallError,
+        install_skill,
+        project_dest,
+        user_dest,
+    )
 
     dest = user_dest() if args.user else project_dest() if args.project else Path(args.dest)
     try:

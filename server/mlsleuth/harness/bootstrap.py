@@ -361,14 +361,11 @@ class Runner:
 
 
 def _exception_info(exc: BaseException) -> dict[str, str]:
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    # drop the runner's own frames at the top: keep from the first frame in user code
-    marker = 'runpy.py", line'
-    cut = text.rfind(marker)
-    if cut >= 0:
-        nxt = text.find('\n  File "', cut)
-        if nxt >= 0:
-            text = "Traceback (most recent call last):" + text[nxt:]
+    """Type, message and traceback of the user's exception, without the runner's own frames on top."""
+    tb = exc.__traceback__
+    while tb is not None and (tb.tb_frame.f_code.co_filename == __file__ or "runpy" in tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    text = "".join(traceback.format_exception(type(exc), exc, tb if tb is not None else exc.__traceback__))
     return {"type": type(exc).__name__, "message": str(exc)[:2000], "traceback": text[-TRACEBACK_LIMIT:]}
 
 

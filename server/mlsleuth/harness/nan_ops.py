@@ -194,6 +194,17 @@ class OpLocator(TorchDispatchMode):
         self.truncated = False
         self._tags: WeakIdKeyDictionary = WeakIdKeyDictionary()
         self._armed = False
+        self._candidate_params: dict[int, list[int]] = {}
+
+    def resolve_parameters(self, param_names: dict[int, str]) -> None:
+        """Name the parameter an origin touched, for parameters first met after the locator was armed."""
+        self.param_names.update(param_names)
+        for idx, ids in self._candidate_params.items():
+            if idx < len(self.origins) and not self.origins[idx].get("parameter"):
+                for i in ids:
+                    if i in self.param_names:
+                        self.origins[idx]["parameter"] = self.param_names[i]
+                        break
 
     # -- arming ----------------------------------------------------------------
     def arm(self) -> OpLocator:
@@ -234,7 +245,7 @@ class OpLocator(TorchDispatchMode):
             return "backward", module, node.name()
         if self.modules.stack:
             return "forward", self.modules.current(), None
-        if self.phase_hint == "forward" and self.modules.root_forwards:
+        if self.phase_hint in ("data", "forward") and self.modules.root_forwards:
             return "loss", None, None
         return self.phase_hint, None, None
 
@@ -305,6 +316,7 @@ class OpLocator(TorchDispatchMode):
         inputs = before if before is not None else [(n, tensor_stats(t)) for n, t in float_inputs[:MAX_STATS_INPUTS]]
         scalars = {n: v for n, v in pairs if isinstance(v, (int, float)) and not isinstance(v, bool)}
         parameter = None
+        self._candidate_params.setdefault(len(self.origins), [id(t) for _, t in float_inputs])
         for _, t in float_inputs:
             parameter = self._param_name(t)
             if parameter:

@@ -410,9 +410,13 @@ class NanObserver(Observer):
         if loc is None:
             return
         loc.disarm()
+        names = dict(self.param_names)
         for root in runner.roots:  # the forward pre-hook may have met the model only while armed
-            loc.param_names.update({id(p): n for n, p in root.named_parameters()})
+            names.update({id(p): n for n, p in root.named_parameters()})
+        loc.resolve_parameters(names)
         origin = loc.origin_of(detail.get("_tensor")) if detail.get("_tensor") is not None else None
+        if origin is None and phase == "data":
+            origin = next((o for o in loc.origins if o["kind"] == "external"), None)
         self.replay = {
             "step": loc.step,
             "reproduced": phase is not None,
@@ -427,7 +431,13 @@ class NanObserver(Observer):
         if self.divergence is not None or step not in self.expected:
             return
         want = self.expected[step]
-        if isinstance(want, (int, float)) and fp != want:
+        both_nan = isinstance(want, float) and math.isnan(want) and math.isnan(fp)
+        if isinstance(want, str):  # JSON spelled a non-finite number
+            want = float(want)
+            both_nan = math.isnan(want) and math.isnan(fp)
+        if fp == want or both_nan or (math.isinf(fp) and fp == want):
+            return
+        if isinstance(want, (int, float)):
             rel = abs(fp - want) / max(abs(want), 1e-30) if _finite(fp) and _finite(float(want)) else None
             self.divergence = {"step": step, "first_run": want, "replay": fp, "relative_difference": rel}
 

@@ -84,6 +84,8 @@ class TraceObserver(Observer):
         obs = self
 
         def factory(runner, original):
+            import torch
+
             def wrapped(*args, **kwargs):
                 if not runner._muted:
                     try:
@@ -93,9 +95,12 @@ class TraceObserver(Observer):
                 out = original(*args, **kwargs)
                 if not runner._muted:
                     rec = obs.loss_calls.get(fname)
-                    if rec is not None and "first_value" not in rec and out.numel() == 1:
-                        rec["first_value"] = float(out.detach())
-                        rec["first_value_step"] = runner.step
+                    if rec is not None and out.numel() == 1:
+                        if "first_value" not in rec:
+                            rec["first_value"] = float(out.detach())
+                            rec["first_value_step"] = runner.step
+                        if torch.is_grad_enabled() and len(rec.setdefault("values", [])) <= runner.step < 500:
+                            rec["values"].append(float(out.detach()))  # first training call of each step
                 return out
 
             return wrapped
@@ -127,6 +132,9 @@ class TraceObserver(Observer):
                 xf = x.float()
                 if fname == "cross_entropy" and classes > 1 and bool((xf >= 0).all()) and bool(((xf.sum(cdim) - 1).abs() <= 1e-3).all()):
                     rec["probability_inputs"] += 1
+                    if "softmax_modules" not in rec:
+                        rec["softmax_modules"] = [runner.module_name(m) for r in runner.roots for m in r.modules()
+                                                  if type(m).__name__ in ("Softmax", "Softmax2d")][:5]
                 if fname == "nll_loss" and classes > 1:
                     lse = torch.logsumexp(xf, dim=cdim)
                     if float(lse.abs().max()) > 1e-2:
@@ -307,6 +315,8 @@ class TraceObserver(Observer):
             rec = self.params.get(id(p))
             if rec is None:
                 name, module = names.get(id(p), (None, None))
+                if name is None:  # a tensor the optimizer holds that no traced model owns
+                    name, module = f"optimizer tensor {len(self.params)} {tuple(p.shape)}", "(outside the model)"
                 rec = self.params[id(p)] = {
                     "name": name, "module": module, "shape": list(p.shape), "numel": int(p.numel()),
                     "requires_grad": bool(p.requires_grad), "grad_none_steps": 0, "grad_zero_steps": 0,
@@ -384,6 +394,7 @@ class TraceObserver(Observer):
         self.symmetric: list[dict] = []
         in_opt = {id(p) for p in self._opt_params(runner)}
         names = self._names(runner)
+        self.model_params = [list(names[id(p)]) for root in runner.roots for p in root.parameters() if id(p) in names][:5000]
         for root in runner.roots:
             params = list(root.parameters())
             if not any(id(p) in in_opt for p in params):
@@ -435,6 +446,7 @@ class TraceObserver(Observer):
             "params": params,
             "frozen": getattr(self, "frozen", []),
             "not_in_optimizer": getattr(self, "not_in_optimizer", []),
+            "model_params": getattr(self, "model_params", []),
             "symmetric": getattr(self, "symmetric", []),
             "activations": self.activations,
             "loss_calls": self.loss_calls,

@@ -29,6 +29,10 @@ VANISHING_GRAD_RATIO = 1e-3
 # learning-rate collapse: the final LR is a thousandth of the largest LR seen.
 LR_COLLAPSE_FACTOR = 1e-3
 
+# loss-at-label-prior: after the traced steps the cross-entropy must be at least this
+# fraction below the entropy of the labels seen (the score of predicting class frequencies).
+LABEL_PRIOR_MARGIN = 0.03
+
 # loss-not-decreasing needs at least this many losses to compare thirds.
 MIN_STEPS_FOR_TREND = 9
 

@@ -112,7 +112,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         report.findings = [f for f in report.findings if selection.allows(f.rule, f.category, f.severity)]
     status = payload.get("status") or ("timeout" if result.timed_out else "no result")
     steps = payload.get("steps", 0)
-    return report.finalize(stats=stats, text=_summary(report, status, steps, info))
+    report.finalize(stats=stats)
+    report.summary.text = _summary(report, status, steps, info)
+    return report
 
 
 def _summary(report, status: str, steps: int, info: dict) -> str:

@@ -86,7 +86,7 @@ def _call_sequence(b: _Builder, d: dict) -> None:
               fix="call loss.backward() before each optimizer.step(), or step only after the accumulated backward passes",
               measurements={"steps": nob[:20]}, step=nob[0], phase="optimizer")
     if d.get("scheduler_before_step"):
-        b.add("scheduler-before-optimizer", "training-loop", "warning",
+        b.add("scheduler-step-before-optimizer-step", "training-loop", "warning",
               "the LR scheduler stepped before the first optimizer.step(): the first value of the schedule is skipped",
               observation=f"scheduler.step() was called before any optimizer.step(); first step's sequence: {seqs[0] if seqs else '?'} ({legend})",
               next_test="print(scheduler.get_last_lr()) before the first optimizer.step(): it is already the second value of the schedule",
@@ -128,6 +128,8 @@ def _gradients(b: _Builder, d: dict, params: list[dict], steps: int) -> None:
                   measurements={"parameters": names[:50], "steps": steps},
                   module=module if module else "(model)", parameter=names[0] if len(names) == 1 else None, phase="backward")
 
+    if d.get("misplaced_zero_grad"):
+        return  # gradients are wiped before each step: the per-parameter gradient checks would only echo that
     none = [p for p in live if p["grad_none_steps"] == p["steps_seen"]]
     report("param-no-grad", "architecture", "warning", none,
            "parameters of {module} are in the optimizer but never receive a gradient: they are disconnected from the loss (detached, unused, or behind a non-differentiable op)",
@@ -213,7 +215,7 @@ def _loss(b: _Builder, d: dict) -> None:
               next_test="print(outputs.sum(dim=1)[:5]) right before the loss: all ones means a softmax ran already",
               fix="remove the softmax from the model's forward (or use it only at inference); cross_entropy expects raw logits",
               measurements={"calls_inspected": min(ce["calls"], 20), "input_shape": ce.get("input_shape")},
-              module=_mod(ce.get("where")) or "(loss input)", step=ce.get("step"), phase="loss")
+              module=(ce.get("softmax_modules") or [None])[0] or "(model output)", step=ce.get("step"), phase="loss")
     nll = calls.get("nll_loss")
     if nll and nll.get("non_log_prob_inputs") and nll["non_log_prob_inputs"] >= min(nll["calls"], 20):
         b.add("nll-loss-on-logits", "loss", "error",
@@ -221,7 +223,7 @@ def _loss(b: _Builder, d: dict) -> None:
               observation=f"logsumexp over classes was up to {fmt(nll.get('max_abs_logsumexp'))} away from 0 on every inspected call (log-probabilities give exactly 0)",
               next_test="print(torch.logsumexp(outputs, dim=1)[:5]) before the loss: log-probabilities give 0",
               fix="apply F.log_softmax(logits, dim=1) before nll_loss, or use cross_entropy on the logits",
-              module=_mod(nll.get("where")) or "(loss input)", step=nll.get("step"), phase="loss")
+              module="(model output)", step=nll.get("step"), phase="loss")
     bce = calls.get("binary_cross_entropy_with_logits")
     if bce and bce.get("probability_inputs") and bce["probability_inputs"] >= min(bce["calls"], 20):
         b.add("sigmoid-into-bce-with-logits", "loss", "warning",
@@ -229,7 +231,7 @@ def _loss(b: _Builder, d: dict) -> None:
               observation=f"every element of the {bce.get('input_shape')} input was in [0, 1] on all inspected calls",
               next_test="look for torch.sigmoid / nn.Sigmoid at the end of the model; print(outputs.min(), outputs.max()) before the loss",
               fix="drop the sigmoid from the model when using BCEWithLogitsLoss (apply it only for predictions)",
-              module=_mod(bce.get("where")) or "(loss input)", step=bce.get("step"), phase="loss")
+              module="(model output)", step=bce.get("step"), phase="loss")
     for fname, rec in calls.items():
         if rec.get("out_of_range"):
             classes = rec.get("classes")
@@ -275,6 +277,7 @@ def _loss(b: _Builder, d: dict) -> None:
               next_test=f"mlsleuth nan {b.path or 'SCRIPT'} (localises the step, module and op where the first NaN/Inf appears)",
               fix="fix the op that produces it (log of 0, division by ~0, exp overflow, too-high LR), do not mask it with nan_to_num",
               measurements=nf, module="(loss)", step=nf["step"], phase="loss")
+    _label_prior(b, d, nf)
     losses = [v for v in d.get("losses", []) if isinstance(v, (int, float)) and math.isfinite(v)]
     if not nf and len(losses) >= T.MIN_STEPS_FOR_TREND:
         k = len(losses) // 3
@@ -400,8 +403,9 @@ def _structure(b: _Builder, d: dict) -> None:
                   measurements={"parameters": names[:50]}, module=module, phase="setup")
     missing = d.get("not_in_optimizer", [])
     if missing:
-        all_pm = [(p["name"], p["module"]) for p in missing]
-        for module, names in group_by_module(all_pm, all_pm)[:10]:
+        flagged = [(p["name"], p["module"]) for p in missing]
+        universe = [tuple(pm) for pm in d.get("model_params", [])] or flagged
+        for module, names in group_by_module(flagged, universe)[:10]:
             b.add("param-not-in-optimizer", "training-loop", "error",
                   f"trainable parameters of '{module or '(model)'}' are not in any optimizer: they get gradients but never change",
                   observation=f"{len(names)} parameter(s) with requires_grad=True are missing from every optimizer's param_groups: {', '.join(names[:4])}",
@@ -419,3 +423,30 @@ def _structure(b: _Builder, d: dict) -> None:
 
 def _zero_note(s: dict) -> str:
     return "(all exactly 0)" if s["all_zero"] else f"(max |w| {fmt(s['max_abs'])})"
+
+
+def _label_prior(b: _Builder, d: dict, non_finite: Any) -> None:
+    """Cross-entropy that stays at the entropy of the label distribution: nothing learned from the inputs."""
+    ce = d.get("loss_calls", {}).get("cross_entropy")
+    counts = [v for v in d.get("class_counts", {}).values() if v]
+    if non_finite or not ce or ce.get("soft_targets") or ce.get("reduction", "mean") != "mean" or ce.get("out_of_range"):
+        return
+    values = [v for v in ce.get("values", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+    total = sum(counts)
+    if len(values) < T.MIN_STEPS_FOR_TREND or len(counts) < 2 or total == 0:
+        return
+    prior = -sum(c / total * math.log(c / total) for c in counts)
+    k = len(values) // 3
+    tail = sum(values[-k:]) / k
+    if tail >= (1 - T.LABEL_PRIOR_MARGIN) * prior:
+        b.add("loss-at-label-prior", "data", "warning",
+              "the loss is no better than predicting the label frequencies: the model has learned nothing from its inputs "
+              "(labels misaligned with inputs, inputs that carry no signal, or learning blocked)",
+              observation=f"mean cross-entropy over the last {k} of {len(values)} steps {fmt(tail)} vs {fmt(prior)}, the entropy of the "
+                          f"{total} labels seen (what predicting class frequencies alone scores); flagged unless at least "
+                          f"{int(100 * T.LABEL_PRIOR_MARGIN)}% below",
+              next_test="train on one fixed batch (mlsleuth diagnose FILE:FUNCTION overfits one batch and compares real, shuffled and random inputs); "
+                        "also print a few (input, label) pairs after the data pipeline to check they still belong together",
+              fix="keep inputs and labels aligned through every shuffle/augmentation/sort; check the label source",
+              measurements={"label_entropy": prior, "loss_tail_mean": tail, "losses": values[:100]},
+              module="(loss)", step=len(values) - 1, phase="loss")

@@ -86,6 +86,10 @@ _OPT_NAME = re.compile(r"(^|_)(opt|optim|optimi[sz]er)s?(_|$)|optimi[sz]er", re.
 _SCHED_NAME = re.compile(r"sched|lr_policy", re.IGNORECASE)
 _SCALER_NAME = re.compile(r"(^|_)(grad_?)?scaler$", re.IGNORECASE)
 _ACCEL_NAME = re.compile(r"accelerator|fabric|engine", re.IGNORECASE)
+_EVENT_METHODS = {
+    "zero_grad", "clear_grad", "clear_gradients", "backward", "manual_backward", "step", "clip_grad_norm_",
+    "clip_grad_value_", "clip_grad_norm", "clip_gradients", "unscale_", "train", "eval", "zero_",
+}
 _NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
 
 
@@ -299,15 +303,50 @@ class LoopModel:
         self.ctx = ctx
         self._objects: dict[int, ObjectInfo | None] = {}
         self.traces: list[Trace] = []
+        self.relevant = self._relevant_scopes()
         for root in self._roots():
             trace = _TraceBuilder(self, root).build()
             if trace.events:
                 self.traces.append(trace)
 
     def _roots(self) -> Iterator[ast.AST]:
-        yield self.ctx.tree
+        if self.ctx.tree in self.relevant:
+            yield self.ctx.tree
         for func in self.ctx.functions:
-            yield func
+            if func in self.relevant:
+                yield func
+
+    def _relevant_scopes(self) -> set[ast.AST]:
+        """Scopes that contain a training event, directly or through in-file helpers (a cheap pre-filter).
+
+        Building a trace costs a walk of the root and its inlined helpers; most functions of a
+        library file have nothing to do with training, so only scopes that can reach an event
+        method by name are traced.
+        """
+        ctx = self.ctx
+        direct: set[ast.AST] = set()
+        calls_by_scope: dict[ast.AST, set[str]] = {}
+        stack: list[tuple[ast.AST, ast.AST]] = [(child, ctx.tree) for child in ast.iter_child_nodes(ctx.tree)]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
+                if name is not None:
+                    if name in _EVENT_METHODS or name.endswith(("clip_grad_norm_", "clip_grad_value_")):
+                        direct.add(scope)
+                    else:
+                        calls_by_scope.setdefault(scope, set()).add(name)
+            elif isinstance(node, ast.Attribute) and node.attr == "grad" and isinstance(node.ctx, ast.Store):
+                direct.add(scope)
+            inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
+            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+        relevant = set(direct)
+        for _ in range(INLINE_DEPTH):
+            names = {f.name for f in relevant if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            relevant |= {scope for scope, called in calls_by_scope.items() if called & names}
+        # closures defined in a relevant function (LBFGS closure) are walked through their parent
+        return relevant
 
     # -- objects ---------------------------------------------------------------------------
     def object_of(self, expr: ast.AST | None, env: _Env | None = None) -> ObjectInfo | None:
@@ -589,6 +628,10 @@ class _TraceBuilder:
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         env = state.env
 
+        if isinstance(receiver, ast.Name) and receiver.id == "self" and self.ctx.callee_definition(call) is not None:
+            # ``self.step(batch)`` / ``self.train_epoch()``: a method of this class, not a torch API
+            self._helper(call, state)
+            return
         if qn == "torch.autograd.backward":
             loss = argument(call, 0, "tensors")
             self._add("backward", call, state, target=_text(loss, env), loss=loss)
@@ -624,9 +667,12 @@ class _TraceBuilder:
         if method in {"train", "eval"} and receiver is not None:
             self._mode(call, receiver, method, state)
             return
+        self._helper(call, state)
+
+    def _helper(self, call: ast.Call, state: _State) -> None:
         if len(state.via) < INLINE_DEPTH:
             self._inline(call, state)
-        elif self.ctx.callee_definition(call) is not None:
+        elif self.ctx.callee_definition(call) in self.model.relevant:
             # A helper too deep to inline: rules that need an event to be *absent* stay silent here.
             self._add("opaque", call, state, target=dotted(call.func))
 
@@ -712,7 +758,7 @@ class _TraceBuilder:
 
     def _inline(self, call: ast.Call, state: _State) -> None:
         func = self.ctx.callee_definition(call)
-        if func is None or func in self.active:
+        if func is None or func in self.active or func not in self.model.relevant:
             return
         if self._is_method_call_outside(func, call):
             return

@@ -66,7 +66,7 @@ def _read_rule(rule_id: str) -> str:
 
     try:
         docs = load_all()
-    except Exception as exc:  # noqa: BLE001 - a broken documenting module
+    except Exception as exc:
         raise ResourceError(f"the rule catalog failed to load ({type(exc).__name__}: {exc}); please report this bug") from exc
     doc = docs.get(rule_id)
     if doc is None:

@@ -194,7 +194,7 @@ async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, 
     log.info("%s: child pid %s %s", tool, child.pid, result.describe_end())
     try:
         report = prepared.to_report(result)
-    except Exception as exc:  # noqa: BLE001 - a bug in result conversion must not crash the server
+    except Exception as exc:
         log.exception("%s: to_report failed", tool)
         return Report(
             tool=tool,

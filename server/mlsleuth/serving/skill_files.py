@@ -106,8 +106,7 @@ def list_docs(root: Path | None = None) -> list[SkillDoc]:
 
 def section_doc(section: str, name: str, root: Path | None = None) -> SkillDoc | None:
     """The chapter ``section/name.md`` if it exists (``name`` may carry the ``.md``)."""
-    if name.endswith(".md"):
-        name = name[:-3]
+    name = name.removesuffix(".md")
     if section not in SECTIONS or not NAME.match(name):
         return None
     root = skill_root() if root is None else root

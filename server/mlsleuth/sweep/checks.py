@@ -136,7 +136,7 @@ _ENTRIES: list[tuple[str, str, str, str]] = [
     How to confirm: the per-seed lines in the plot should bend the same way on most seeds.
     What to do instead: refine the grid around the best value with the same seeds.
     """),
-    ("sweep-zscore-recipe", "evaluation", "warning", """
+    ("sweep-zscore-recipe", "evaluation", "info", """
     The within-seed z-score recipe, shown for comparison, is miscalibrated.
 
     What it finds: shown when `--zscore` is given: the popular recipe (standardise the metric

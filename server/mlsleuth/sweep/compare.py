@@ -55,6 +55,9 @@ class Comparison:
     seeds_needed_80: int | None = None
     verdict: str = "under-powered"
     family_size: int = 1
+    diverged_only_value: int = 0
+    diverged_only_baseline: int = 0
+    sign_test: dict | None = None
     notes: list[str] = field(default_factory=list)
     zscore_p: float | None = None
     zscore_p_holm: float | None = None
@@ -201,7 +204,7 @@ class SweepAnalysis:
         verdicts = [c["verdict"] for gs in group_stats for c in gs["comparisons"]]
         counts = {v: verdicts.count(v) for v in ("reliably-better", "reliably-worse", "no-reliable-difference", "under-powered")}
         bad_runs = sum(1 for s in r.status if s != "ok")
-        text = f"{r.param} vs {r.metric}: " + ", ".join(f"{n} {v.replace('-', ' ')}" for v, n in counts.items() if n)
+        text = f"{r.param} vs {r.metric}: " + ", ".join(f"{n} {v.replace('-', ' ').replace('under powered', 'under-powered')}" for v, n in counts.items() if n)
         if bad_runs:
             text += f"; {bad_runs} run{'s' if bad_runs != 1 else ''} without a usable result"
         stats = {
@@ -251,34 +254,56 @@ class SweepAnalysis:
         unpaired = {s: [r.value_labels[keys[j]] for j in range(len(keys)) if status[i, j] == "absent"] for i, s in enumerate(seeds) if (status[i] == "absent").any()}
         if unpaired:
             self.report_unpaired(g, seeds, keys, unpaired)
-        complete = ok.all(1)
-        yc = y[complete]
+        usable = ok.any(0)  # values with at least one usable run; the others cannot enter block tests
+        keys_c = [k for k, u in zip(keys, usable) if u]
+        complete = ok[:, usable].all(1)
+        yc = y[complete][:, usable]
         seeds_complete = [s for s, c in zip(seeds, complete) if c]
         base_key = self.pick_baseline(g, keys, y, ok, complete)
         if base_key is None:
             return None
         b = kpos[base_key]
-        comps = [self.compare_pair(g, seeds, y[:, j], y[:, b], ok[:, j] & ok[:, b], keys[j], base_key) for j in range(len(keys)) if j != b]
-        self.apply_holm(comps)
+        div = status == "diverged"
+        comps = [
+            self.compare_pair(g, seeds, y[:, j], y[:, b], ok[:, j] & ok[:, b], div[:, j] & ok[:, b], div[:, b] & ok[:, j], keys[j], base_key)
+            for j in range(len(keys)) if j != b
+        ]
+        family = None
+        if self.baseline is None and len(keys) >= 3:
+            # The baseline was picked from the data (the best mean), so its comparisons are a
+            # data-chosen subset of all pairs. Holm over every pair keeps the family-wise error
+            # at alpha whichever subset is reported.
+            family = {}
+            for j in range(len(keys)):
+                for l in range(j + 1, len(keys)):
+                    if b in (j, l):
+                        continue
+                    cp = self.compare_pair(g, seeds, y[:, j], y[:, l], ok[:, j] & ok[:, l], div[:, j] & ok[:, l], div[:, l] & ok[:, j], keys[j], keys[l])
+                    family[(j, l)] = cp.p_test
+        self.apply_holm(comps, family)
         zs = None
         if self.zscore:
-            zs = self.zscore_recipe(g, comps, yc, keys, b, seeds_complete)
+            zs = self.zscore_recipe(g, comps, yc, keys_c, keys_c.index(base_key), seeds_complete) if base_key in keys_c else None
         for c in comps:
             self.verdict_finding(c, g)
-        trend = self.trend(g, keys, yc, seeds_complete)
+        trend = self.trend(g, keys_c, yc, seeds_complete)
+        if trend is not None and len(keys_c) < len(keys):
+            trend["values_left_out"] = [r.value_labels[k] for k in keys if k not in keys_c]
         icc = st.icc_consistency(yc) if yc.shape[0] >= 2 else None
         per_seed = {s: {r.value_labels[k]: (_f(y[i, j]) if status[i, j] in ("ok", "diverged") else None) for j, k in enumerate(keys)} for i, s in enumerate(seeds)}
         statuses = {s: {r.value_labels[k]: status[i, j] for j, k in enumerate(keys) if status[i, j] != "ok"} for i, s in enumerate(seeds)}
         means = {r.value_labels[k]: _f(np.nanmean(np.where(ok[:, j], y[:, j], np.nan))) if ok[:, j].any() else None for j, k in enumerate(keys)}
         n_pairs = [c.n_paired for c in comps]
         s_typ = max(n_pairs) if n_pairs else 0
-        m = len(comps)
+        m = comps[0].family_size if comps else 0
         return {
             "group": self.gdict(g),
             "values": [r.value_labels[k] for k in keys],
             "value_numbers": [float(k) for k in keys] if r.numeric else None,
             "baseline": r.value_labels[base_key],
             "baseline_rule": "given" if self.baseline is not None else "best mean over seeds with every value",
+            "holm_family": (f"all {m} pairs of values (the baseline was chosen from the data)" if family is not None
+                            else f"the {m} comparison{'s' if m != 1 else ''} with the baseline"),
             "seeds": seeds,
             "complete_seeds": seeds_complete,
             "unpaired_seeds": unpaired,
@@ -327,15 +352,30 @@ class SweepAnalysis:
             return None
         return keys[int(np.argmax(means))]
 
-    def compare_pair(self, g, seeds, yv, yb, both, key, base_key) -> Comparison:
+    def compare_pair(self, g, seeds, yv, yb, both, value_diverged, baseline_diverged, key, base_key) -> Comparison:
         r = self.runs
         c = Comparison(group=self.gdict(g), value=r.value_labels[key], baseline=r.value_labels[base_key], n_paired=int(both.sum()),
                        seeds=[s for s, u in zip(seeds, both) if u])
-        if c.n_paired == 0:
-            c.notes.append("no seed has a usable result for both this value and the baseline")
-            return c
+        c.diverged_only_value = int(value_diverged.sum())
+        c.diverged_only_baseline = int(baseline_diverged.sum())
         d = (yv - yb)[both]
         oriented = self.sign * d
+        if c.diverged_only_value or c.diverged_only_baseline:
+            # A seed where exactly one side diverged is a loss for that side; the t-test cannot
+            # use a non-finite difference, so an exact sign test on wins and losses decides.
+            wins = int((oriented > 0).sum()) + c.diverged_only_baseline
+            losses = int((oriented < 0).sum()) + c.diverged_only_value
+            c.sign_test = {"wins": wins, "losses": losses, "p": st.sign_test_pvalue(wins, losses)}
+            c.notes.append(
+                f"{c.diverged_only_value} seed(s) diverged only with this value and {c.diverged_only_baseline} only with the baseline;"
+                " each counts as a loss for the side that diverged, and an exact sign test on wins and losses decides"
+            )
+        if c.n_paired == 0:
+            if c.sign_test:
+                c.p_test = c.sign_test["p"]
+            else:
+                c.notes.append("no seed has a usable result for both this value and the baseline")
+            return c
         c.improved = int((oriented > 0).sum())
         c.worsened = int((oriented < 0).sum())
         c.tied = int((oriented == 0).sum())
@@ -344,11 +384,16 @@ class SweepAnalysis:
         c.min_attainable_p = st.min_signflip_p(c.n_paired)
         c.p_exact, c.p_exact_is_exact = st.signflip_pvalue(d)
         if c.n_paired < 2:
-            c.notes.append("a single paired seed cannot show a reliable difference")
+            if c.sign_test:
+                c.p_test = c.sign_test["p"]
+            else:
+                c.notes.append("a single paired seed cannot show a reliable difference")
             return c
         pt = st.paired_t(d, self.alpha)
         c.ci_low, c.ci_high, c.d_z, c.p_t = pt.ci_low, pt.ci_high, pt.d_z, pt.p
-        if self.test == "signflip":
+        if c.sign_test:
+            c.p_test = c.sign_test["p"]
+        elif self.test == "signflip":
             c.p_test = c.p_exact
         elif pt.sd == 0.0 and pt.mean != 0.0:
             c.p_test = c.p_exact
@@ -359,11 +404,14 @@ class SweepAnalysis:
             c.seeds_needed_80 = st.seeds_needed(pt.d_z, self.alpha, TARGET_POWER)
         return c
 
-    def apply_holm(self, comps: list[Comparison]) -> None:
+    def apply_holm(self, comps: list[Comparison], other_pairs: dict | None = None) -> None:
+        """Holm-adjust the comparisons' p-values, within a family that may hold further pairs."""
+        extra = [p for p in (other_pairs or {}).values()]
+        m = len(comps) + len(extra)
         tested = [c for c in comps if c.p_test is not None]
-        m = len(comps)
         if tested:
-            adj = st.holm([c.p_test for c in tested] + [1.0] * (m - len(tested)))
+            pool = [c.p_test for c in tested] + [1.0 if p is None else p for p in extra] + [1.0] * (len(comps) - len(tested))
+            adj = st.holm(pool)
             for c, p in zip(tested, adj):
                 c.p_holm = float(p)
         for c in comps:
@@ -371,7 +419,14 @@ class SweepAnalysis:
             if c.n_paired >= 2:
                 c.power_at_reference = st.nct_power_two_sided(REFERENCE_EFFECT_DZ * math.sqrt(c.n_paired), c.n_paired - 1, self.alpha / max(1, m))
             if c.p_holm is not None and c.p_holm <= self.alpha:
-                c.verdict = "reliably-better" if self.sign * (c.mean_diff or 0.0) > 0 else "reliably-worse"
+                if c.sign_test:
+                    ahead = c.sign_test["wins"] > c.sign_test["losses"]
+                else:
+                    ahead = self.sign * (c.mean_diff or 0.0) > 0
+                c.verdict = "reliably-better" if ahead else "reliably-worse"
+            elif c.sign_test:
+                n_sign = c.sign_test["wins"] + c.sign_test["losses"]
+                c.verdict = "under-powered" if m * st.min_signflip_p(n_sign) > self.alpha else "no-reliable-difference"
             elif c.p_holm is None or c.n_paired < 2:
                 c.verdict = "under-powered"
             elif self.test == "signflip" and m * st.min_signflip_p(c.n_paired) > self.alpha:
@@ -430,7 +485,7 @@ class SweepAnalysis:
                     continue
                 present = int((col != "absent").sum())
                 others = {kk: int((status[:, jj] == kind).sum()) for jj, kk in enumerate(keys) if jj != j}
-                runs_txt = ", ".join(f"seed {seeds[i]} ({labels[i, j]}{': ' + _num(y[i, j]) if kind == 'diverged' else ''})" for i in rows[:8])
+                runs_txt = ", ".join(f"seed {seeds[i]} ({labels[i, j]}{': ' + str(y[i, j]) if kind == 'diverged' else ''})" for i in rows[:8])
                 if len(rows) > 8:
                     runs_txt += f", ... ({len(rows)} in all)"
                 if kind == "diverged":
@@ -543,9 +598,13 @@ class SweepAnalysis:
         msg = f"z-score recipe shown for comparison only{where}: it is miscalibrated at few seeds"
         if disagreements:
             msg += f"; it disagrees with the paired test for {r.param}={', '.join(disagreements)}"
-        caveat = ("Standardising each seed across values and then t-testing the z-scores discards the size of each seed's spread; "
-                  "with two values every z is +-0.71, the t statistic is infinite whenever all seeds agree in sign, and the "
-                  f"false-positive rate is 2^(1-S) (S={n}: {2.0 ** (1 - n):.3g}) instead of alpha={self.alpha:g}.")
+        caveat = "Standardising each seed across values and then t-testing the z-scores discards the size of each seed's spread"
+        if k == 2:
+            caveat += (f"; with two values every z is +-0.71, the t statistic is infinite whenever all seeds agree in sign, and the "
+                       f"false-positive rate is 2^(1-S) (S={n}: {2.0 ** (1 - n):.3g}) instead of alpha={self.alpha:g}.")
+        else:
+            caveat += ("; its p-values are not calibrated against the per-seed noise (with two values it flags a difference "
+                       "whenever all seeds agree in sign, 25% of the time at three seeds under no effect).")
         self.add("sweep-zscore-recipe", msg, observation=caveat + " z-recipe Holm p: " + ", ".join(f"{v}={_pfmt(a)}" for v, (_, a) in by_label.items()),
                  measurements={"group": self.gdict(g), "p": {v: pv for v, (pv, _) in by_label.items()}, "p_holm": {v: a for v, (_, a) in by_label.items()},
                                "false_positive_rate_two_values": fpr, "disagrees_for": disagreements},

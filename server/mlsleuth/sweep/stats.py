@@ -346,6 +346,16 @@ def min_signflip_p(n: int) -> float:
     return min(1.0, 2.0 / 2.0**n) if n > 0 else 1.0
 
 
+def sign_test_pvalue(wins: int, losses: int) -> float:
+    """Exact two-sided sign test: P(a split at least this lopsided) when wins and losses are equally likely."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    k = max(wins, losses)
+    tail = sum(math.comb(n, i) for i in range(k, n + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
+
+
 def hodges_lehmann(diffs) -> float:
     """Hodges-Lehmann estimate for paired data: the median of all Walsh averages (d_i+d_j)/2, i <= j."""
     d = np.asarray(diffs, float)

@@ -6,3 +6,6 @@ from mlsleuth.scan.rules import data  # noqa: F401
 from mlsleuth.scan.rules import reproducibility  # noqa: F401
 from mlsleuth.scan.rules import checkpoint  # noqa: F401
 from mlsleuth.scan.rules import training_loop  # noqa: F401
+from mlsleuth.scan.rules import evaluation  # noqa: F401
+from mlsleuth.scan.rules import architecture  # noqa: F401
+from mlsleuth.scan.rules import optimizer  # noqa: F401

@@ -363,7 +363,9 @@ class DirectForwardCall(Rule):
                 continue
             if name.startswith("self.") and cls is not None:
                 continue
-            if name not in models:
+            if name not in models or self._is_parallel_wrapper(ctx, receiver):
+                continue
+            if not self._in_training_or_eval_loop(ctx, call):
                 continue
             yield self.finding(
                 ctx,
@@ -372,3 +374,27 @@ class DirectForwardCall(Rule):
                 f" profilers) do not run; call `{name}(...)` instead",
                 next_test=f"register `{name}.register_forward_hook(lambda *a: print('hook'))` and run this line: nothing prints",
             )
+
+    @staticmethod
+    def _is_parallel_wrapper(ctx: FileContext, receiver: ast.AST) -> bool:
+        """DDP/FSDP/DataParallel objects do their work in their own forward: calling it is fine."""
+        value = ctx.resolve(receiver)
+        if isinstance(value, ast.Call):
+            last = (ctx.qualname(value) or "").rsplit(".", 1)[-1]
+            return last in {"DistributedDataParallel", "DataParallel", "FullyShardedDataParallel", "DDP", "FSDP"}
+        return False
+
+    @staticmethod
+    def _in_training_or_eval_loop(ctx: FileContext, call: ast.Call) -> bool:
+        """The call runs in a loop that trains (backward/step) or evaluates (eval mode, no_grad)."""
+        loops = ctx.enclosing_loops(call)
+        if not loops:
+            return False
+        if _grad_off(ctx, call):
+            return True
+        model = loop_model(ctx)
+        for trace in model.traces:
+            for loop in loops:
+                if loop in trace.loop_parent and {"backward", "step", "eval"} & trace.kinds(loop):
+                    return True
+        return False

@@ -106,6 +106,10 @@ class MissingZeroGrad(_LoopRule):
         if "backward" not in kinds or "zero_grad" in kinds or "opaque" in kinds:
             return
         step = _optimizer_steps(events)[0]
+        if step.obj is not None and step.obj.construction is not None and any(
+            node is step.obj.construction for node in ast.walk(loop)
+        ):
+            return  # a fresh optimizer every iteration: not a training loop over one optimizer state
         backward = next(e for e in events if e.kind == "backward")
         outside = [e for e in trace.events if e.kind == "zero_grad" and loop not in e.loops]
         extra = ""
@@ -622,15 +626,38 @@ def _handler_is_broad(ctx: FileContext, handler: ast.ExceptHandler) -> bool:
     return any((ctx.qualname(t) or "") in _BROAD for t in types)
 
 
+_LOUD_CALLS = {"traceback.print_exc", "traceback.print_exception", "traceback.format_exc"}
+
+
+def _is_log_call(ctx: FileContext, call: ast.Call) -> bool:
+    qn = ctx.qualname(call) or ""
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+    return qn == "print" or qn.startswith(("logging.", "warnings.")) or method in {
+        "debug", "info", "warning", "warn", "error", "log", "write", "print",
+    }
+
+
 def _handler_reraises_or_inspects(ctx: FileContext, handler: ast.ExceptHandler) -> bool:
+    """True when the handler re-raises, exits, prints the traceback, or does real work with the exception."""
+    log_args: set[int] = set()
+    for node in _walk_no_defs(handler):
+        if isinstance(node, ast.Call) and _is_log_call(ctx, node):
+            log_args.update(id(n) for n in ast.walk(node))
+        if isinstance(node, ast.Call) and (
+            (ctx.qualname(node) or "") in _LOUD_CALLS
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "exception")
+            or any(kw.arg == "exc_info" for kw in node.keywords)
+        ):
+            return True  # the full traceback is printed: loud, not silent
+    if handler.name:
+        for node in _walk_no_defs(handler):
+            if isinstance(node, ast.Name) and node.id == handler.name and id(node) not in log_args:
+                return True  # the exception is examined or passed on: deliberate handling
     for node in _walk_no_defs(handler):
         if isinstance(node, ast.Raise):
             return True
         if isinstance(node, ast.Call) and (ctx.qualname(node) or "") in _EXIT_CALLS:
             return True
-        if handler.name and isinstance(node, (ast.If, ast.IfExp, ast.Assert)):
-            if any(isinstance(n, ast.Name) and n.id == handler.name for n in ast.walk(node.test)):
-                return True
     return False
 
 
@@ -673,6 +700,8 @@ class BroadExceptAroundTrainingStep(Rule):
             for event in trace.events:
                 if event.kind not in {"backward", "step"} or not event.trys or not event.loops:
                     continue
+                if not {"backward", "step"} <= {e.kind for e in trace.in_loop(event.loops[-1])}:
+                    continue  # not a training step (no optimizer update in the loop)
                 for try_node in event.trys:
                     if id(try_node) in seen:
                         continue
@@ -833,7 +862,7 @@ def _cut_in(ctx: FileContext, node: ast.AST, depth: int = 0) -> ast.AST | None:
                 return sub
         if isinstance(sub, ast.Attribute) and sub.attr == "data" and isinstance(sub.ctx, ast.Load):
             return sub
-        if isinstance(sub, ast.Name) and depth < 3 and sub is not node:
+        if isinstance(sub, ast.Name) and depth < 3:
             value = ctx.value_of(sub)
             if value is not None and value is not sub:
                 found = _cut_in(ctx, value, depth + 1)

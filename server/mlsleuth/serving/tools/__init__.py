@@ -30,6 +30,7 @@ from mlsleuth.serving.bounding import DEFAULT_CHAR_BUDGET
 TOOL_MODULES: list[str] = [
     "mlsleuth.serving.tools.scan",
     "mlsleuth.serving.tools.rules",
+    "mlsleuth.serving.tools.trace",
 ]
 
 

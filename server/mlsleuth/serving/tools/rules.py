@@ -3,6 +3,7 @@
 # No `from __future__ import annotations`: the SDK evaluates these hints.
 
 import difflib
+import inspect
 from typing import Annotated
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -47,7 +48,7 @@ def catalog():
 
     try:
         return load_all()
-    except Exception as exc:  # noqa: BLE001 - an import error in one capability's docs
+    except Exception as exc:
         raise ToolError(f"the rule catalog failed to load ({type(exc).__name__}: {exc}); this is a bug in this mlsleuth installation, please report it") from exc
 
 
@@ -62,20 +63,30 @@ def lookup(rule_id: str):
     return doc
 
 
+_LIST_RULES_DESCRIPTION = """List the rule and check ids mlsleuth knows, with a one-line title each.
+
+        Call this to see what mlsleuth can detect before choosing a tool, or to
+        find the id to pass to `explain_rule` or to `scan`'s select/ignore.
+        """
+
+_EXPLAIN_RULE_DESCRIPTION = """Explain a rule or check: what it finds, why it matters, how to confirm it, what to do instead.
+
+        Call this when a finding from scan/trace/diagnose/nan/sweep is unclear,
+        or before changing code because of one: the "how to confirm" section is
+        the cheapest test that separates a real bug from a false alarm.
+        """
+
+
 def register(server, env) -> None:
     @server.tool(
         title="List mlsleuth rules and checks",
         annotations=READ_ONLY,
+        description=inspect.cleandoc(_LIST_RULES_DESCRIPTION),
     )
     def list_rules(
         tool: Annotated[str | None, Field(description="Only rules emitted by this tool: scan, trace, diagnose, nan or sweep.")] = None,
         category: Annotated[Category | None, Field(description="Only rules in this category, e.g. 'loss' or 'numerical'.")] = None,
     ) -> RuleList:
-        """List the rule and check ids mlsleuth knows, with a one-line title each.
-
-        Call this to see what mlsleuth can detect before choosing a tool, or to
-        find the id to pass to `explain_rule` or to `scan`'s select/ignore.
-        """
         if tool is not None and tool not in KNOWN_TOOLS:
             raise ToolError(f"unknown tool {tool!r}; use one of {', '.join(KNOWN_TOOLS)}, or omit it for all")
         rules = [
@@ -88,15 +99,10 @@ def register(server, env) -> None:
     @server.tool(
         title="Explain one mlsleuth rule",
         annotations=READ_ONLY,
+        description=inspect.cleandoc(_EXPLAIN_RULE_DESCRIPTION),
     )
     def explain_rule(
         rule_id: Annotated[str, Field(min_length=1, max_length=100, description="A rule or check id from a finding's `rule` field, e.g. 'nan-equality-check'.")],
     ) -> RuleExplanation:
-        """Explain a rule or check: what it finds, why it matters, how to confirm it, what to do instead.
-
-        Call this when a finding from scan/trace/diagnose/nan/sweep is unclear,
-        or before changing code because of one: the "how to confirm" section is
-        the cheapest test that separates a real bug from a false alarm.
-        """
         d = lookup(rule_id)
         return RuleExplanation(**d.as_dict())

@@ -4,6 +4,7 @@
 
 import dataclasses
 import hashlib
+import inspect
 import logging
 from typing import Annotated, Literal
 
@@ -52,8 +53,20 @@ def _selection(root, select, ignore, min_severity):
     return config, selection
 
 
+_SCAN_DESCRIPTION = """Statically scan training code for silent bugs, without running it.
+
+        Call this first when training misbehaves (loss flat, NaN, accuracy stuck,
+        eval worse than train, results not reproducible) or before trusting a
+        new training script: it flags patterns such as softmax fed to
+        cross-entropy, a misplaced zero_grad, dropout left on in evaluation,
+        and unsafe numerics, each with the cheapest test that confirms it.
+        Results are paged: when `truncated` is true, call again with
+        `offset` = summary.stats.next_offset.
+        """
+
+
 def register(server, env) -> None:
-    @server.tool(title="Scan code for silent training bugs", annotations=ANNOTATIONS)
+    @server.tool(title="Scan code for silent training bugs", annotations=ANNOTATIONS, description=inspect.cleandoc(_SCAN_DESCRIPTION))
     async def scan(
         ctx: Context,
         paths: Annotated[
@@ -66,16 +79,6 @@ def register(server, env) -> None:
         max_findings: Annotated[int, Field(ge=1, le=MAX_FINDINGS_CAP, description="Findings per page.")] = 50,
         offset: Annotated[int, Field(ge=0, description="Skip this many findings (use summary.stats.next_offset from the previous page).")] = 0,
     ) -> Report:
-        """Statically scan training code for silent bugs, without running it.
-
-        Call this first when training misbehaves (loss flat, NaN, accuracy stuck,
-        eval worse than train, results not reproducible) or before trusting a
-        new training script: it flags patterns such as softmax fed to
-        cross-entropy, a misplaced zero_grad, dropout left on in evaluation,
-        and unsafe numerics, each with the cheapest test that confirms it.
-        Results are paged: when `truncated` is true, call again with
-        `offset` = summary.stats.next_offset.
-        """
         root = env.root
         targets = [resolve_in_root(root, p, what="path") for p in (paths or ["."])]
         config, selection = _selection(root, select, ignore, min_severity)

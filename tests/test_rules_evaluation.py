@@ -1,0 +1,236 @@
+"""Evaluation rules: eval mode, train mode restored, functional dropout, direct forward calls."""
+
+from __future__ import annotations
+
+from rules_b_helpers import check, messages
+
+EV = {"eval-without-eval-mode"}
+
+
+def test_evaluate_function_without_eval():
+    src = """
+        import torch
+
+        def evaluate(model, val_loader):
+            correct = 0
+            with torch.no_grad():
+                for x, y in val_loader:
+                    out = model(x)  # expect: eval-without-eval-mode
+                    correct += (out.argmax(1) == y).sum().item()
+            return correct
+        """
+    check(src, EV)
+    (f,) = messages(src, "eval-without-eval-mode")
+    assert "model.training" in f.next_test
+
+
+def test_val_loader_loop_in_notebook_style_script():
+    check(
+        """
+        import torch
+        net = build()
+        net.train()
+        for x, y in train_loader:
+            pass
+        with torch.inference_mode():
+            for xb, yb in val_loader:
+                preds = net(xb)  # expect: eval-without-eval-mode
+        """,
+        EV,
+    )
+
+
+def test_eval_called_in_function_or_by_caller_is_fine():
+    check(
+        """
+        import torch
+
+        def evaluate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                for x, y in loader:
+                    out = model(x)
+
+        def test(model, loader):
+            with torch.no_grad():
+                return [model(x) for x, _ in loader]
+
+        def validate(model, loader):
+            with torch.no_grad():
+                for x, y in loader:
+                    out = model(x)
+
+        def main(model, loader):
+            model.eval()
+            validate(model, loader)
+
+        def calibrate(model, calib_loader):
+            with torch.no_grad():
+                for x in calib_loader:
+                    model(x)
+
+        def test_forward_shapes(self):
+            with torch.no_grad():
+                for shape in [(1, 3), (2, 3)]:
+                    self.model(torch.zeros(shape))
+
+        def evaluate_teacher(teacher, val_loader):
+            with torch.no_grad():
+                for x, y in val_loader:
+                    t = teacher(x)
+        """,
+        EV,
+    )
+
+
+TR = {"train-mode-not-restored"}
+
+
+def test_train_not_restored_after_eval_in_helper():
+    src = """
+        import torch
+
+        def evaluate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                return sum(model(x).sum() for x in loader)
+
+        def fit(model, train_loader, val_loader, epochs):
+            opt = torch.optim.Adam(model.parameters())
+            model.train()
+            for epoch in range(epochs):
+                for x in train_loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+                score = evaluate(model, val_loader)  # expect: train-mode-not-restored
+        """
+    check(src, TR)
+    (f,) = messages(src, "train-mode-not-restored")
+    assert "line 5" in f.message and "evaluate" in f.message and "line 12" in f.message
+
+
+def test_train_restored_or_eval_on_teacher_is_fine():
+    check(
+        """
+        import torch
+
+        def evaluate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                return sum(model(x).sum() for x in loader)
+
+        def train_epoch(model, loader, opt):
+            model.train()
+            for x in loader:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+
+        def fit(model, train_loader, val_loader, epochs):
+            opt = torch.optim.Adam(model.parameters())
+            for epoch in range(epochs):
+                train_epoch(model, train_loader, opt)
+                evaluate(model, val_loader)
+
+        def distill(student, teacher, loader):
+            opt = torch.optim.Adam(student.parameters())
+            student.train()
+            for x in loader:
+                teacher.eval()
+                with torch.no_grad():
+                    t = teacher(x)
+                opt.zero_grad()
+                ((student(x) - t) ** 2).mean().backward()
+                opt.step()
+        """,
+        TR,
+    )
+
+
+FD = {"functional-dropout-always-on"}
+
+
+def test_functional_dropout_without_training_flag():
+    check(
+        """
+        import torch.nn as nn
+        import torch.nn.functional as fn
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, x):
+                h = fn.dropout(self.fc(x), p=0.1)  # expect: functional-dropout-always-on
+                return fn.dropout2d(h, 0.2)  # expect: functional-dropout-always-on
+        """,
+        FD,
+    )
+
+
+def test_functional_dropout_with_training_or_outside_module_is_fine():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        class Block(torch.nn.Module):
+            def forward(self, x):
+                x = F.dropout(x, 0.1, training=self.training)
+                x = F.dropout(x, 0.1, self.training)
+                return F.dropout(x, p=0.5, training=True)  # MC dropout, on purpose
+
+        def augment(x):
+            return F.dropout(x, 0.1)
+        """,
+        FD,
+    )
+
+
+FW = {"direct-forward-call"}
+
+
+def test_direct_forward_call_in_training_loop():
+    check(
+        """
+        import torch
+
+        def train(model, loader, opt):
+            model.train()
+            for x, y in loader:
+                opt.zero_grad()
+                out = model.forward(x)  # expect: direct-forward-call
+                torch.nn.functional.mse_loss(out, y).backward()
+                opt.step()
+        """,
+        FW,
+    )
+
+
+def test_forward_inside_modules_super_and_ddp_is_fine():
+    check(
+        """
+        import torch
+        from torch import nn
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        class Wrapper(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                return self.inner.forward(x) + super().forward(x)
+
+        def train(net, loader, opt):
+            model = DDP(net)
+            model.train()
+            for x in loader:
+                opt.zero_grad()
+                model.forward(x).sum().backward()
+                opt.step()
+        """,
+        FW,
+    )

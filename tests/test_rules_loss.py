@@ -1,0 +1,260 @@
+"""Rules of mlsleuth.scan.rules.loss: probabilities into logit losses, softmax into NLL, unshifted LM labels."""
+
+from __future__ import annotations
+
+from rules_a_helpers import findings, hits, line
+
+SOFTMAX_LOGIT = "softmax-into-logit-loss"
+SOFTMAX_NLL = "softmax-into-nll-loss"
+UNSHIFTED = "causal-lm-unshifted-labels"
+
+
+def test_softmax_assigned_early_and_used_ten_lines_later():
+    src = """
+    import torch.nn.functional as fn
+
+    def train(model, loader, opt):
+        for x, y in loader:
+            logits = model(x)
+            probs = fn.softmax(logits, 1)
+            opt.zero_grad()
+            a = 1
+            b = 2
+            c = 3
+            d = 4
+            e = 5
+            loss = fn.cross_entropy(probs, y)  # <-
+            loss.backward()
+            opt.step()
+    """
+    (f,) = findings(src, SOFTMAX_LOGIT)
+    assert f.location.line == line(src, "# <-")
+    assert "probs = fn.softmax(logits, 1) at line 6" in f.observation
+    assert "fn.cross_entropy(...)" in f.observation
+
+
+def test_criterion_bound_in_init_and_model_ending_in_softmax_module():
+    src = """
+    from torch import nn
+    from torch.nn import CrossEntropyLoss as CE
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Linear(8, 3)
+            self.act = nn.Softmax(dim=-1)
+            self.crit = CE()
+
+        def forward(self, x):
+            return self.act(self.body(x))
+
+        def training_step(self, batch, idx):
+            x, y = batch
+            out = self(x)
+            return self.crit(out, y)  # <-
+    """
+    assert hits(src, SOFTMAX_LOGIT) == {(SOFTMAX_LOGIT, line(src, "# <-"))}
+
+
+def test_sequential_model_and_method_alias_and_sigmoid_into_bce_with_logits():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3), nn.Softmax(dim=1))
+    criterion = nn.CrossEntropyLoss()
+    bce = nn.BCEWithLogitsLoss()
+
+    def step(x, y, z, t):
+        loss = criterion(model(x), y)  # <- seq
+        loss2 = torch.nn.functional.cross_entropy(x.softmax(1), y)  # <- method
+        loss3 = bce(torch.sigmoid(z), t)  # <- sigmoid
+        return loss + loss2 + loss3
+    """
+    assert hits(src, SOFTMAX_LOGIT) == {
+        (SOFTMAX_LOGIT, line(src, "# <- seq")),
+        (SOFTMAX_LOGIT, line(src, "# <- method")),
+        (SOFTMAX_LOGIT, line(src, "# <- sigmoid")),
+    }
+
+
+def test_helper_function_consumer_points_at_call_site():
+    src = """
+    import torch
+    import torch.nn.functional as F
+
+    def compute_loss(pred, target):
+        return F.cross_entropy(pred, target)
+
+    def fit(model, loader, opt):
+        for x, y in loader:
+            p = torch.softmax(model(x), dim=-1)
+            loss = compute_loss(p, y)  # <-
+            loss.backward()
+
+    def evaluate(model, loader):
+        for x, y in loader:
+            print(compute_loss(model(x), y))
+    """
+    (f,) = findings(src, SOFTMAX_LOGIT)
+    assert f.location.line == line(src, "# <-")
+    assert "inside compute_loss()" in f.observation
+
+
+def test_helper_producer_and_criterion_passed_as_argument():
+    src = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    def predict_proba(model, x):
+        return F.softmax(model(x), dim=1)
+
+    def train_one_epoch(model, loader, criterion):
+        for x, y in loader:
+            loss = criterion(predict_proba(model, x), y)  # <-
+            loss.backward()
+
+    train_one_epoch(None, [], nn.CrossEntropyLoss())
+    """
+    assert hits(src, SOFTMAX_LOGIT) == {(SOFTMAX_LOGIT, line(src, "# <-"))}
+
+
+def test_softmax_for_metrics_distillation_targets_and_eval_only_forward_are_not_flagged():
+    src = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            logits = self.fc(x)
+            if self.training:
+                return logits
+            return F.softmax(logits, dim=1)
+
+    def train(model, teacher, loader, opt, T=2.0):
+        crit = nn.CrossEntropyLoss()
+        for x, y in loader:
+            logits = model(x)
+            probs = F.softmax(logits, dim=1)
+            acc = (probs.argmax(1) == y).float().mean()
+            with torch.no_grad():
+                soft_targets = F.softmax(teacher(x) / T, dim=1)
+            kd = F.cross_entropy(logits / T, soft_targets)
+            kl = F.kl_div(F.log_softmax(logits / T, 1), soft_targets, reduction="batchmean")
+            loss = crit(logits, y) + kd + kl + crit(Net()(x), y)
+            nll = F.nll_loss(F.log_softmax(logits, 1), y)
+            bce = nn.BCELoss()(torch.sigmoid(logits[:, 0]), y.float())
+            print(acc, nll, bce)
+            loss.backward()
+    """
+    assert hits(src, SOFTMAX_LOGIT) == set()
+    assert hits(src, SOFTMAX_NLL) == set()
+
+
+def test_softmax_into_nll_loss_through_module_attribute():
+    src = """
+    import torch.nn as nn
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(10, 5)
+            self.sm = nn.Softmax(dim=1)
+            self.loss_fn = nn.NLLLoss()
+
+        def loss(self, x, y):
+            probs = self.sm(self.fc(x))
+            return self.loss_fn(probs, y)  # <-
+    """
+    assert hits(src, SOFTMAX_NLL) == {(SOFTMAX_NLL, line(src, "# <-"))}
+    assert hits(src, SOFTMAX_LOGIT) == set()
+
+
+def test_log_softmax_module_into_nll_is_fine():
+    src = """
+    import torch.nn as nn
+
+    model = nn.Sequential(nn.Linear(10, 5), nn.LogSoftmax(dim=1))
+    loss_fn = nn.NLLLoss()
+
+    def step(x, y):
+        return loss_fn(model(x), y)
+    """
+    assert hits(src) == set()
+
+
+def test_unshifted_causal_lm_loss():
+    src = """
+    import torch.nn.functional as F
+
+    def train_step(model, batch, opt):
+        input_ids = batch["input_ids"].to("cuda")
+        labels = input_ids.clone()
+        logits = model(input_ids).logits
+        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1))  # <-
+        loss.backward()
+        opt.step()
+    """
+    (f,) = findings(src, UNSHIFTED)
+    assert f.location.line == line(src, "# <-")
+    assert "input_ids" in f.message
+
+
+def test_unshifted_loss_with_criterion_object_and_tokens():
+    src = """
+    import torch.nn as nn
+
+    class LM:
+        def __init__(self, net):
+            self.net = net
+            self.crit = nn.CrossEntropyLoss()
+
+        def step(self, tokens):
+            out = self.net(tokens)
+            return self.crit(out.reshape(-1, out.shape[-1]), tokens.reshape(-1))  # <-
+    """
+    assert hits(src, UNSHIFTED) == {(UNSHIFTED, line(src, "# <-"))}
+
+
+def test_shifted_lm_losses_and_internal_shift_and_mlm_are_not_flagged():
+    src = """
+    import torch.nn.functional as F
+
+    def hf_style(model, input_ids):
+        logits = model(input_ids).logits
+        shift_logits = logits[..., :-1, :].contiguous()
+        shift_labels = input_ids[..., 1:].contiguous()
+        return F.cross_entropy(shift_logits.view(-1, shift_logits.size(-1)), shift_labels.view(-1))
+
+    def nanogpt_style(model, data):
+        x, y = data[:, :-1], data[:, 1:]
+        logits = model(x)
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
+
+    def internal(model, input_ids):
+        out = model(input_ids, labels=input_ids)
+        return out.loss
+
+    def mlm_step(model, input_ids, mask, mask_token_id):
+        labels = input_ids.clone()
+        labels[~mask] = -100
+        input_ids[mask] = mask_token_id
+        logits = model(input_ids).logits
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1))
+    """
+    assert hits(src, UNSHIFTED) == set()
+
+
+def test_suppression_comment_silences_one_line():
+    src = """
+    import torch.nn.functional as F
+
+    def f(z, y):
+        return F.cross_entropy(F.softmax(z, 1), y)  # mlsleuth: ignore[softmax-into-logit-loss]
+    """
+    assert hits(src, SOFTMAX_LOGIT) == set()

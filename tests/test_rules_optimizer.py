@@ -1,0 +1,106 @@
+"""Optimizer rules: coupled Adam weight decay, optimizers that miss trainable parameters."""
+
+from __future__ import annotations
+
+from rules_b_helpers import check, messages
+
+WD = {"adam-coupled-weight-decay"}
+
+
+def test_adam_with_weight_decay_is_info():
+    src = """
+        from torch import optim
+        import torch.optim as O
+
+        def make(model):
+            wd = 0.05
+            a = optim.Adam(model.parameters(), lr=1e-3, weight_decay=0.01)  # expect: adam-coupled-weight-decay
+            b = O.Adam(model.parameters(), weight_decay=wd)  # expect: adam-coupled-weight-decay
+            return a, b
+        """
+    check(src, WD)
+    assert {f.severity for f in messages(src, "adam-coupled-weight-decay")} == {"info"}
+
+
+def test_adamw_zero_decay_and_decoupled_flag_are_fine():
+    check(
+        """
+        import torch
+
+        def make(model, args):
+            a = torch.optim.AdamW(model.parameters(), weight_decay=0.01)
+            b = torch.optim.Adam(model.parameters(), weight_decay=0)
+            c = torch.optim.Adam(model.parameters(), weight_decay=0.01, decoupled_weight_decay=True)
+            d = torch.optim.Adam(model.parameters(), weight_decay=args.wd)
+            e = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=5e-4)
+            return a, b, c, d, e
+        """,
+        WD,
+    )
+
+
+MP = {"optimizer-misses-parameters"}
+
+
+def test_optimizer_over_one_submodule():
+    src = """
+        import torch
+        import torch.nn as nn
+
+        class Seq2Seq(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.GRU(16, 32)
+                self.decoder = nn.GRU(32, 32)
+                self.head = nn.Linear(32, 10)
+
+        model = Seq2Seq().to("cpu")
+        optimizer = torch.optim.Adam(model.encoder.parameters(), lr=1e-3)  # expect: optimizer-misses-parameters
+        """
+    check(src, MP)
+    (f,) = messages(src, "optimizer-misses-parameters")
+    assert "model.decoder" in f.message and "model.head" in f.message
+
+
+def test_param_groups_frozen_parts_and_opaque_lists_are_fine():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(8, 8)
+                self.head = nn.Linear(8, 2)
+
+        def a():
+            model = Net()
+            return torch.optim.SGD([
+                {"params": model.backbone.parameters(), "lr": 1e-4},
+                {"params": model.head.parameters()},
+            ], lr=1e-2)
+
+        def b(params):
+            model = Net()
+            return torch.optim.SGD(params, lr=1e-2)
+        """,
+        MP,
+    )
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(8, 8)
+                self.head = nn.Linear(8, 2)
+
+        model = Net()
+        model.backbone.requires_grad_(False)
+        optimizer = torch.optim.Adam(model.head.parameters())
+        """,
+        MP,
+    )

@@ -1,0 +1,5 @@
+"""Never trains: waits forever."""
+import time
+
+while True:
+    time.sleep(1)

@@ -1,0 +1,2 @@
+def done():
+    print("helper reached")

@@ -1,0 +1,43 @@
+"""Zoo case label_out_of_range (buggy): 1-based labels for a 4-class output"""
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+N_IN, N_CLASSES, BATCH = 8, 4, 64
+TEACHER = torch.randn(N_IN, N_CLASSES)
+
+
+def make_batch():
+    x = torch.randn(BATCH, N_IN)
+    y = (x @ TEACHER).argmax(1) + 1  # classes numbered 1..4 in the source data
+    return x, y
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(N_IN, 32)
+        self.act = nn.ReLU()
+        self.fc2 = nn.Linear(32, N_CLASSES)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+model = Net()
+optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+loss_fn = nn.CrossEntropyLoss()
+
+for step in range(200):
+    x, y = make_batch()
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    if step % 50 == 0:
+        model.eval()
+        with torch.no_grad():
+            xv, yv = make_batch()
+            acc = (model(xv).argmax(1) == yv).float().mean()
+        model.train()
+        print(step, loss.item(), acc.item())
