@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from zoo.run_zoo import CASES, run_zoo  # noqa: E402
+from zoo.run_zoo import CASES, run_zoo
 
 
 def main() -> int:

@@ -26,7 +26,7 @@ def kinds_lines(trace):
 
 
 def test_events_in_order_with_aliases_and_objects():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         import torch
         import torch.optim as O
@@ -55,7 +55,7 @@ def test_events_in_order_with_aliases_and_objects():
 
 
 def test_helper_inlined_with_parameters_mapped_and_nesting():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         import torch
 
@@ -76,7 +76,7 @@ def test_helper_inlined_with_parameters_mapped_and_nesting():
     )
     trace = trace_of(model, "fit")
     assert [e.kind for e in trace.events] == ["train", "backward", "step", "zero_grad", "eval"]
-    train, backward, step, zero, ev = trace.events
+    train, _backward, step, _zero, _ev = trace.events
     assert train.target == "model" and train.via and train.via[0].lineno == 15
     assert step.obj is not None and step.obj.name == "Adam"  # `optimizer` parameter mapped to `opt`
     assert len(step.loops) == 2 and step.loops[0].lineno == 14 and step.loops[1].lineno == 6
@@ -88,7 +88,7 @@ def test_helper_inlined_with_parameters_mapped_and_nesting():
 
 
 def test_methods_of_one_class_and_self_attributes():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         from torch import optim
         from torch.cuda.amp import GradScaler
@@ -121,7 +121,7 @@ def test_methods_of_one_class_and_self_attributes():
 
 
 def test_guards_and_accumulation_and_branches():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         def train(model, loader, opt, accum):
             for i, batch in enumerate(loader):
@@ -143,7 +143,7 @@ def test_guards_and_accumulation_and_branches():
 
 
 def test_lbfgs_closure_is_inlined_before_the_step():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         import torch
         def fit(model, x, y):
@@ -162,7 +162,7 @@ def test_lbfgs_closure_is_inlined_before_the_step():
 
 
 def test_no_grad_context_lightning_and_accelerate():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         import torch
         import lightning as L
@@ -195,7 +195,7 @@ def test_no_grad_context_lightning_and_accelerate():
 
 
 def test_grad_set_to_none_and_trainer_train_ignored():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         def loop(model, opt, trainer, data):
             trainer.train()
@@ -236,7 +236,7 @@ def test_scheduler_units():
 
 
 def test_library_code_without_training_has_no_traces():
-    ctx, model = model_of(
+    _ctx, model = model_of(
         """
         class Buffer:
             def step(self):
@@ -247,3 +247,81 @@ def test_library_code_without_training_has_no_traces():
         """
     )
     assert all(e.kind != "backward" for t in model.traces for e in t.events)
+
+
+def test_unusual_syntax_does_not_crash_any_rule():
+    from mlsleuth.scan.analyze import analyze_source
+
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+
+        async def agen(model, aloader, opt):
+            async for x in aloader:
+                async with ctx():
+                    opt.zero_grad()
+                    (loss := model(x).sum()).backward()
+                    opt.step()
+
+        def recurse(model, opt, n):
+            if n:
+                recurse(model, opt, n - 1)
+            for x in range(n):
+                match x:
+                    case 0:
+                        opt.step()
+                    case _:
+                        model(x).backward()
+
+        def star(model, opt, data):
+            for x in data:
+                try:
+                    model(x).backward()
+                    opt.step()
+                except* ValueError:
+                    pass
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = [*map(nn.Linear, [1, 2], [2, 3])]
+                self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+            def step(self, x):
+                self.step(x)
+                self.opt.step(lambda: self(x).sum().backward())
+                (lambda: 0)().backward()
+                [a for a in x][0].step()
+                getattr(self, "opt").step()
+        """
+    )
+    result = analyze_source(source, "weird.py")
+    assert result.errors == [], [e.message + (e.detail or "") for e in result.errors]
+
+
+def test_comprehension_counts_as_a_loop():
+    _ctx, model = model_of(
+        """
+        import torch
+
+        def step(model, batch, opt):
+            opt.zero_grad()
+            model(batch).sum().backward()
+            opt.step()
+            return 0.0
+
+        def fit(model, data, epochs):
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
+            for epoch in range(epochs):
+                losses = [step(model, b, opt) for b in data if b is not None]
+                sched.step()
+        """
+    )
+    trace = trace_of(model, "fit")
+    step = next(e for e in trace.events if e.kind == "step")
+    assert len(step.loops) == 2 and isinstance(step.loops[1], ast.ListComp)
+    assert trace.loop_parent[step.loops[1]] is step.loops[0]
+    sched = next(e for e in trace.events if e.kind == "sched_step")
+    assert sched.loops == (step.loops[0],)

@@ -52,6 +52,9 @@ def project(tmp_path: Path) -> Path:
     (root / "src" / "util.py").write_text(CLEAN)
     (tmp_path / "outside.py").write_text(BUGGY)
     (root / "link_out.py").symlink_to(tmp_path / "outside.py")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "leak.py").write_text(BUGGY)
+    (root / "linked_dir").symlink_to(tmp_path / "elsewhere")
     return root
 
 
@@ -111,7 +114,7 @@ def test_scan_finds_bugs_pages_and_reports_progress(server, mode: str) -> None:
     rules = {f["rule"] for f in report["findings"]}
     assert {"softmax-into-logit-loss", "nan-equality-check"} <= rules
     assert all(f["location"]["path"] == "src/train.py" for f in report["findings"])
-    assert json.loads(full.content[0].text)["findings"] == report["findings"]
+    assert json.loads(full.content[0].text)["findings"] == _without_none(report["findings"])
     assert page1.structured_content["truncated"] is True
     assert page1.structured_content["summary"]["stats"]["next_offset"] == 1
     assert page2.structured_content["findings"][0]["rule"] == report["findings"][1]["rule"]
@@ -122,9 +125,29 @@ def test_scan_finds_bugs_pages_and_reports_progress(server, mode: str) -> None:
     assert not (Path(report["summary"]["stats"]["cache"]).is_relative_to(Path(server_root(server))))
 
 
+def _without_none(value):
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
+
+
 def server_root(server) -> str:
     # The root the server was built with, as the tools see it (for assertions only).
     return str(Path(os.environ["XDG_CACHE_HOME"]).parent / "project")
+
+
+def test_scanning_the_root_never_reports_files_outside_it(server) -> None:
+    async def go():
+        async with Client(server) as c:
+            return await c.call_tool("scan", {})
+
+    report = run(go).structured_content
+    paths = {f["location"]["path"] for f in report["findings"]}
+    assert paths == {"src/train.py"}  # not link_out.py, not linked_dir/leak.py
+    assert report["summary"]["stats"]["withheld_outside_root"] == 4  # 2 findings in each linked file
+    assert "outside" not in json.dumps(report["findings"])
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -350,9 +373,58 @@ def test_heavy_modules_are_not_imported_by_the_server() -> None:
     import subprocess
 
     code = (
-        "import sys; from mlsleuth.mcp_server import build_server; build_server('.'); "
+        "import sys; from mlsleuth.cli import build_parser; build_parser(); "
+        "from mlsleuth.mcp_server import build_server; build_server('.'); "
         "heavy = [m for m in ('torch', 'numpy', 'scipy', 'matplotlib', 'pandas') if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_scan_with_hundreds_of_findings_stays_within_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "big"
+    root.mkdir()
+    for i in range(120):
+        (root / f"m{i:03d}.py").write_text(BUGGY)  # 2+ findings each
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    srv = build_server(root)
+
+    async def go():
+        async with Client(srv) as c:
+            pages, offset = [], 0
+            while True:
+                r = await c.call_tool("scan", {"max_findings": 200, "offset": offset})
+                pages.append(r)
+                stats = r.structured_content["summary"]["stats"]
+                if not r.structured_content["truncated"]:
+                    return pages
+                offset = stats["next_offset"]
+
+    pages = run(go)
+    total = pages[0].structured_content["summary"]["stats"]["total_findings"]
+    assert total >= 240 and len(pages) >= 2
+    seen = [(f["location"]["path"], f["location"]["line"], f["rule"]) for p in pages for f in p.structured_content["findings"]]
+    assert len(seen) == total and len(set(seen)) == total  # every finding exactly once
+    for p in pages:
+        structured = len(json.dumps(p.structured_content, separators=(",", ":")))
+        assert structured <= 41_000
+        assert len(p.content[0].text) < structured  # the text copy omits empty fields
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_template_arguments_complete(server, mode: str) -> None:
+    from mcp.types import ResourceTemplateReference
+
+    chapters = sorted(d.name for d in skill_files.list_docs() if d.section == "refs")
+    rule_ids = list(load_all())
+
+    async def go():
+        async with Client(server, mode=mode) as c:
+            refs = await c.complete(ResourceTemplateReference(type="ref/resource", uri="mlsleuth://refs/{name}"), {"name": "name", "value": ""})
+            rules = await c.complete(ResourceTemplateReference(type="ref/resource", uri="mlsleuth://rules/{rule_id}"), {"name": "rule_id", "value": "nan-"})
+            return refs, rules
+
+    refs, rules = run(go)
+    assert sorted(refs.completion.values) == chapters
+    assert rules.completion.values == [r for r in rule_ids if r.startswith("nan-")] and rules.completion.values

@@ -215,3 +215,43 @@ def test_stdio_stdout_carries_only_protocol(project: Path) -> None:
     assert replies[3]["result"]["isError"] is True
     assert replies[4]["result"]["isError"] is True
     assert "mlsleuth serve:" in err  # logging went to stderr
+
+
+@pytest.mark.parametrize("how", ["sigterm", "stdin-closed"])
+def test_stopping_the_server_kills_running_user_code(project: Path, tmp_path: Path, how: str) -> None:
+    """An IDE stopping the server mid-call (SIGTERM, or closing its stdin) must not leave a training run behind."""
+    import os
+    import signal
+    import subprocess
+
+    work = tmp_path / "work"
+    work.mkdir()
+    p = params(project)
+    proc = subprocess.Popen([p.command, *p.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **p.env})
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "probe_child", "arguments": {"workdir": str(work), "seconds": 120}}},
+    ]
+    try:
+        for m in messages:
+            proc.stdin.write((json.dumps(m) + "\n").encode())
+            proc.stdin.flush()
+        pidfile = work / "pids.txt"
+        deadline = time.monotonic() + 60
+        while not pidfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pids = [int(x) for x in pidfile.read_text().split()]
+        if how == "sigterm":
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == -signal.SIGTERM
+        else:
+            proc.stdin.close()
+            assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while any(_alive(x) for x in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(x) for x in pids)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pydantic_core
@@ -17,6 +16,7 @@ from mlsleuth.serving.bounding import bound_report
 from mlsleuth.serving.http_auth import BearerTokenMiddleware, TokenError, check_token
 from mlsleuth.serving.install import InstallError, install_skill
 from mlsleuth.serving.paths import resolve_in_root
+from mlsleuth.serving.running import WorkCancelled, run_in_thread
 
 
 # -- paths ---------------------------------------------------------------------------------
@@ -95,7 +95,7 @@ def test_bound_pages_through_every_finding_exactly_once() -> None:
 def test_bound_enforces_the_character_budget() -> None:
     report = _report(150, observation="x" * 1500)
     page = bound_report(report, max_findings=150, char_budget=30_000)
-    size = len(pydantic_core.to_json(page, indent=2))
+    size = len(pydantic_core.to_json(page))
     assert size <= 30_000
     assert page.truncated and page.summary.stats["cut_by_size"]
     assert 5 < len(page.findings) < 150
@@ -111,7 +111,7 @@ def test_bound_clips_huge_fields_and_error_lists() -> None:
     assert 1 <= len(page.errors) <= 50 and page.truncated
     assert page.summary.stats["errors_not_shown"] == 80 - len(page.errors)
     assert all(len(e.detail or "") < 5_000 for e in page.errors)
-    assert len(pydantic_core.to_json(page, indent=2)) < 60_000
+    assert len(pydantic_core.to_json(page)) < 60_000
 
 
 def test_bound_small_report_is_untouched() -> None:
@@ -186,6 +186,13 @@ def test_install_copies_refuses_a_different_install_and_forces(tmp_path: Path) -
     assert (dest / "refs" / "nan.md").read_text() == "# NaN hunting\n\nbody\n"
     assert not (dest / "stale.md").exists()
     assert sorted(p.name for p in dest.parent.iterdir()) == ["mlsleuth"]  # no staging leftovers
+
+
+def test_install_warns_when_the_folder_name_differs_from_the_skill_name(tmp_path: Path) -> None:
+    src = _fake_skill(tmp_path / "src")
+    assert install_skill(tmp_path / "skills" / "mlsleuth", source=src).warnings == []
+    odd = install_skill(tmp_path / "skills" / "ml-debug", source=src)
+    assert odd.action == "installed" and "named 'mlsleuth'" in odd.warnings[0]
 
 
 def test_install_refuses_a_file_in_the_way(tmp_path: Path) -> None:
@@ -268,14 +275,219 @@ def test_serve_refuses_http_without_token_or_off_loopback(monkeypatch: pytest.Mo
     assert "not a directory" in capsys.readouterr().err
 
 
-def test_plugin_manifest_and_mcp_json_are_consistent() -> None:
+def test_plugin_layout_ships_skill_and_server() -> None:
+    """The repository root is a Claude Code plugin.
+
+    The manifest declares no `skills` path and there is no `skills/` folder:
+    Claude Code then loads the plugin root's SKILL.md as the plugin's skill
+    (named by its front matter), whereas `"skills": ["./"]` is rejected by some
+    Claude Code versions as escaping the plugin folder. The server comes from
+    `.mcp.json` at the plugin root, launched in the user's project folder.
+    """
     repo = Path(__file__).resolve().parents[1]
     manifest = json.loads((repo / ".claude-plugin" / "plugin.json").read_text())
-    assert manifest["name"] == "mlsleuth"
     import mlsleuth
 
-    assert manifest["version"] == mlsleuth.__version__
-    mcp_json = json.loads((repo / manifest["mcpServers"]).read_text())
-    server = mcp_json["mcpServers"]["mlsleuth"]
-    assert server["command"] == "mlsleuth" and server["args"][0] == "serve"
-    assert os.path.basename(manifest["mcpServers"]) == ".mcp.json"
+    assert manifest["name"] == "mlsleuth" and manifest["version"] == mlsleuth.__version__
+    assert "skills" not in manifest and not (repo / "skills").exists()
+    front = (repo / "SKILL.md").read_text(encoding="utf-8").split("---")[1]
+    assert "\nname: mlsleuth\n" in front
+    server = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["mlsleuth"]
+    assert server["command"] == "mlsleuth" and server["args"] == ["serve"]
+    assert "${" not in json.dumps(server)
+
+
+# -- PreparedRun runner edge cases ------------------------------------------------------------------------
+def _probe(tmp_path: Path, seconds: float = 0.2, mode: str = "ok"):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        from test_mcp_probe_tools import prepare_probe
+    finally:
+        sys.path.pop(0)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    return prepare_probe(tmp_path, seconds, mode, 60)
+
+
+def test_run_prepared_start_failure_is_a_report(tmp_path: Path) -> None:
+    import anyio
+    from mlsleuth.serving.running import run_prepared
+
+    prepared = _probe(tmp_path)
+    prepared.child.argv[0] = str(tmp_path / "no-such-python")
+    scratch = prepared.child.scratch
+    report = anyio.run(lambda: run_prepared(prepared, None, tool="probe", what="probe"))
+    assert report.errors[0].kind == "start-failed" and "no-such-python" in report.errors[0].message
+    assert not scratch.exists()
+
+
+def test_run_prepared_survives_a_broken_to_report(tmp_path: Path) -> None:
+    import anyio
+    from mlsleuth.serving.running import run_prepared
+
+    prepared = _probe(tmp_path)
+
+    def broken(result):
+        raise KeyError("status")
+
+    prepared.to_report = broken
+    report = anyio.run(lambda: run_prepared(prepared, None, tool="probe", what="probe"))
+    assert report.errors[0].kind == "internal-error"
+    assert "exited with status 0" in report.errors[0].message and "KeyError" in report.errors[0].message
+
+
+def test_run_prepared_queues_beyond_the_concurrency_limit(tmp_path: Path) -> None:
+    import anyio
+    from mlsleuth.serving import running
+
+    messages: list[str] = []
+
+    class Ctx:
+        async def report_progress(self, progress, total=None, message=None):
+            messages.append(message or "")
+
+    reports: list = []
+
+    async def go():
+        running._run_limiter = None  # a fresh limiter for this event loop
+        async with anyio.create_task_group() as tg:
+            for i in range(running.MAX_CONCURRENT_RUNS + 1):
+                prepared = _probe(tmp_path / f"run{i}", seconds=1.5)
+
+                async def one(p=prepared):
+                    reports.append(await running.run_prepared(p, Ctx(), tool="probe", what="probe"))
+
+                tg.start_soon(one)
+
+    anyio.run(go)
+    assert len(reports) == running.MAX_CONCURRENT_RUNS + 1
+    assert all(r.findings and r.findings[0].rule == "probe-finished" for r in reports)
+    assert any("waiting for another run" in m for m in messages)
+
+
+# -- stats / measurements trimming ---------------------------------------------------------------------------
+def test_bound_drops_oversized_stats_tables_but_keeps_small_ones() -> None:
+    report = _report(2)
+    report.summary.stats.update({"table": [{"value": i, "mean": i * 0.5, "ci": [0, 1]} for i in range(5000)], "seconds": 1.5})
+    page = bound_report(report, max_findings=10, char_budget=40_000)
+    assert "table" not in page.summary.stats and page.summary.stats["omitted_stats"] == ["table"]
+    assert page.summary.stats["seconds"] == 1.5 and len(page.findings) == 2
+    assert page.truncated
+    assert len(pydantic_core.to_json(page)) < 40_000
+
+
+def test_measurements_are_trimmed_largest_first() -> None:
+    report = _report(1)
+    report.findings[0].measurements = {"step": 3, "op": "aten::exp", "series": list(range(5000))}
+    page = bound_report(report, max_findings=5)
+    m = page.findings[0].measurements
+    assert m["step"] == 3 and m["op"] == "aten::exp" and "series" not in m and m["omitted"] == ["series"]
+
+
+# -- worker-thread runner ---------------------------------------------------------------------------
+def _stoppable_work(stopped, seconds: float):
+    import time
+
+    def work(progress):
+        steps = int(seconds / 0.01)
+        try:
+            for i in range(steps):
+                progress(i, steps)
+                time.sleep(0.01)
+        except WorkCancelled:
+            stopped.set()
+            raise
+        return "done"
+
+    return work
+
+
+def test_run_in_thread_times_out_and_stops_the_worker() -> None:
+    import threading
+
+    import anyio
+
+    stopped = threading.Event()
+    with pytest.raises(ToolError, match="did not finish within"):
+        anyio.run(lambda: run_in_thread(_stoppable_work(stopped, 60), None, timeout_s=0.3, what="scanning"))
+    assert stopped.wait(3), "the worker thread kept running after the timeout"
+
+
+def test_run_in_thread_cancel_stops_the_worker() -> None:
+    import threading
+
+    import anyio
+
+    stopped = threading.Event()
+
+    async def go():
+        with anyio.move_on_after(0.3):
+            await run_in_thread(_stoppable_work(stopped, 60), None, timeout_s=30, what="scanning")
+
+    anyio.run(go)
+    assert stopped.wait(3), "the worker thread kept running after the cancel"
+
+
+def test_run_in_thread_reports_increasing_progress_and_returns() -> None:
+    import threading
+
+    import anyio
+
+    sent: list[tuple[float, float | None, str | None]] = []
+
+    class Ctx:
+        async def report_progress(self, progress, total=None, message=None):
+            sent.append((progress, total, message))
+
+    result = anyio.run(lambda: run_in_thread(_stoppable_work(threading.Event(), 2.5), Ctx(), timeout_s=30, what="scanning", unit="files"))
+    assert result == "done"
+    assert len(sent) >= 2
+    values = [p for p, _, _ in sent]
+    assert values == sorted(values) and len(set(values)) == len(values)
+    assert all("scanning" in (m or "") for _, _, m in sent)
+
+
+def test_run_in_thread_passes_tool_errors_through() -> None:
+    import anyio
+
+    def work(progress):
+        raise ToolError("bad selection")
+
+    with pytest.raises(ToolError, match="bad selection"):
+        anyio.run(lambda: run_in_thread(work, None, timeout_s=5, what="x"))
+
+
+def test_killing_a_stubborn_child_does_not_stall_the_event_loop(tmp_path: Path) -> None:
+    """A child that ignores SIGTERM takes the grace period to die; other requests keep being served."""
+    import sys
+    import time
+
+    import anyio
+    from mlsleuth.childproc import ChildRun
+
+    script = tmp_path / "stubborn.py"
+    script.write_text("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(600)\n")
+    child = ChildRun([sys.executable, str(script)], cwd=tmp_path, timeout_s=120, keep_scratch=True)
+    gaps: list[float] = []
+
+    async def ticker():
+        last = time.monotonic()
+        while True:
+            await anyio.sleep(0.05)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+
+    async def go():
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ticker)
+            with anyio.move_on_after(1.5):  # give the child time to install its handler
+                await child.wait_async()
+            tg.cancel_scope.cancel()
+
+    started = time.monotonic()
+    anyio.run(go)
+    assert time.monotonic() - started >= 1.5 + 1.5  # the TERM grace period really elapsed
+    assert child.proc.poll() is not None
+    assert max(gaps) < 1.0, f"the event loop stalled for {max(gaps):.1f}s"

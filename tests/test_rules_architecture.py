@@ -83,3 +83,19 @@ def test_wrapped_or_registered_containers_are_fine():
         """,
         R,
     )
+
+
+def test_loss_functions_in_a_dict_are_fine():
+    check(
+        """
+        from torch import nn
+        from torch.nn import CrossEntropyLoss, SmoothL1Loss
+
+        class Pretraining(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(8, 8)
+                self.loss_fcts = {"l2": SmoothL1Loss(reduction="none"), "ce": CrossEntropyLoss()}
+        """,
+        R,
+    )

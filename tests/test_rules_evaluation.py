@@ -234,3 +234,101 @@ def test_forward_inside_modules_super_and_ddp_is_fine():
         """,
         FW,
     )
+
+
+NS = {"train-mode-never-set"}
+
+
+def test_from_pretrained_trained_without_train_call():
+    src = """
+        import torch
+        from transformers import AutoModelForSequenceClassification
+
+        model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased").to("cuda")
+        optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+        for batch in loader:  # expect: train-mode-never-set
+            optimizer.zero_grad()
+            out = model(**batch)
+            out.loss.backward()
+            optimizer.step()
+        """
+    check(src, NS)
+    (f,) = messages(src, "train-mode-never-set")
+    assert "line 5" in f.message and "model.training" in f.next_test
+
+
+def test_from_pretrained_with_train_call_is_fine():
+    check(
+        """
+        import torch
+        from transformers import AutoModel
+
+        def fit(loader):
+            model = AutoModel.from_pretrained("x")
+            optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
+            model.train()
+            for batch in loader:
+                optimizer.zero_grad()
+                model(**batch).loss.backward()
+                optimizer.step()
+        """,
+        NS,
+    )
+
+
+def test_inline_evaluation_in_training_loop_followed_by_train():
+    src = """
+        import torch
+
+        def fit(model, opt, make_batch, loss_fn):
+            for step in range(200):
+                x, y = make_batch()
+                opt.zero_grad()
+                loss_fn(model(x), y).backward()
+                opt.step()
+                if step % 50 == 0:
+                    with torch.no_grad():
+                        acc = (model(x).argmax(1) == y).float().mean()  # expect: eval-without-eval-mode
+                    model.train()
+        """
+    check(src, EV)
+    (f,) = messages(src, "eval-without-eval-mode")
+    assert "line 13" in f.message
+
+
+def test_inline_evaluation_with_eval_or_without_train_is_fine():
+    check(
+        """
+        import torch
+
+        def fit(model, opt, make_batch, loss_fn, ema):
+            for step in range(200):
+                x, y = make_batch()
+                opt.zero_grad()
+                loss_fn(model(x), y).backward()
+                opt.step()
+                with torch.no_grad():
+                    ema.update(model)
+                if step % 50 == 0:
+                    model.eval()
+                    with torch.no_grad():
+                        acc = (model(x).argmax(1) == y).float().mean()
+                    model.train()
+        """,
+        EV,
+    )
+
+
+def test_eval_mode_context_manager_counts():
+    check(
+        """
+        import torch
+        from utils import eval_mode
+
+        def evaluate(model, loader):
+            with eval_mode(model), torch.no_grad():
+                for x, y in loader:
+                    out = model(x)
+        """,
+        EV,
+    )

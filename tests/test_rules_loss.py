@@ -191,6 +191,7 @@ def test_log_softmax_module_into_nll_is_fine():
 def test_unshifted_causal_lm_loss():
     src = """
     import torch.nn.functional as F
+    from transformers import AutoModelForCausalLM
 
     def train_step(model, batch, opt):
         input_ids = batch["input_ids"].to("cuda")
@@ -209,7 +210,7 @@ def test_unshifted_loss_with_criterion_object_and_tokens():
     src = """
     import torch.nn as nn
 
-    class LM:
+    class GPTTrainer:
         def __init__(self, net):
             self.net = net
             self.crit = nn.CrossEntropyLoss()
@@ -224,6 +225,7 @@ def test_unshifted_loss_with_criterion_object_and_tokens():
 def test_shifted_lm_losses_and_internal_shift_and_mlm_are_not_flagged():
     src = """
     import torch.nn.functional as F
+    # causal language model
 
     def hf_style(model, input_ids):
         logits = model(input_ids).logits
@@ -258,3 +260,89 @@ def test_suppression_comment_silences_one_line():
         return F.cross_entropy(F.softmax(z, 1), y)  # mlsleuth: ignore[softmax-into-logit-loss]
     """
     assert hits(src, SOFTMAX_LOGIT) == set()
+
+
+def test_inline_module_call_alias_spellings_and_module_level_criterion():
+    src = """
+    import torch
+    from torch.nn import functional as Fn
+    from torch.nn.modules.loss import CrossEntropyLoss
+    import torch.nn as tnn
+
+    criterion = CrossEntropyLoss(label_smoothing=0.1)
+
+    def step(model, x, y):
+        a = criterion(tnn.Softmax(dim=1)(model(x)), y)  # <- a
+        b = Fn.cross_entropy(torch.special.softmax(model(x), 1), y)  # <- b
+        return a + b
+    """
+    assert hits(src, SOFTMAX_LOGIT) == {
+        (SOFTMAX_LOGIT, line(src, "# <- a")),
+        (SOFTMAX_LOGIT, line(src, "# <- b")),
+    }
+
+
+def test_observation_names_producer_and_consumer_lines():
+    src = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    crit = nn.CrossEntropyLoss()
+
+    def step(model, x, y):
+        probs = F.softmax(model(x), dim=1)
+        return crit(probs, y)
+    """
+    (f,) = findings(src, SOFTMAX_LOGIT)
+    assert f.location.line == 8
+    assert f.observation.startswith("probs = F.softmax(model(x), dim=1) at line 7 flows into crit(...) at line 8")
+    assert f.severity == "error" and f.category == "loss"
+    assert "logits" in f.next_test
+
+
+def test_shadowed_names_and_unrelated_softmax_methods_are_not_flagged():
+    src = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Gate:
+        def softmax(self, x):
+            return x
+
+    def step(model, x, y, gate):
+        crit = nn.CrossEntropyLoss()
+        out = F.softmax(model(x), dim=1)
+        print(out.max())
+        out = model(x)
+        loss = crit(out, y)
+        other = crit(gate.scores(x), y)
+        return loss + other
+    """
+    assert hits(src, SOFTMAX_LOGIT) == set()
+
+
+def test_sequence_autoencoder_reconstructing_its_tokens_is_not_flagged():
+    src = """
+    import torch.nn.functional as F
+
+    def recon_step(autoencoder, tokens, opt):
+        logits = autoencoder(tokens)
+        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), tokens.view(-1))
+        loss.backward()
+        opt.step()
+    """
+    assert hits(src, UNSHIFTED) == set()
+
+
+def test_notebook_observations_name_cells_not_joined_lines():
+    from pathlib import Path
+
+    from mlsleuth.config import Config
+    from mlsleuth.scan.engine import scan_paths
+
+    case = Path(__file__).parent / "scan_corpus" / "a_classifier_nb" / "buggy.ipynb"
+    report = scan_paths([case], root=case.parent, config=Config(), use_cache=False, jobs=1)
+    (f,) = [f for f in report.findings if f.rule == SOFTMAX_NLL]
+    assert (f.location.cell, f.location.line) == (4, 9)
+    assert "nn.Softmax() at cell 3 line 5" in f.observation
+    assert "nll(...) at cell 4 line 9" in f.observation

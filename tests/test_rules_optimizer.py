@@ -80,10 +80,24 @@ def test_param_groups_frozen_parts_and_opaque_lists_are_fine():
                 {"params": model.backbone.parameters(), "lr": 1e-4},
                 {"params": model.head.parameters()},
             ], lr=1e-2)
+        """,
+        MP,
+    )
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(8, 8)
+                self.head = nn.Linear(8, 2)
 
         def b(params):
             model = Net()
-            return torch.optim.SGD(params, lr=1e-2)
+            head = torch.optim.SGD(model.head.parameters(), lr=1e-2)
+            return torch.optim.SGD(params, lr=1e-2), head
         """,
         MP,
     )
@@ -103,4 +117,47 @@ def test_param_groups_frozen_parts_and_opaque_lists_are_fine():
         optimizer = torch.optim.Adam(model.head.parameters())
         """,
         MP,
+    )
+
+
+UF = {"unfrozen-after-optimizer-built"}
+
+
+def test_gradual_unfreezing_after_filtered_optimizer():
+    check(
+        """
+        import torch
+
+        def finetune(model, loader, train_epoch, epochs):
+            for p in model.backbone.parameters():
+                p.requires_grad = False
+            opt = torch.optim.AdamW(filter(lambda p: p.requires_grad, model.parameters()), lr=1e-4)
+            for epoch in range(epochs):
+                if epoch == 5:
+                    model.backbone.requires_grad_(True)  # expect: unfrozen-after-optimizer-built
+                train_epoch(model, loader, opt)
+        """,
+        UF,
+    )
+
+
+def test_unfreeze_with_rebuilt_optimizer_or_unfiltered_params_is_fine():
+    check(
+        """
+        import torch
+
+        def a(model):
+            model.backbone.requires_grad_(False)
+            opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            model.backbone.requires_grad_(True)
+            return opt
+
+        def b(model):
+            model.backbone.requires_grad_(False)
+            opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad])
+            model.backbone.requires_grad_(True)
+            opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad])
+            return opt
+        """,
+        UF,
     )

@@ -597,3 +597,233 @@ def test_detached_target_network_is_fine():
         """,
         LOSS | ZG,
     )
+
+
+# -- retain_graph, no_grad ----------------------------------------------------------------------------------
+
+
+def test_retain_graph_single_backward_per_step():
+    src = """
+        import torch
+
+        def tbptt(rnn, head, chunks, opt):
+            hidden = None
+            for x, y in chunks:
+                opt.zero_grad()
+                out, hidden = rnn(x, hidden)
+                loss = torch.nn.functional.mse_loss(head(out), y)
+                loss.backward(retain_graph=True)  # expect: retain-graph-in-loop
+                opt.step()
+        """
+    check(src, {"retain-graph-in-loop"})
+    (f,) = messages(src, "retain-graph-in-loop")
+    assert f.severity == "info" and ".detach()" in f.message
+
+
+def test_retain_graph_needed_for_second_backward_is_fine():
+    check(
+        """
+        def two_losses(model, loader, opt):
+            for x in loader:
+                opt.zero_grad()
+                feats = model.encoder(x)
+                rec = model.decoder(feats).pow(2).mean()
+                reg = feats.abs().mean()
+                rec.backward(retain_graph=True)
+                reg.backward()
+                opt.step()
+        """,
+        {"retain-graph-in-loop"},
+    )
+
+
+def test_backward_under_no_grad_decorator_and_block():
+    check(
+        """
+        import torch
+
+        @torch.no_grad()
+        def train_epoch(model, loader, opt, crit):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = crit(model(x), y)
+                loss.backward()  # expect: backward-under-no-grad
+                opt.step()
+
+        def train2(model, loader, opt, crit):
+            for x, y in loader:
+                opt.zero_grad()
+                with torch.no_grad():
+                    loss = crit(model(x), y)
+                    loss.backward()  # expect: backward-under-no-grad
+                opt.step()
+        """,
+        {"backward-under-no-grad"},
+    )
+
+
+def test_no_grad_for_frozen_teacher_only_is_fine():
+    check(
+        """
+        import torch
+
+        def distill(student, teacher, loader, opt, crit):
+            for x, y in loader:
+                with torch.no_grad():
+                    soft = teacher(x).softmax(-1)
+                opt.zero_grad()
+                loss = crit(student(x), soft)
+                loss.backward()
+                opt.step()
+
+        def odd_but_valid(model, loader, opt, crit):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = crit(model(x), y)
+                with torch.no_grad():
+                    loss.backward()
+                opt.step()
+        """,
+        {"backward-under-no-grad"},
+    )
+
+
+def test_loss_rewrapped_from_numpy_metric_helper():
+    check(
+        """
+        import torch
+
+        def iou(pred, target):
+            p = pred.detach().cpu().numpy() > 0.5
+            return (p & target).sum() / ((p | target).sum() + 1e-6)
+
+        def train(model, loader, opt):
+            for x, target in loader:
+                opt.zero_grad()
+                loss = torch.tensor(1 - iou(model(x), target), requires_grad=True)  # expect: loss-rewrapped-after-graph-cut
+                loss.backward()
+                opt.step()
+        """,
+        LOSS,
+    )
+
+
+def test_leaf_tensor_with_requires_grad_outside_training_is_fine():
+    check(
+        """
+        import torch
+
+        def check_grad():
+            w = torch.tensor([1.0, 2.0], requires_grad=True)
+            loss = (w ** 2).sum()
+            loss.backward()
+            return w.grad
+
+        def train(model, loader, opt):
+            for x, y in loader:
+                opt.zero_grad()
+                scale = torch.tensor(2.0, requires_grad=True)
+                loss = (model(x) - y).pow(2).mean() * scale
+                loss.backward()
+                opt.step()
+        """,
+        LOSS,
+    )
+
+
+TERM = {"loss-term-cut-from-graph"}
+
+
+def test_regulariser_added_as_python_number():
+    src = """
+        def train(model, loader, opt, crit, lam=1e-4):
+            for x, y in loader:
+                opt.zero_grad()
+                l2 = sum(p.pow(2).sum() for p in model.parameters())
+                penalty = lam * l2.item()
+                loss = crit(model(x), y) + penalty  # expect: loss-term-cut-from-graph
+                loss.backward()
+                opt.step()
+        """
+    check(src, TERM)
+    (f,) = messages(src, "loss-term-cut-from-graph")
+    assert "l2.item()" in f.message
+
+
+def test_item_used_only_for_logging_is_fine():
+    check(
+        """
+        def train(model, loader, opt, crit, lam=1e-4):
+            for x, y in loader:
+                opt.zero_grad()
+                l2 = sum(p.pow(2).sum() for p in model.parameters())
+                loss = crit(model(x), y) + lam * l2
+                logged = loss.item() + 0.0
+                loss.backward()
+                opt.step()
+                print(logged, float(l2) * lam)
+        """,
+        TERM,
+    )
+
+
+def test_manual_grad_zeroing_forms_count_as_zero_grad():
+    check(
+        """
+        def train(model, loader, optimizer):
+            for x in loader:
+                for p in model.parameters():
+                    if p.grad is not None:
+                        p.grad.data.zero_()
+                model(x).sum().backward()
+                optimizer.step()
+
+        def train2(model, loader, optimizer):
+            for x in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                for p in model.parameters():
+                    p.grad.fill_(0)
+        """,
+        ZG,
+    )
+
+
+def test_scheduler_seen_through_accelerator_prepare():
+    src = """
+        import torch
+        from accelerate import Accelerator
+
+        def train(build, loader, epochs=100):
+            accelerator = Accelerator()
+            model = build()
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
+            loader, model, optimizer, scheduler = accelerator.prepare(loader, model, optimizer, scheduler)
+            for ep in range(epochs):
+                train_one_epoch(model, loader, optimizer, scheduler, accelerator)
+
+        def train_one_epoch(model, loader, optimizer, scheduler, accelerator):
+            model.train()
+            for batch in loader:
+                optimizer.zero_grad()
+                accelerator.backward(model(batch).loss)
+                optimizer.step()
+                scheduler.step()  # expect: epoch-scheduler-stepped-per-batch
+        """
+    check(src, SCHED)
+
+
+def test_zero_grad_named_but_not_called():
+    src = """
+        def train_one_epoch(model, optimizer, data_loader):
+            for images, targets in data_loader:
+                losses = model(images, targets)
+                total = sum(losses.values())
+                total.backward()
+                optimizer.step()  # expect: missing-zero-grad
+                optimizer.zero_grad
+        """
+    check(src, ZG)
+    (f,) = messages(src, "missing-zero-grad")
+    assert "without calling it" in f.message and "line 8" in f.message

@@ -6,7 +6,6 @@ All 2 x N traces run once per session, two child processes at a time (see tests/
 from __future__ import annotations
 
 import pytest
-
 from zoo.run_zoo import CASES, run_zoo
 
 pytest.importorskip("torch")

@@ -283,18 +283,28 @@ class ChildRun:
         try:
             while not self.poll():
                 if self.elapsed() > self.timeout_s:
-                    self.kill_group()
+                    await self._kill_group_async()
                     return self._finish(timed_out=True)
                 self._dispatch(on_progress)
                 await anyio.sleep(POLL_S * 2)
         except BaseException:  # cancellation from the client, or shutdown
             with anyio.CancelScope(shield=True):
-                self.kill_group()
+                await self._kill_group_async()
                 self.cleanup()
             raise
         self._reap_group()
         self._dispatch(on_progress)
         return self._finish()
+
+    async def _kill_group_async(self) -> None:
+        """:meth:`kill_group` on a worker thread: its grace period must not stall the event loop
+        (an MCP server keeps answering other requests while a stubborn child dies)."""
+        import anyio
+
+        try:
+            await anyio.to_thread.run_sync(self.kill_group)
+        except RuntimeError:  # no worker threads any more (interpreter shutdown)
+            self.kill_group()
 
     def _dispatch(self, on_progress: ProgressCallback | None) -> None:
         events = self.new_progress()

@@ -25,6 +25,7 @@ COMMANDS: list[str] = [
     "mlsleuth.commands.rules",
     "mlsleuth.commands.sweep",
     "mlsleuth.commands.trace",
+    "mlsleuth.commands.diagnose",
     "mlsleuth.commands.nan",
     "mlsleuth.commands.serve",
     "mlsleuth.commands.install_skill",

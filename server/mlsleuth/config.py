@@ -59,8 +59,14 @@ def find_pyproject(start: Path) -> Path | None:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                text = candidate.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as exc:
+                if "tool.mlsleuth" in text:  # ours, but broken: say so rather than ignore the settings
+                    raise ConfigError(f"{candidate} is not valid TOML: {exc}") from None
                 continue
             if "mlsleuth" in data.get("tool", {}):
                 return candidate

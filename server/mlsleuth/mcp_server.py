@@ -18,10 +18,11 @@ from mlsleuth.serving.tools import ServeEnv, register_all
 
 INSTRUCTIONS = """\
 mlsleuth finds silent bugs in model-training code and helps debug training
-clue-first. Start with the `scan` tool on the training code; use
-`explain_rule` on any finding you do not understand; read the handbook
-resource mlsleuth://skill for the debugging method. All paths are relative to
-the served project root.
+clue-first: collect clues with the tools before changing code. Start with
+`scan` (static, runs nothing); use `explain_rule` on any finding you do not
+understand; the tools that run the user's code (tracing a few training steps, the
+diagnostic battery, locating the first NaN) come next. The handbook resource mlsleuth://skill
+describes the method. All paths are relative to the served project root.
 """
 
 

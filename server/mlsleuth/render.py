@@ -66,6 +66,18 @@ def render_text(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
+def _artifact_location(path: str) -> dict:
+    """A SARIF artifactLocation: a percent-encoded relative URI against %SRCROOT%, or a file: URI."""
+    from pathlib import PurePosixPath, PureWindowsPath
+    from urllib.parse import quote
+
+    posix = path.replace("\\", "/")
+    if PurePosixPath(posix).is_absolute() or PureWindowsPath(path).is_absolute():
+        drive = PureWindowsPath(path).drive
+        return {"uri": "file://" + ("/" if drive else "") + quote(posix, safe="/:" if drive else "/")}
+    return {"uri": quote(posix, safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
 def _sarif_rule(doc: RuleDoc) -> dict:
     return {
         "id": doc.id,
@@ -115,7 +127,7 @@ def render_sarif(report: Report, rules: Mapping[str, RuleDoc]) -> str:
                     region["endLine"] = loc.end_line
                 if loc.end_column is not None and loc.end_line is not None:
                     region["endColumn"] = loc.end_column
-            physical: dict = {"artifactLocation": {"uri": loc.path.replace("\\", "/"), "uriBaseId": "%SRCROOT%"}}
+            physical: dict = {"artifactLocation": _artifact_location(loc.path)}
             if region:
                 physical["region"] = region
             location: dict = {"physicalLocation": physical}
@@ -131,7 +143,7 @@ def render_sarif(report: Report, rules: Mapping[str, RuleDoc]) -> str:
             "level": "error",
             "message": {"text": e.message},
             "descriptor": {"id": e.kind},
-            **({"locations": [{"physicalLocation": {"artifactLocation": {"uri": e.path}}}]} if e.path else {}),
+            **({"locations": [{"physicalLocation": {"artifactLocation": _artifact_location(e.path)}}]} if e.path else {}),
         }
         for e in report.errors
     ]

@@ -13,7 +13,7 @@ CLEAN = "--clean" in sys.argv
 def main():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(16, 16), nn.Linear(16, 1))
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3 if CLEAN else 3.0)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3 if CLEAN else 0.3)
     g = torch.Generator().manual_seed(4)
     x = torch.randn(32, 16, generator=g) * 3.0
     y = torch.randn(32, 1, generator=g)

@@ -1,4 +1,4 @@
-"""Per-sample standardisation divides by a zero standard deviation (a constant row at step 2).
+"""Per-sample standardisation divides by a zero standard deviation (a constant row at step 6).
 
 Clean twin (--clean): the standard deviation is clamped away from zero.
 Also usable as FILE:FUNCTION (``zero_std.py:setup``).
@@ -33,7 +33,7 @@ def make_batches(n=10):
     out = []
     for step in range(n):
         x = torch.randn(8, 6, generator=g)
-        if step == 2:
+        if step == 6:
             x[5] = 3.0  # a sensor stuck at one value: every feature equal
         out.append((x, torch.randn(8, 1, generator=g)))
     return out

@@ -5,7 +5,7 @@ import helper_module  # lives next to this script
 import torch
 
 assert __name__ == "__main__"
-assert sys.argv[1:] == ["--lr", "0.5"], sys.argv
+assert sys.argv[1] == "--lr" and len(sys.argv) == 3, sys.argv
 model = torch.nn.Linear(4, 2)
 opt = torch.optim.SGD(model.parameters(), lr=float(sys.argv[2]))
 for _ in range(3):

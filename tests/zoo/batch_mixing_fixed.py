@@ -1,6 +1,6 @@
 """Zoo case batch_mixing (fixed twin): a transpose before reshape scrambles samples across the batch"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

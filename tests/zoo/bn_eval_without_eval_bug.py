@@ -1,6 +1,6 @@
 """Zoo case bn_eval_without_eval (buggy): evaluation under no_grad without model.eval() (batch-norm in training mode)"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

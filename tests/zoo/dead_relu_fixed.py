@@ -1,6 +1,6 @@
 """Zoo case dead_relu (fixed twin): a large negative bias kills every ReLU unit"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -1,6 +1,6 @@
 """Zoo case detached_encoder (buggy): the encoder's output is detached, so the encoder never trains"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

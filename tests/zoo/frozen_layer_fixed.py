@@ -1,6 +1,6 @@
 """Zoo case frozen_layer (fixed twin): a leftover requires_grad_(False) freezes the first layer"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -1,7 +1,7 @@
 """Zoo case functional_dropout_eval (buggy): F.dropout without training=self.training stays active after model.eval()"""
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -1,6 +1,6 @@
 """Zoo case label_out_of_range (fixed twin): 1-based labels for a 4-class output"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

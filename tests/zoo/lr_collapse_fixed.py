@@ -1,6 +1,6 @@
 """Zoo case lr_collapse (fixed twin): a StepLR meant per epoch is stepped per batch: the LR reaches ~0 in 20 steps"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -1,6 +1,6 @@
 """Zoo case lr_too_small (fixed twin): SGD with lr=1e-6: updates are far below the weights' scale"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

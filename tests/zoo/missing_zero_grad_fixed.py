@@ -1,6 +1,6 @@
 """Zoo case missing_zero_grad (fixed twin): optimizer.zero_grad() is never called"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

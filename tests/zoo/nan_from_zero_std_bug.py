@@ -1,6 +1,6 @@
 """Zoo case nan_from_zero_std (buggy): standardising by a zero std turns a constant feature into NaN"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -1,6 +1,6 @@
 """Zoo case nll_on_logits (fixed twin): NLLLoss applied to raw logits"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

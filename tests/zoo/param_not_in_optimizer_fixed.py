@@ -1,6 +1,6 @@
 """Zoo case param_not_in_optimizer (fixed twin): the optimizer is given only the first layer's parameters"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

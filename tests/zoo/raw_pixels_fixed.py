@@ -1,6 +1,6 @@
 """Zoo case raw_pixels (fixed twin): raw 0..255 pixel values are fed to the network"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

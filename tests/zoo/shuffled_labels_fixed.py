@@ -1,6 +1,6 @@
 """Zoo case shuffled_labels (fixed twin): labels are shuffled independently of their inputs"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -1,6 +1,6 @@
 """Zoo case sigmoid_into_bce_logits (fixed twin): a sigmoid output fed to BCEWithLogitsLoss"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

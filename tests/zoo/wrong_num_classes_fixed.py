@@ -1,6 +1,6 @@
 """Zoo case wrong_num_classes (fixed twin): a 10-way output layer for a 4-class problem"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

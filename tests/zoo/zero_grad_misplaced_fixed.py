@@ -1,6 +1,6 @@
 """Zoo case zero_grad_misplaced (fixed twin): zero_grad() between backward() and step()"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -1,6 +1,6 @@
 """Zoo case zero_init_high_lr (fixed twin): every weight initialised to zero (and a high LR): hidden units never become different"""
 import torch
-import torch.nn as nn
+from torch import nn
 
 torch.manual_seed(0)
 N_IN, N_CLASSES, BATCH = 8, 4, 64

@@ -12,6 +12,7 @@ Usage of any script:  python docs/evidence/measurements/NAME.py [--write]
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -30,7 +31,7 @@ def fmt(value: object, digits: int = 4) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if value != value:  # NaN
+        if math.isnan(value):
             return "nan"
         if value == 0.0:
             return "0"
@@ -45,8 +46,8 @@ def render(title: str, intro: str, header: list[str], rows: list[list[object]], 
         "",
         intro.strip(),
         "",
-        f"Regenerate with `python docs/evidence/measurements/{script} --write` "
-        "(CPU, one thread, a few seconds). The test suite reruns it and compares.",
+        (f"Regenerate with `python docs/evidence/measurements/{script} --write` "
+         "(CPU, one thread, a few seconds). The test suite reruns it and compares."),
         "",
         BEGIN,
         "| " + " | ".join(header) + " |",

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _table  # noqa: E402
+import _table
 
 CLASSES = (2, 10, 100, 1000, 32000)
 FEATURES, HIDDEN, BATCH = 64, 128, 512

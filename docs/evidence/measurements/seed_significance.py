@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _table  # noqa: E402
+import _table
 
 TRIALS = 20000
 SEEDS = 5          # runs per group, as in Henderson et al.

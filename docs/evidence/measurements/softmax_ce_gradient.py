@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _table  # noqa: E402
+import _table
 
 SCALES = (0.1, 1.0, 3.0, 10.0)
 CLASSES = (10, 1000)
@@ -24,7 +24,6 @@ BATCH = 2048
 
 def per_example_grad_norm(logits, targets, transform):
     """Mean loss and mean L2 norm of d(loss_i)/d(logits_i) over the batch."""
-    import torch
     import torch.nn.functional as F
 
     z = logits.clone().requires_grad_(True)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _table  # noqa: E402
+import _table
 
 IN, HIDDEN, OUT, N, STEPS = 8, 16, 3, 256, 200
 

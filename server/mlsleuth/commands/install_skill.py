@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"mlsleuth skill {result.action} in {result.dest}: {len(result.files)} files from {result.source}")
         for rel in result.files:
             print(f"  {rel.as_posix()}")
+    for warning in result.warnings:
+        print(f"mlsleuth install-skill: warning: {warning}", file=sys.stderr)
     if args.project:
         print("Claude Code loads it in this project; commit .claude/skills/ to share it with collaborators.", file=sys.stderr)
     return 0

@@ -6,7 +6,11 @@ import argparse
 import os
 import sys
 
-from mlsleuth.commands.common import add_output_options, add_selection_options, split_ids
+from mlsleuth.commands.common import (
+    add_output_options,
+    add_selection_options,
+    split_ids,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: CPUs, up to 8; 1 = serial)")
     p.add_argument("--max-file-size", type=float, metavar="MIB", help="skip (and report) files larger than this (default 10 MiB)")
+    p.add_argument("--force-exclude", action="store_true", help="apply exclude patterns to files named on the command line too (for pre-commit)")
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.set_defaults(handler=run)
 
@@ -44,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if len(missing) == len(paths):
         shown = ", ".join(missing)
         raise UsageError(f"no such file or directory: {shown}; give existing files or folders to scan")
+    if args.statistics and args.format == "sarif":
+        raise UsageError("--statistics prints counts per rule as text or json; it cannot be SARIF")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.max_file_size is not None and args.max_file_size <= 0:
@@ -82,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             progress=progress,
             max_file_size_mb=args.max_file_size,
+            force_exclude=args.force_exclude,
         )
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -89,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
+    for note in report.summary.stats.get("notes", []):  # fallbacks (no ripgrep, no cache) are never silent
+        print(f"mlsleuth scan: note: {note}", file=sys.stderr)
     if args.statistics:
         return _print_statistics(report, args)
     return emit(report, args)

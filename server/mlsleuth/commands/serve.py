@@ -20,12 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "127.0.0.1 with a bearer token."
         ),
     )
-    p.add_argument("--root", default=".", metavar="DIR", help="the only folder the tools may read (default: the current directory)")
+    p.add_argument("--root", default=".", metavar="DIR", help="the project folder: tools read only files under it and run user code with it as the working directory (default: the current directory)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1; only loopback is accepted)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     p.add_argument("--token-env", default=DEFAULT_TOKEN_ENV, metavar="VAR", help=f"environment variable holding the HTTP bearer token (default {DEFAULT_TOKEN_ENV})")
-    p.add_argument("--scan-timeout", type=float, default=300.0, metavar="SECONDS", help="give up on a scan after this long (default 300)")
+    p.add_argument("--scan-timeout", type=float, default=300.0, metavar="SECONDS", help="stop a scan or sweep comparison after this long (default 300)")
     p.add_argument("--run-timeout", type=float, default=600.0, metavar="SECONDS", help="longest a tool may run user code (default 600)")
     p.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), default="WARNING", help="stderr logging level (default WARNING)")
     p.set_defaults(handler=run)
@@ -75,10 +75,32 @@ def run(args: argparse.Namespace) -> int:
     from mlsleuth.mcp_server import build_server
 
     server = build_server(root, scan_timeout_s=args.scan_timeout, run_timeout_s=args.run_timeout)
+    _terminate_gracefully()
     if not args.http:
         server.run()  # stdio
         return 0
     return _serve_http(server, args.host, args.port, token, args.log_level)
+
+
+def _terminate_gracefully() -> None:
+    """On SIGTERM, kill the process groups of running user code, then exit as SIGTERM would.
+
+    Python's default SIGTERM handling exits at once, skipping the cleanup that
+    kills the children of running tools; an IDE stopping the server would
+    otherwise leave a training run behind.
+    """
+    import atexit
+    import signal
+
+    from mlsleuth.serving.running import kill_active_children
+
+    def on_term(signum, frame):
+        kill_active_children()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_term)
+    atexit.register(kill_active_children)  # any other way out of the server
 
 
 def _serve_http(server, host: str, port: int, token: str, log_level: str) -> int:

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Compare every value of a swept parameter against a baseline, seed by seed: mean paired difference with "
             "a t-interval, Cohen's d_z, Hodges-Lehmann, seeds improved, exact sign-flip and paired-t p-values, Holm "
             "across values, Page's trend test and Friedman for numeric parameters, between-seed correlation and seeds "
-            "needed for 80%% power. Reads CSV/TSV/JSONL/JSON (long or wide), W&B, MLflow and Optuna exports, and "
+            "needed for 80% power. Reads CSV/TSV/JSONL/JSON (long or wide), W&B, MLflow and Optuna exports, and "
             "TensorBoard log directories."
         ),
         epilog=EPILOG,

@@ -46,8 +46,9 @@ Patches installed (all removed on exit)
   ``Optimizer.zero_grad`` and ``nn.Module.zero_grad`` (``on_zero_grad``);
 * ``torch.Tensor.backward`` and ``torch.autograd.backward`` (``on_backward_start``
   / ``on_backward_end``; a backward nested in another is reported once);
-* LR schedulers: every scheduler's ``step`` after its constructor ran
-  (``on_scheduler_step``; the constructor's own initial step is not reported);
+* LR schedulers: ``step`` of every scheduler class constructed, patched on the class
+  that defines it (``on_scheduler_step``; the constructor's own initial step is not
+  reported; nothing is stored on the instance, so ``state_dict()`` stays picklable);
 * global module forward pre/post hooks (maintain ``runner.module_stack``; call
   ``on_module_forward``) - installed only when an observer overrides
   ``on_module_forward`` or sets ``wants_module_stack = True``, because they cost
@@ -113,8 +114,17 @@ class Runner:
         self._handles: list[Any] = []
         self._names: dict[int, tuple[Any, str]] = {}
         self._root_ids: set[int] = set()
+        self._root_labels: dict[int, str] = {}
+        self._patched_sched: set[type] = set()
+        self._sched_init_depth = 0
+        self._sched_step_depth = 0
 
     # -- for observers ---------------------------------------------------------
+    def record_error(self, observer: str, hook: str) -> None:
+        """Record the exception being handled as an observer failure (shown to the user as an internal error)."""
+        if len(self.observer_errors) < 20:
+            self.observer_errors.append({"observer": observer, "hook": hook, "traceback": traceback.format_exc()[-3000:]})
+
     def request_stop(self, reason: str) -> None:
         """Ask the runner to stop the script at the next hook boundary."""
         if self._stop_reason is None:
@@ -126,6 +136,18 @@ class Runner:
         if entry is not None and entry[0] is module:
             return entry[1]
         return type(module).__name__
+
+    def root_label(self, root: Any) -> str:
+        """A readable name for a root model: the script's global variable bound to it, else its class name."""
+        label = self._root_labels.get(id(root))
+        if label is None:
+            main = sys.modules.get("__main__")
+            names = [k for k, v in vars(main).items() if v is root and not k.startswith("_")] if main is not None else []
+            label = names[0] if names else type(root).__name__
+            if label in self._root_labels.values():
+                label = f"{label}#{len(self._root_labels)}"
+            self._root_labels[id(root)] = label
+        return label
 
     def param_names(self, root: Any) -> dict[int, str]:
         """``{id(parameter): dotted name}`` for a root model."""
@@ -157,7 +179,7 @@ class Runner:
                     getattr(obs, hook)(self, *args)
                 except StopTraining:
                     raise
-                except Exception:
+                except Exception:  # noqa: BLE001 - an observer bug must not break the user's run; it is recorded
                     if len(self.observer_errors) < 20:
                         self.observer_errors.append(
                             {"observer": obs.name, "hook": hook, "traceback": traceback.format_exc()[-3000:]}
@@ -173,7 +195,7 @@ class Runner:
             return
         try:
             has_params = next(module.parameters(), None) is not None
-        except Exception:
+        except Exception:  # noqa: BLE001 - a module whose parameters() misbehaves is simply not a root
             has_params = False
         if not has_params:
             return
@@ -260,23 +282,39 @@ class Runner:
         self._patch(torch.Tensor, "backward", tensor_backward)
         self._patch(torch.autograd, "backward", autograd_backward)
 
-        # LR schedulers: wrap each instance's step after its constructor
+        # LR schedulers: patch `step` on the class that defines it, for every scheduler class
+        # constructed (never on the instance: scheduler.state_dict() copies the instance __dict__,
+        # and a closure there would break torch.save). The constructor's own initial step() is
+        # not reported.
+        def wrap_step(cls):
+            owner = next((c for c in cls.__mro__ if "step" in vars(c)), None)
+            if owner is None or owner in runner._patched_sched:
+                return
+            runner._patched_sched.add(owner)
+            orig_step = vars(owner)["step"]
+
+            def step(sched, *a, **k):
+                runner._sched_step_depth += 1  # a subclass's step() calling super().step() reports once
+                try:
+                    out = orig_step(sched, *a, **k)
+                finally:
+                    runner._sched_step_depth -= 1
+                if not runner._sched_init_depth and not runner._sched_step_depth:
+                    runner.notify("on_scheduler_step", sched)
+                return out
+
+            self._patch(owner, "step", step)
+
         def wrap_scheduler_init(cls):
             orig_init = cls.__init__
 
             def sched_init(sched, *args, **kwargs):
-                orig_init(sched, *args, **kwargs)
-                if getattr(sched, "_mlsleuth_wrapped", False):
-                    return
-                sched._mlsleuth_wrapped = True
-                bound = sched.step
-
-                def step(*a, **k):
-                    out = bound(*a, **k)
-                    runner.notify("on_scheduler_step", sched)
-                    return out
-
-                sched.step = step
+                wrap_step(type(sched))
+                runner._sched_init_depth += 1
+                try:
+                    orig_init(sched, *args, **kwargs)
+                finally:
+                    runner._sched_init_depth -= 1
 
             self._patch(cls, "__init__", sched_init)
 
@@ -404,7 +442,7 @@ def run(
             elif exit_code != 0:
                 status = "exit"
                 exc_info = {"type": "SystemExit", "message": str(code), "traceback": ""}
-        except BaseException as exc:  # the user's code failed: this is a result, not our crash
+        except BaseException as exc:  # noqa: BLE001 - the user's code failed: this is a result, not our crash
             if runner._stopping:  # e.g. the script wrapped StopTraining in another exception
                 status = runner._stop_reason or "max-steps"
             else:
@@ -435,7 +473,7 @@ def run(
     for obs in runner.observers:
         try:
             payload["observers"][obs.name] = obs.result()
-        except Exception:
+        except Exception:  # noqa: BLE001 - recorded below; other observers' results still count
             runner.observer_errors.append({"observer": obs.name, "hook": "result", "traceback": traceback.format_exc()[-3000:]})
     if extra:
         payload.update(extra)

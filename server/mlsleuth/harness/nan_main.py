@@ -74,7 +74,7 @@ def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
         env.pop(channel.PROGRESS_ENV, None)  # the replay's steps must not look like progress of the first run
         channel.progress(f"replaying step {step} with operation-level instrumentation", step=step, replay=True)
         with open(err_path, "wb") as err:
-            proc = subprocess.run(  # noqa: S603 - our own interpreter and script
+            proc = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), cfg_path],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -141,7 +141,7 @@ def _train(setup: Any, model: Any, optimizer: Any, obs: Any, runner: Any, batche
         return "max-steps", None
     except StopTraining as stop:
         return str(stop) or "max-steps", None
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the user's code failed mid-run: a result, not our crash
         return "exception", _exception(exc)
 
 
@@ -158,11 +158,11 @@ def run_function(config: dict[str, Any]) -> dict[str, Any]:
     except setup_contract.SetupError as exc:
         payload["exception"] = {"type": "SetupError", "message": str(exc), "traceback": ""}
         return payload
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - building the model or optimizer failed in user code: reported as a setup error
         payload["exception"] = _exception(exc)
         return payload
     model.train()
-    obs = NanObserver(config)
+    obs = NanObserver({**config, "copy_batches": True})
     obs.model, obs.optimizer = model, optimizer
     obs.param_names = {id(p): n for n, p in model.named_parameters()}
     runner = bootstrap.Runner([obs], max_steps)

@@ -28,7 +28,8 @@ Standard library and torch only (see ``harness/__init__``).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -92,7 +93,7 @@ def _argument_names(func: Any, args: tuple, kwargs: dict) -> list[tuple[str, Any
     """``(schema argument name, value)`` for every argument, positional ones named from the schema."""
     try:
         names = [a.name for a in func._schema.arguments]
-    except Exception:
+    except Exception:  # noqa: BLE001 - an op without a schema: positional names fall back to argN
         names = []
     pairs = []
     for i, value in enumerate(args):
@@ -104,7 +105,7 @@ def _argument_names(func: Any, args: tuple, kwargs: dict) -> list[tuple[str, Any
 def op_name(func: Any) -> str:
     try:
         return func._schema.name  # 'aten::div'
-    except Exception:
+    except Exception:  # noqa: BLE001 - an op without a schema is named by str()
         return str(func)
 
 
@@ -240,7 +241,7 @@ class OpLocator(TorchDispatchMode):
         if node is not None:
             try:
                 module = node.metadata.get(NODE_MODULE_KEY)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a node without metadata: module unknown
                 module = None
             return "backward", module, node.name()
         if self.modules.stack:
@@ -273,7 +274,7 @@ class OpLocator(TorchDispatchMode):
         mutable = False
         try:
             mutable = func._schema.is_mutable
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - no schema: treat the op as not mutating
             pass
         before = None
         if mutable and not nonfinite_inputs and bad_scalar is None:

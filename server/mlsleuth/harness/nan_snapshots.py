@@ -33,7 +33,7 @@ def to_cpu(obj: Any) -> Any:
         return tuple(to_cpu(v) for v in obj)
     try:
         return copy.deepcopy(obj)
-    except Exception:
+    except Exception:  # noqa: BLE001 - an object that cannot be deep-copied is kept as its repr
         return repr(obj)
 
 
@@ -55,7 +55,7 @@ def rng_state() -> dict[str, Any]:
         import numpy as np  # optional in the user's environment
 
         state["numpy"] = np.random.get_state()
-    except Exception:
+    except Exception:  # noqa: BLE001, S110 - numpy absent or unusable: nothing to record
         pass
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         state["cuda"] = torch.cuda.get_rng_state_all()
@@ -111,6 +111,11 @@ class SnapshotRing:
     def take(self, step: int, model: Any, optimizer: Any | None) -> Snapshot | None:
         if self.disabled_reason is not None:
             return None
+        # size first, so a model far over the budget is never copied at all
+        needed = nbytes(model.state_dict()) + (nbytes(list(optimizer.state.values())) if optimizer is not None else 0)
+        if needed > self.budget:
+            self._disable(needed)
+            return None
         snap = Snapshot(
             step,
             to_cpu(model.state_dict()),
@@ -118,16 +123,19 @@ class SnapshotRing:
             rng_state(),
         )
         if snap.size > self.budget:
-            self.disabled_reason = (
-                f"one snapshot of the model and optimizer state needs {snap.size / 2**20:.1f} MiB, "
-                f"more than the memory budget of {self.budget / 2**20:.1f} MiB"
-            )
-            self.ring.clear()
+            self._disable(snap.size)
             return None
         self.ring.append(snap)
         self.taken += 1
         self._fit()
         return snap
+
+    def _disable(self, size: int) -> None:
+        self.disabled_reason = (
+            f"one snapshot of the model and optimizer state needs {size / 2**20:.1f} MiB, "
+            f"more than the memory budget of {self.budget / 2**20:.1f} MiB (raise --memory-budget)"
+        )
+        self.ring.clear()
 
     def add_batch(self, step: int, batch: Any) -> None:
         """Attach ``step``'s batch to the newest snapshot at or before it."""

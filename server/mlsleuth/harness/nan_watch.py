@@ -24,6 +24,7 @@ Standard library and torch only.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -39,6 +40,7 @@ from torch.utils._python_dispatch import _disable_current_modes
 MAX_ROWS = 16
 MAX_LAYERS = 32
 MAX_PARAMS_LISTED = 8
+_NOTHING = contextlib.nullcontext()
 
 
 def _leaves_with_paths(obj: Any, path: str) -> list[tuple[str, Any]]:
@@ -96,6 +98,9 @@ class NanObserver(Observer):
         self.expected: dict[int, float] = {int(k): v for k, v in (config.get("expected") or {}).items()}
         budget = float(config.get("memory_budget_mb", 256)) * 2**20
         self.ring = SnapshotRing(int(config.get("snapshot_every", 10)), int(budget))
+        # FILE:FUNCTION mode replays from the ring, so it needs every step's batch; a script is
+        # replayed by running it again, so only model/optimizer state is copied (every K steps)
+        self.copy_batches = bool(config.get("copy_batches", False))
         self.frames: deque[dict[str, Any]] = deque(maxlen=self.history)
         self.fingerprints: dict[int, float] = {}
         self.failure: dict[str, Any] | None = None
@@ -112,6 +117,10 @@ class NanObserver(Observer):
         self._acts: dict[str, torch.Tensor] = {}
         self._batch_seen = False
         self._batch: Any = None
+        self._batch_flags: list = []
+        self._batch_label = "batch"
+        self._out_flag: Any = None
+        self._out_tensor: Any = None
         self._external_batch = False
         self._scaler_seen = False
         self._scaler_pending = False
@@ -161,7 +170,7 @@ class NanObserver(Observer):
 
     def _quiet(self):
         """Our own tensor work must not pass through the armed op locator."""
-        return _disable_current_modes()
+        return _disable_current_modes() if self.locator is not None else _NOTHING
 
     def _fail(self, runner: Any, phase: str, detail: dict[str, Any], step: int | None = None) -> None:
         if self.failure is not None:
@@ -195,10 +204,29 @@ class NanObserver(Observer):
                 if optimizer is None and len(runner.optimizers) == 1:
                     optimizer = runner.optimizers[0]
                 self.ring.take(runner.step, self.model, optimizer)
-            self.ring.add_batch(runner.step, batch)
-            bad = check_batch(batch, label)
+            if self.copy_batches:
+                self.ring.add_batch(runner.step, batch)
+            # one flag per field, read with the loss at the end of backward (no extra host sync)
+            self._batch_label = label
+            # (a sum is non-finite when any element is, or when it overflows: check_batch confirms)
+            self._batch_flags = [t.detach().sum() for _, t in _leaves_with_paths(batch, label) if t.is_floating_point() and t.numel()]
+
+    def _check_pending_batch(self, runner: Any, flags_ok: bool | None = None) -> bool:
+        """True when the batch of this step holds NaN/Inf (and the failure is recorded)."""
+        if self._batch is None or not self._batch_flags:
+            return False
+        if flags_ok is None:
+            with self._quiet():
+                flags_ok = bool(torch.isfinite(torch.stack([f.float() for f in self._batch_flags])).all())
+        self._batch_flags = []
+        if flags_ok:
+            return False
+        with self._quiet():
+            bad = check_batch(self._batch, self._batch_label)
         if bad:
             self._fail(runner, "data", {"fields": bad})
+            return True
+        return False
 
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
         stack = runner.module_stack
@@ -210,15 +238,21 @@ class NanObserver(Observer):
             self._adopt_model(runner, module)
             if not self._batch_seen and not self._external_batch:
                 self._take_batch(runner, inputs, "inputs")
+            out = output if isinstance(output, torch.Tensor) else next((t for _, t in _leaves_with_paths(output, "")), None)
+            if out is not None and out.is_floating_point() and out.numel():
+                # read only if the script raises before any backward (e.g. its own `assert not isnan(loss)`);
+                # a sum is NaN when an element is NaN (deliberate -inf masks give -inf, not NaN)
+                with self._quiet():
+                    self._out_flag = (runner.step, out.detach().sum())
+                self._out_tensor = out if self.locator is not None else None
             return
-        if len(stack) == 1 and len(self._acts) < MAX_LAYERS and torch.is_grad_enabled():
-            name = runner.module_name(module)
-            if name in self._acts:
+        if len(stack) == 1 and len(self._acts) < MAX_LAYERS and id(module) not in self._acts and torch.is_grad_enabled():
+            out = output if isinstance(output, torch.Tensor) else next((t for _, t in _leaves_with_paths(output, "")), None)
+            if out is None or not out.is_floating_point() or not out.numel():
                 return
             with self._quiet():
-                leaves = [t for _, t in _leaves_with_paths(output, "") if t.is_floating_point() and t.numel()]
-                if leaves:
-                    self._acts[name] = leaves[0].detach().abs().amax().float()
+                # the L2 norm is one fast kernel (the inf-norm is several times slower on CPU); RMS = norm / sqrt(n)
+                self._acts[id(module)] = (module, torch.linalg.vector_norm(out.detach()), out.numel())
 
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
         if self.locator is not None:
@@ -236,12 +270,16 @@ class NanObserver(Observer):
             params = [p for p in (model.parameters() if model is not None else []) if p.grad is not None and p.grad.layout == torch.strided]
             grads = [p.grad for p in params]
             norms = torch._foreach_norm(grads) if grads else []
-            acts = list(self._acts.items())
-            values = torch.stack([loss.to(norms[0].device) if norms else loss, *[n.float() for n in norms], *[a.to(loss.device) for _, a in acts]]) if (norms or acts) else loss.reshape(1)
-            numbers = values.double().cpu().tolist()
+            acts = [(runner.module_name(m), a, n) for m, a, n in self._acts.values()]
+            flags = self._batch_flags
+            device = norms[0].device if norms else loss.device
+            parts = [loss.to(device).reshape(()), *[n.float().to(device) for n in norms], *[a.float().to(device) for _, a, _ in acts], *[f.float().to(device) for f in flags]]
+            numbers = torch.stack(parts).cpu().double().tolist()  # float64 on the CPU: MPS has none
         loss_value = numbers[0]
         grad_norms = numbers[1 : 1 + len(grads)]
-        act_values = numbers[1 + len(grads) :]
+        act_values = numbers[1 + len(grads) : 1 + len(grads) + len(acts)]
+        if flags and self._check_pending_batch(runner, all(_finite(v) for v in numbers[1 + len(grads) + len(acts) :])):
+            return
         self._frame = {
             "step": runner.step,
             "loss": loss_value,
@@ -286,7 +324,7 @@ class NanObserver(Observer):
         params = [p for g in optimizer.param_groups for p in g["params"] if p.layout == torch.strided]
         with self._quiet():
             norms = torch._foreach_norm([p.detach() for p in params]) if params else []
-            numbers = torch.stack([n.float() for n in norms]).double().cpu().tolist() if norms else []
+            numbers = torch.stack([n.float().to(norms[0].device) for n in norms]).cpu().double().tolist() if norms else []
         if optimizer is runner.primary_optimizer:
             fp = float(sum(numbers))
             self.fingerprints[completed] = fp
@@ -307,6 +345,8 @@ class NanObserver(Observer):
             self._push_frame()
             self._batch_seen = False
             self._batch = None
+            self._batch_flags = []
+            self._out_flag = None
             if self.replay_step is not None and runner.step == self.replay_step:
                 self._arm(runner)
             elif self.locator is not None:
@@ -314,6 +354,14 @@ class NanObserver(Observer):
                 self.locator.step = runner.step
 
     def on_end(self, runner: Any, reason: str) -> None:
+        if self.failure is None:  # a batch that never reached a backward pass
+            self._check_pending_batch(runner)
+        if self.failure is None and reason == "exception" and self._out_flag is not None:
+            step, flag = self._out_flag
+            with self._quiet():
+                output_nan = bool(torch.isnan(flag))
+            if output_nan:  # the script stopped itself on a NaN that came out of the model
+                self._fail(runner, "forward", {"target": "output", "stopped_by_script": True, "_tensor": self._out_tensor}, step=step)
         if self.locator is not None:
             if self.replay is None:
                 self._finish_replay(runner, None, {})
@@ -322,8 +370,8 @@ class NanObserver(Observer):
     # -- frames ----------------------------------------------------------------------------------
     def _layer_frame(self, params, grad_norms, acts, act_values) -> dict[str, Any]:
         layers: dict[str, dict[str, float]] = {}
-        for (name, _), value in zip(acts, act_values):
-            layers.setdefault(name, {})["act_max"] = value
+        for (name, _, numel), value in zip(acts, act_values):
+            layers.setdefault(name, {})["act_rms"] = value / math.sqrt(numel) if _finite(value) else value
         sq: dict[str, float] = {}
         for p, g in zip(params, grad_norms):
             top = self._name(p).split(".")[0]
@@ -376,7 +424,16 @@ class NanObserver(Observer):
             path = os.path.join(self.save_dir, f"nan_step{step}.pt")
             snap = self.ring.latest_before(step)
             payload: dict[str, Any] = {"step": step, "phase": phase, "batch": to_cpu(self._batch) if self._batch is not None else None}
-            if snap is not None:
+            if phase != "optimizer" and self.model is not None:
+                # detected before optimizer.step(): the live parameters are the ones the step started from
+                # (BatchNorm running statistics already include this step's forward)
+                optimizer = self.optimizer or (self._runner.primary_optimizer if self._runner is not None else None)
+                if optimizer is None and self._runner is not None and len(self._runner.optimizers) == 1:
+                    optimizer = self._runner.optimizers[0]
+                payload.update({"snapshot_step": step, "model_state": to_cpu(self.model.state_dict()),
+                                "optimizer_state": to_cpu(optimizer.state_dict()) if optimizer is not None else None,
+                                "batches": {step: payload["batch"]}})
+            elif snap is not None:
                 payload.update(
                     {
                         "snapshot_step": snap.step,
@@ -388,7 +445,7 @@ class NanObserver(Observer):
                 )
             torch.save(payload, path)
             self.batch_file = path
-        except Exception as exc:  # a full disk must not hide the diagnosis
+        except Exception as exc:  # noqa: BLE001 - a full disk must not hide the diagnosis; the error is reported
             self.batch_file = None
             self.failure["save_error"] = f"{type(exc).__name__}: {exc}"
 
@@ -415,8 +472,8 @@ class NanObserver(Observer):
             names.update({id(p): n for n, p in root.named_parameters()})
         loc.resolve_parameters(names)
         origin = loc.origin_of(detail.get("_tensor")) if detail.get("_tensor") is not None else None
-        if origin is None and phase == "data":
-            origin = next((o for o in loc.origins if o["kind"] == "external"), None)
+        if origin is None and phase == "data":  # born while the batch was prepared, or brought in from outside
+            origin = next((o for o in loc.origins if o["phase"] == "data"), None) or next((o for o in loc.origins if o["kind"] == "external"), None)
         self.replay = {
             "step": loc.step,
             "reproduced": phase is not None,

@@ -135,12 +135,17 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
 
     kwargs = kwargs or {}
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
-    if not tensors or not tensors[0].is_floating_point() or tensors[0].dim() < 1:
-        return {"skipped": "the model's first input is not a floating-point tensor (e.g. token ids)"}
+    if not tensors or tensors[0].dim() < 1:
+        return {"skipped": "the model's first input is not a tensor with a batch dimension"}
     x0 = tensors[0]
     batch = int(x0.shape[0])
     if batch < 2:
         return {"skipped": "batch of one sample"}
+    embedding = None
+    if not x0.is_floating_point():  # token ids: differentiate through the first embedding's output instead
+        embedding = next((m for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
+        if embedding is None:
+            return {"skipped": "integer inputs and no nn.Embedding to differentiate through"}
     names = {id(m): n for n, m in model.named_modules()}
     trail: list[tuple[str, Any]] = []
 
@@ -152,9 +157,16 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     handles = [m.register_forward_hook(keep) for m in model.modules() if m is not model]
     try:
         with preserved_rng(), eval_mode(model), torch.enable_grad():
-            x = x0.detach().clone().requires_grad_(True)
-            args = [x if t is x0 else t for t in inputs]
+            if embedding is None:
+                x = x0.detach().clone().requires_grad_(True)
+                args = [x if t is x0 else t for t in inputs]
+            else:
+                args = list(inputs)
             out = first_tensor(model(*args, **kwargs), batch)
+            if embedding is not None:
+                x = next((t for n, t in trail if n == names.get(id(embedding))), None)
+                if x is None:
+                    return {"skipped": "the embedding's output has no batch dimension"}
             if out is None or not out.requires_grad:
                 return {"skipped": "no output tensor with the batch as its first dimension depends on the input"}
             targets = [x] + [t for _, t in trail]

@@ -42,8 +42,9 @@ import importlib.util
 import itertools
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 TASKS = ("classification", "regression", "sequence")
 _PAIR_KEYS = (("inputs", "targets"), ("x", "y"), ("input", "target"))

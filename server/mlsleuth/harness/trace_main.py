@@ -8,8 +8,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import bootstrap  # noqa: E402
-from trace_observer import TraceObserver  # noqa: E402
+import bootstrap
+from trace_observer import TraceObserver
 
 if __name__ == "__main__":
     bootstrap.main_with_config(lambda config: [TraceObserver(config)])

@@ -14,11 +14,15 @@ from typing import Any
 import probes
 from observer import Observer
 
-LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits")
+LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                  "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # the last four: target shapes only
 DROPOUT_FUNCTIONS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
 MAX_PARAMS_FOR_STALE_CHECK = 64
 ACTIVATION_STEPS = 10  # activation statistics are gathered on the first steps only (cost)
 MAX_CLASSES_COUNTED = 1000
+MAX_CALLS_COUNTED = 200  # class balance from the first calls only (cost)
+DETAILED_STEPS = 50  # per-parameter statistics on every step up to here, then on every SAMPLE_EVERY-th
+SAMPLE_EVERY = 10
 
 
 def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
@@ -58,6 +62,7 @@ class TraceObserver(Observer):
         self._captured: tuple | None = None
         self._eval_roots_checked: set[int] = set()
         self._backward_this_step = 0
+        self._opt_state: dict[int, dict] = {}  # per optimizer since its last step: zeroed?, stale ids at first backward
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
 
@@ -76,8 +81,11 @@ class TraceObserver(Observer):
         return out
 
     def _where(self, runner: Any) -> str | None:
+        """Name of the innermost *model* module running now (None inside a loss module or outside any model)."""
         stack = runner.module_stack
-        return runner.module_name(stack[-1]) if stack else None
+        if not stack or id(stack[-1]) not in runner._names:
+            return None
+        return runner.module_name(stack[-1])
 
     # -- patches on torch.nn.functional ----------------------------------------------
     def _wrap_loss(self, fname: str):
@@ -90,8 +98,8 @@ class TraceObserver(Observer):
                 if not runner._muted:
                     try:
                         obs._record_loss_call(runner, fname, args, kwargs)
-                    except Exception:
-                        pass
+                    except Exception:  # noqa: BLE001 - never break the user's loss call; the failure is reported
+                        runner.record_error(obs.name, f"{fname} patch")
                 out = original(*args, **kwargs)
                 if not runner._muted:
                     rec = obs.loss_calls.get(fname)
@@ -152,7 +160,7 @@ class TraceObserver(Observer):
                         rec["out_of_range"] += 1
                         rec.setdefault("out_of_range_step", runner.step)
                         rec.setdefault("out_of_range_where", self._where(runner))
-                    elif torch.is_grad_enabled() and classes <= MAX_CLASSES_COUNTED:
+                    elif torch.is_grad_enabled() and classes <= MAX_CLASSES_COUNTED and rec["calls"] <= MAX_CALLS_COUNTED:
                         counts = torch.bincount(valid.flatten().cpu(), minlength=classes).tolist()
                         for c, n in enumerate(counts):
                             if n:
@@ -167,9 +175,9 @@ class TraceObserver(Observer):
                 if float(t.min()) < 0 or float(t.max()) > 1:
                     rec["out_of_range"] += 1
                     rec.setdefault("out_of_range_step", runner.step)
-            if fname == "binary_cross_entropy_with_logits" and x.is_floating_point() and x.numel() > 8:
-                if bool((x >= 0).all()) and bool((x <= 1).all()):
-                    rec["probability_inputs"] += 1
+            if (fname == "binary_cross_entropy_with_logits" and x.is_floating_point() and x.numel() > 8
+                    and bool((x >= 0).all()) and bool((x <= 1).all())):
+                rec["probability_inputs"] += 1
 
     def _wrap_dropout(self, fname: str):
         obs = self
@@ -238,7 +246,7 @@ class TraceObserver(Observer):
     def _root_forward(self, runner: Any, root: Any, inputs: tuple, output: Any) -> None:
         import torch
 
-        name = type(root).__name__
+        name = runner.root_label(root)
         if torch.is_grad_enabled():
             self._seq().append("F")
             if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
@@ -251,9 +259,7 @@ class TraceObserver(Observer):
         if root.training:
             active = []
             for mname, m in root.named_modules():
-                if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 and m.training:
-                    active.append({"module": mname, "type": type(m).__name__})
-                elif isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
+                if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 and m.training or isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
                     active.append({"module": mname, "type": type(m).__name__})
             if active and len(self.eval_train_mode) < 5:
                 self.eval_train_mode.append({"root": name, "step": runner.step, "modules": active[:20], "count": len(active)})
@@ -282,17 +288,35 @@ class TraceObserver(Observer):
             if not math.isfinite(value) and self.non_finite_loss is None:
                 self.non_finite_loss = {"step": runner.step, "value": value}
                 runner.request_stop("non-finite")
-        if first and runner.step > 0:
+        # per optimizer: at the first backward after its last step, do its parameters still hold gradients?
+        for opt in runner.optimizers:
+            state = self._opt_state.get(id(opt))
+            if state is None or state["stale"] is not None or state["zeroed"]:
+                continue  # already measured, or already reset for this step: nothing can be stale
             stale = []
-            for p in self._opt_params(runner)[:MAX_PARAMS_FOR_STALE_CHECK]:
-                g = p.grad
-                if g is not None and bool(g.detach().abs().sum() > 0):
-                    stale.append(id(p))
-            if stale:
-                self.stale_grad_steps.append({"step": runner.step, "params": stale[:5], "count": len(stale)})
+            for group in opt.param_groups:
+                for p in group["params"][:MAX_PARAMS_FOR_STALE_CHECK]:
+                    g = p.grad
+                    if g is not None and bool(g.detach().abs().sum() > 0):
+                        stale.append(id(p))
+            state["stale"] = stale
+
+    def _zeroed(self, runner: Any, obj: Any) -> None:
+        import torch
+
+        if isinstance(obj, torch.optim.Optimizer):
+            targets = [obj]
+        else:  # Module.zero_grad: every optimizer holding one of its parameters
+            ids = {id(p) for p in obj.parameters()}
+            targets = [o for o in runner.optimizers if any(id(p) in ids for g in o.param_groups for p in g["params"])]
+        for opt in targets:
+            state = self._opt_state.get(id(opt))
+            if state is not None:
+                state["zeroed"] = True
 
     def on_zero_grad(self, runner: Any, optimizer: Any) -> None:
         self._seq().append("Z")
+        self._zeroed(runner, optimizer)
 
     def on_scheduler_step(self, runner: Any, scheduler: Any) -> None:
         self._seq().append("L")
@@ -302,6 +326,10 @@ class TraceObserver(Observer):
     def on_step_start(self, runner: Any, optimizer: Any) -> None:
         import torch
 
+        state = self._opt_state.get(id(optimizer))
+        if state is not None and not state["zeroed"] and state["stale"]:
+            self.stale_grad_steps.append({"step": runner.step, "params": state["stale"][:5], "count": len(state["stale"]),
+                                          "optimizer": type(optimizer).__name__})
         if optimizer is not runner.primary_optimizer:
             return
         seq = self._seq()
@@ -310,6 +338,8 @@ class TraceObserver(Observer):
             last_b = max(i for i, e in enumerate(seq) if e == "B")
             if "Z" in seq[last_b:]:
                 self.misplaced_zero_grad.append(runner.step)
+        if runner.step >= DETAILED_STEPS and runner.step % SAMPLE_EVERY:
+            return
         names = self._names(runner)
         for p in self._opt_params(runner):
             rec = self.params.get(id(p))
@@ -336,17 +366,23 @@ class TraceObserver(Observer):
         del torch
 
     def _names(self, runner: Any) -> dict[int, tuple[str, str]]:
+        """``{id(param): (name, module name)}`` over the root models (cached until a new root appears)."""
+        key = tuple(id(r) for r in runner.roots)
+        if getattr(self, "_names_key", None) == key:
+            return self._names_cache
         out: dict[int, tuple[str, str]] = {}
         multi = len(runner.roots) > 1
         for root in runner.roots:
-            prefix = f"{type(root).__name__}." if multi else ""
+            prefix = f"{runner.root_label(root)}." if multi else ""
             for mname, m in root.named_modules():
                 for pname, p in m.named_parameters(recurse=False):
                     full = f"{mname}.{pname}" if mname else pname
                     out.setdefault(id(p), (prefix + full, prefix + mname if mname else (prefix.rstrip(".") or "")))
+        self._names_key, self._names_cache = key, out
         return out
 
     def on_step_end(self, runner: Any, optimizer: Any) -> None:
+        self._opt_state[id(optimizer)] = {"zeroed": False, "stale": None}
         if optimizer is not runner.primary_optimizer:
             return
         seq = self._seq()
@@ -372,18 +408,19 @@ class TraceObserver(Observer):
         root, inputs = self._captured
         batch = inputs[0].shape[0] if inputs and hasattr(inputs[0], "shape") and inputs[0].dim() else None
         targets = [r.get("target_shape") for r in self.loss_calls.values()]
-        rnn = any(type(m).__name__ in ("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer", "TransformerEncoderLayer",
-                                         "TransformerDecoderLayer") and not getattr(m, "batch_first", False) for m in root.modules())
+        # layers that declare their layout settle which dimension is the batch; otherwise a loss target must agree
+        layouts = [bool(m.batch_first) for m in root.modules()
+                   if type(m).__name__ in ("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer") and hasattr(m, "batch_first")]
         if batch is None:
             self.batch_dependence = {"skipped": "the model's first input has no batch dimension"}
-        elif rnn:
+        elif layouts and not all(layouts):
             self.batch_dependence = {"skipped": "the model has sequence-first (batch_first=False) layers"}
-        elif not targets or not any(t and t[0] == batch for t in targets):
+        elif not layouts and (not targets or not any(t and t[0] == batch for t in targets)):
             self.batch_dependence = {"skipped": "no loss target with the input's batch size was seen, so the batch dimension is uncertain"}
         else:
             with runner.suspended():
                 self.batch_dependence = probes.batch_dependence(root, inputs)
-        self.batch_dependence["root"] = type(root).__name__
+        self.batch_dependence["root"] = runner.root_label(root)
         self._captured = None
 
     def on_end(self, runner: Any, reason: str) -> None:

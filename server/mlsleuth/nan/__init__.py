@@ -58,7 +58,12 @@ def prepare_nan(
     :class:`mlsleuth.runtime.common.RuntimeInputError` for input the user can fix.
     """
     from mlsleuth.childproc import ChildRun
-    from mlsleuth.runtime.common import HARNESS_DIR, RuntimeInputError, choose_interpreter, write_config
+    from mlsleuth.runtime.common import (
+        HARNESS_DIR,
+        RuntimeInputError,
+        choose_interpreter,
+        write_config,
+    )
     from mlsleuth.runtime.prepared import PreparedRun
 
     file, function = split_target(str(target))
@@ -117,11 +122,10 @@ def locate_nan(target: str | os.PathLike[str], **kwargs: Any):
 
 
 def build_report(result: Any, *, info: dict[str, Any], path: str, command: str):
+    import mlsleuth.nan.checks  # noqa: F401 - registers the check docs
     from mlsleuth.nan.findings import build_findings
     from mlsleuth.report import ErrorEntry, Report
     from mlsleuth.runtime.common import child_errors
-
-    import mlsleuth.nan.checks  # noqa: F401 - registers the check docs
 
     report = Report(tool="nan")
     payload = result.result or {}
@@ -139,7 +143,7 @@ def build_report(result: Any, *, info: dict[str, Any], path: str, command: str):
         replay_run = payload.get("replay_run") or {}
         if replay_run.get("status") == "replay-failed":
             report.errors.append(ErrorEntry(kind="replay-failed", path=path, message=f"the instrumented replay failed: {replay_run.get('error')}", detail=replay_run.get("stderr")))
-        elif replay_run.get("status") == "exception":
+        elif replay_run.get("status") == "exception" and not ((replay_run.get("nan") or {}).get("replay") or {}).get("reproduced"):
             exc = replay_run.get("exception") or {}
             report.errors.append(ErrorEntry(kind="replay-failed", path=path, message=f"the user's code raised {exc.get('type')} during the instrumented replay: {exc.get('message', '')[:300]}", detail=exc.get("traceback")))
         for err in replay_run.get("observer_errors") or []:

@@ -10,6 +10,7 @@ why that operation failed and which test confirms it.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -60,6 +61,16 @@ def _where(origin: dict[str, Any]) -> str:
     if module:
         return f"module '{module}'"
     return "the loss computation (outside any module)" if origin.get("phase") == "loss" else f"the {origin.get('phase')} pass"
+
+
+def forward_op_of(node: str) -> str | None:
+    """``'SqrtBackward0'`` -> ``'aten::sqrt'`` (the forward op whose derivative the node computes)."""
+    import re
+
+    m = re.match(r"^([A-Za-z]+?)Backward\d*$", node or "")
+    if not m:
+        return None
+    return "aten::" + re.sub(r"(?<!^)(?=[A-Z])", "_", m.group(1)).lower()
 
 
 def explain_origin(origin: dict[str, Any], step: int) -> tuple[str, str, str]:
@@ -113,10 +124,20 @@ def explain_origin(origin: dict[str, Any], step: int) -> tuple[str, str, str]:
         reason = SINGULAR_NODES.get(node)
         if reason:
             obs.append(f"In {node}: {reason}.")
-        test = (f"Run the step with torch.autograd.set_detect_anomaly(True): it should raise in {node or op}. "
-                f"Count the inputs of the forward operation behind {node or op} that sit at its singular point.")
-        fix = (f"Use a form of the forward operation behind {node or op} whose gradient is defined at the singular point "
-               "(torch.linalg.vector_norm, F.normalize), or keep its argument away from that point in both branches of any torch.where.")
+        fwd = forward_op_of(node) or f"the forward operation behind {node or op}"
+        module = origin.get("module")
+        inside = f" in module '{module}'" if module else ""
+        test = (f"Run the step with torch.autograd.set_detect_anomaly(True): it should raise in {node or op} (its {op} is where the gradient turns non-finite). "
+                f"Count the elements of the input of {fwd}{inside} at or next to its singular point (e.g. `(x.abs() < 1e-30).sum()`).")
+        fix = f"Give {fwd}{inside} an argument that stays away from its singular point, or use a form whose gradient is defined there"
+        if node.startswith(("Sqrt", "Rsqrt", "Pow", "Norm")):
+            fix += " (torch.linalg.vector_norm or F.normalize instead of a hand-written sqrt of a sum of squares)."
+        elif node.startswith("Log"):
+            fix += f" (clamp the input of {fwd} to a positive minimum, or compute it with torch.logsumexp / F.log_softmax)."
+        elif node.startswith("Div"):
+            fix += f" (clamp the denominator of {fwd} away from zero in both branches of any torch.where)."
+        else:
+            fix += "."
     return " ".join(obs), test, fix
 
 
@@ -132,18 +153,18 @@ def trend(frames: list[dict[str, Any]], failure_step: int) -> dict[str, Any]:
     layers: dict[str, list[float]] = {}
     for f in before:
         for name, vals in (f.get("layers") or {}).items():
-            v = vals.get("act_max")
+            v = vals.get("act_rms")
             if isinstance(v, (int, float)) and math.isfinite(v):
                 layers.setdefault(name, []).append(v)
     result: dict[str, Any] = {"steps": [f["step"] for f in before], "series": {k: [round(x, 6) for x in v] for k, v in series.items()}}
     if layers:
-        result["activation_max"] = {k: [round(x, 6) for x in v] for k, v in list(layers.items())[:8]}
+        result["activation_rms"] = {k: [round(x, 6) for x in v] for k, v in list(layers.items())[:8]}
     probe = series.get("grad_norm") or series.get("loss")
     if not probe or len(probe) < 3:
         result["kind"] = "too-few-steps"
         return result
     first, last = probe[0], probe[-1]
-    ratios = [b / a for a, b in zip(probe, probe[1:]) if a > 0]
+    ratios = [b / a for a, b in itertools.pairwise(probe) if a > 0]
     growing = sum(r > 1.0 for r in ratios)
     if first > 0 and last / first >= 10 and growing >= 0.7 * len(ratios):
         result["kind"] = "steady-growth"
@@ -224,14 +245,22 @@ def _data_finding(failure, origin, step, path, batch_note, measurements) -> Find
         arg = (origin or {}).get("arg")
         observation = f"At step {step} a non-finite tensor that no watched operation produced entered {origin.get('op')} (argument '{arg}') in {_where(origin)}: {_nonfinite_counts(origin.get('input') or {})}. It came from outside the model: typically the targets or extra inputs of the batch."
         test = f"Check torch.isfinite on the tensor passed as '{arg}' to {origin.get('op')} at step {step} (usually the targets)."
+    op = None if fields else (origin or {}).get("op")
+    message = f"the batch of step {step} contains NaN/Inf: the data, not the model, produced the first non-finite value"
+    fix = "Clean the records at load time (impute or drop non-finite values) and assert finiteness in the dataset code."
+    if origin and origin.get("kind") == "birth":  # made by the script's own preprocessing before the model ran
+        born, test, fix = explain_origin(origin, step)
+        observation += " " + born
+        op = origin.get("op")
+        message = f"the batch of step {step} reached the model with NaN/Inf, made by {op} while the batch was prepared"
     return Finding(
         rule="nan-in-batch", category="data", severity="error",
-        message=f"the batch of step {step} contains NaN/Inf: the data, not the model, produced the first non-finite value",
-        location=Location(path=path, step=step, phase="data", op=(origin or {}).get("op")),
+        message=message,
+        location=Location(path=path, step=step, phase="data", op=op),
         observation=observation + batch_note,
         measurements=measurements,
         next_test=test,
-        fix="Clean the records at load time (impute or drop non-finite values) and assert finiteness in the dataset code.",
+        fix=fix,
     )
 
 
@@ -246,6 +275,8 @@ def _birth_finding(origin, failure, replay, step, path, batch_note, measurements
         if masked:
             m = masked[0]
             extra.append(f"The forward pass also produced non-finite values in {m['op']} ({_where(m)}) that were masked out before the loss (e.g. by torch.where); their gradient is where NaN re-enters.")
+            fix = (f"torch.where does not stop the gradient of the discarded branch: make the argument of {m['op']} in {_where(m)} safe "
+                   f"before the op (the double-where pattern: torch.where(mask, x, 1) inside {m['op']}), so both branches stay finite.")
         extra.append(f"The loss of step {step} was finite ({fmt(failure.get('loss'))}).")
     if rule == "nan-born-optimizer":
         params = failure.get("parameters") or []
@@ -269,7 +300,7 @@ def _birth_finding(origin, failure, replay, step, path, batch_note, measurements
     return Finding(
         rule=rule, category=category, severity="error", message=message,
         location=Location(path=path, step=step, phase=phase, module=origin.get("module"), op=origin.get("op"),
-                          parameter=origin.get("parameter")),
+                          parameter=origin.get("parameter") if phase == "optimizer" else None),
         observation=" ".join([observation, *extra]) + batch_note,
         measurements={**measurements, "origin": origin},
         next_test=test,

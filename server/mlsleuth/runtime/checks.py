@@ -353,3 +353,74 @@ one unit; a classic "loss stuck at ln C" cause, worse with a high learning rate.
 How to confirm: print(w.std(dim=0)) at initialisation: all zeros.
 What to do instead: random init (Kaiming/Xavier) for hidden layers; zero init only for a final layer or biases.
 """)
+
+
+# -- diagnose --------------------------------------------------------------------------------
+_check("overfit-one-batch", "diagnose", "training-loop", "error", f"""
+Overfit one batch.
+
+What it finds: trains the user's model with the user's optimizer on one fixed batch until the loss falls below
+{int(100 * T.OVERFIT_TARGET_FRACTION)}% of its initial value (or every sample of the batch is classified right), within the
+step budget. Success is recorded in the report's summary stats (steps needed, loss curve); failure is an error
+naming what is implicated: loss
+wiring (the loss does not depend on the output, or receives probabilities/logits of the wrong kind), gradient
+flow (a quarter or more of the trainable tensors get no or zero gradient), numerics (non-finite loss), or else
+capacity or learning rate.
+Why it matters: a correct model, loss and optimizer can always memorise one small batch; if they cannot,
+no amount of data or training time will help and the bug is in the wiring, not in the hyperparameters.
+How to confirm: the measurements hold the loss curve; repeat with --lr-range to rule out the learning rate.
+What to do instead: fix the implicated part first, then scale to a few batches and the full loop.
+""")
+_check("causal-leakage", "diagnose", "architecture", "error", """
+The model sees the future.
+
+What it finds: for sequence models (task 'sequence' or a time_dim hint), the gradient of the output at the middle
+time step with respect to inputs at later time steps (through the embedding output for token inputs), in eval
+mode; it must be exactly zero for an autoregressive/causal model.
+Why it matters: a missing causal mask or a shifting mistake lets the model copy the answer during training; the
+training loss looks excellent and generation is garbage.
+How to confirm: change only the last input step and check whether earlier outputs move.
+What to do instead: apply a causal attention mask (is_causal=True or a square subsequent mask) and shift targets by one.
+""")
+_check("input-ignored", "diagnose", "data", "warning", f"""
+The model does not use its inputs.
+
+What it finds: from the same initial weights and for the same number of steps on one batch, training with the real
+inputs does not end at least {int(100 * T.ABLATION_MIN_GAIN)}% lower in loss than training with inputs shuffled
+against their labels (re-shuffled every step) or with random inputs of the same mean and std (re-drawn every step).
+Why it matters: with shuffled or random inputs the model can only learn the label frequencies; if real inputs do
+no better, the input path is cut (a variable overwritten, a detach, a zeroed projection, the wrong argument).
+How to confirm: feed two very different inputs and compare the outputs.
+What to do instead: follow the input through forward() and fix where its signal is lost.
+""")
+_check("symmetric-init", "diagnose", "architecture", "warning", """
+Hidden layer initialised with identical (often zero) rows.
+
+What it finds: weight matrices, other than the model's final weight layer, whose output rows are all identical at
+initialisation (all-zero or constant init).
+Why it matters: identical units get identical gradients, so they stay identical: the layer works as a single unit.
+A zero-initialised final layer is a known-safe trick and is not flagged.
+How to confirm: print(w.std(dim=0)) right after constructing the model.
+What to do instead: keep PyTorch's default init or use Kaiming/Xavier for hidden layers.
+""")
+_check("unregistered-submodule", "diagnose", "architecture", "error", """
+Layers hidden in a plain list, tuple or dict.
+
+What it finds: module attributes that are Python lists/tuples/dicts holding nn.Module objects (or tensors with
+requires_grad) whose parameters are not among model.parameters().
+Why it matters: those layers are skipped by the optimizer, .to(device), .train()/.eval() and state_dict(): they never
+train, may stay on the CPU, and are lost when the checkpoint is reloaded.
+How to confirm: compare sum(p.numel() for p in model.parameters()) with the parameter count you expect.
+What to do instead: use nn.ModuleList, nn.ModuleDict or nn.Parameter.
+""")
+_check("lr-range-suggestion", "diagnose", "hyperparameter", "info", """
+Learning-rate range test.
+
+What it finds: (with --lr-range) increases the learning rate exponentially from 1e-7 to 10 over 100 steps from the
+initial weights, smooths the loss with an exponential moving average and stops when it exceeds four times its
+minimum; suggests the smaller of the steepest-descent LR and a tenth of the LR at the minimum.
+Why it matters: a learning rate off by a factor of ten or more explains most "it trains but badly" runs; the test
+costs about a hundred steps.
+How to confirm: train a few hundred steps at the suggested LR and at 3x either side.
+What to do instead: use the suggestion as the peak LR of the schedule (with warmup for large models).
+""")

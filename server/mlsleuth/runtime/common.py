@@ -44,7 +44,7 @@ def choose_interpreter(python: str | None, near: Path) -> tuple[str, str]:
                 return str(cand), f"project virtual environment {candidate_dir / rel.split('/')[0]}"
         if any((candidate_dir / m).exists() for m in PROJECT_MARKERS):
             break
-    return sys.executable, "the interpreter running mlsleuth (no --python and no .venv/venv next to the script)"
+    return sys.executable, "the interpreter running mlsleuth; no --python given and no .venv/venv found next to the script"
 
 
 def write_config(child: Any, config: dict[str, Any]) -> None:
@@ -104,7 +104,9 @@ def child_errors(result: Any, *, tool: str, path: str | None, interpreter: str) 
     if status == "exception":
         last = payload.get("last_good_step")
         where = f"after step {last} (the last completed optimizer step)" if last is not None else "before the first optimizer step completed"
-        kind = "out-of-memory" if exc.get("type") in ("MemoryError", "OutOfMemoryError") or "out of memory" in exc.get("message", "").lower() else "user-exception"
+        text = exc.get("message", "").lower()
+        oom = exc.get("type") in ("MemoryError", "OutOfMemoryError") or "out of memory" in text or "can't allocate memory" in text
+        kind = "out-of-memory" if oom else "user-exception"
         errors.append(ErrorEntry(
             kind=kind,
             message=f"the user's code raised {exc.get('type')}: {exc.get('message', '')[:300]} {where}; findings below cover the steps before it",
@@ -147,7 +149,7 @@ def group_by_module(names: list[tuple[str, str]], all_params: list[tuple[str, st
     for pname, module in names:
         parts = module.split(".") if module else []
         chosen = module
-        for depth in range(0, len(parts) + 1):
+        for depth in range(len(parts) + 1):
             prefix = ".".join(parts[:depth])
             under = [p for p, m in all_params if m == prefix or m.startswith(prefix + ".") or (prefix == "")]
             if under and all(p in flagged for p in under):

@@ -17,7 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mlsleuth.runtime.common import HARNESS_DIR, RuntimeInputError, child_errors, choose_interpreter, write_config
+from mlsleuth.runtime.common import (
+    HARNESS_DIR,
+    RuntimeInputError,
+    child_errors,
+    choose_interpreter,
+    write_config,
+)
 from mlsleuth.runtime.prepared import PreparedRun
 
 DEFAULT_STEPS = 20

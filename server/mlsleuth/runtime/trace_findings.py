@@ -171,7 +171,7 @@ def _gradients(b: _Builder, d: dict, params: list[dict], steps: int) -> None:
     weights = [p for p in live if len(p["shape"]) >= 2 and p["grad_norm_median"] is not None and p["numel"] > 0]
     if len(weights) >= 3:
         first, last = weights[0], weights[-1]
-        rms = lambda p: p["grad_norm_median"] / math.sqrt(p["numel"])  # noqa: E731
+        rms = lambda p: p["grad_norm_median"] / math.sqrt(p["numel"])
         if rms(last) > 0 and rms(first) / rms(last) < T.VANISHING_GRAD_RATIO and first["grad_norm_median"] > 0:
             b.add("vanishing-gradients", "architecture", "warning",
                   f"gradients shrink on the way back: the first layer ({first['name']}) gets a gradient far smaller than the last ({last['name']})",

@@ -46,12 +46,13 @@ def code_fingerprint(version: str, rule_ids: list[str], extra: str = "") -> str:
     h.update(f"{CACHE_FORMAT}|{version}|{','.join(sorted(rule_ids))}|{extra}".encode())
     pkg = Path(mlsleuth.__file__).parent
     sources = [pkg / "report.py", pkg / "config.py", *sorted((pkg / "scan").rglob("*.py"))]
-    for src in sources:
+    for src in sources:  # by content, so touching a file without changing it keeps the cache
         try:
-            st = src.stat()
+            data = src.read_bytes()
         except OSError:
             continue
-        h.update(f"{src.relative_to(pkg).as_posix()}:{st.st_size}:{st.st_mtime_ns}|".encode())
+        h.update(f"{src.relative_to(pkg).as_posix()}:{len(data)}|".encode())
+        h.update(data)
     return h.hexdigest()
 
 
@@ -115,8 +116,16 @@ class ScanCache:
             data = json.loads(raw)
             if data.get("format") != CACHE_FORMAT or data.get("fingerprint") != self.fingerprint:
                 return
-            self.stat = dict(data["stat"])
-            self.results = dict(data["results"])
+            self.stat = {
+                path: entry
+                for path, entry in dict(data["stat"]).items()
+                if isinstance(entry, list) and len(entry) == 4 and all(isinstance(v, int) for v in entry[:2])
+            }
+            self.results = {
+                key: payload
+                for key, payload in dict(data["results"]).items()
+                if isinstance(payload, dict) and isinstance(payload.get("findings"), list) and isinstance(payload.get("errors"), list)
+            }
         except (ValueError, KeyError, TypeError, AttributeError):
             self.load_error = f"cache {self.path} was corrupt and is rebuilt"
             self.stat, self.results = {}, {}

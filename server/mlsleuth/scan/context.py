@@ -72,9 +72,27 @@ class FileContext:
         self.display_path = display_path
         self.lines = source.splitlines()
         self._parents: dict[ast.AST, ast.AST] = {}
-        for parent in ast.walk(tree):
-            for child in ast.iter_child_nodes(parent):
-                self._parents[child] = parent
+        # One breadth-first pass (the order of ast.walk) fills both the parent
+        # links and ``all_nodes``; it is the hot path on large trees.
+        nodes: list[ast.AST] = [tree]
+        parents = self._parents
+        node_type = ast.AST
+        i = 0
+        while i < len(nodes):
+            parent = nodes[i]
+            i += 1
+            for name in parent._fields:
+                value = getattr(parent, name, None)
+                if isinstance(value, node_type):
+                    parents[value] = parent
+                    nodes.append(value)
+                elif isinstance(value, list):
+                    for child in value:
+                        if isinstance(child, node_type):
+                            parents[child] = parent
+                            nodes.append(child)
+        self.__dict__["all_nodes"] = nodes
+        self._assignments: dict[ast.AST, dict] = {}
 
     @classmethod
     def from_source(cls, source: str, display_path: str = "<string>") -> FileContext:
@@ -222,7 +240,11 @@ class FileContext:
         literal, else ``None`` as the value. ``for`` targets and ``with ... as``
         names are recorded with value ``None``.
         """
+        cached = self._assignments.get(scope)
+        if cached is not None:
+            return cached
         table: dict[str, list[tuple[int, ast.AST, ast.expr | None]]] = {}
+        self._assignments[scope] = table
 
         def bind(target: ast.AST, value: ast.expr | None, stmt: ast.AST) -> None:
             if isinstance(target, ast.Name):

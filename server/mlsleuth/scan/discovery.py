@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat as stat_mod
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -88,8 +89,7 @@ def _rg_error(line: str, root: str) -> ErrorEntry | None:
     text = line.strip()
     if not text:
         return None
-    if text.startswith("rg: "):
-        text = text[4:]
+    text = text.removeprefix("rg: ")
     if text.startswith("File system loop found:"):
         # "File system loop found: A points to an ancestor B"
         rest = text.split(":", 1)[1].strip()
@@ -118,7 +118,7 @@ def _rg_error(line: str, root: str) -> ErrorEntry | None:
 
 def run_rg(rg: str, args: list[str], root: str) -> tuple[list[str], list[ErrorEntry]]:
     """Run ripgrep; return the absolute paths it printed and its complaints as errors."""
-    proc = subprocess.run(  # noqa: S603 - fixed binary, argument list
+    proc = subprocess.run(
         [rg, *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -207,8 +207,15 @@ def _os_error(path: str, exc: OSError, root: str) -> ErrorEntry:
     return ErrorEntry(kind="unreadable", path=shown, message=f"cannot access: {exc.strerror or exc}")
 
 
-def discover(paths: Iterable[str | os.PathLike[str]], root: str, excludes: PathMatcher, *, rg: str | None) -> Listing:
-    """List the Python and notebook files under ``paths``."""
+def discover(
+    paths: Iterable[str | os.PathLike[str]], root: str, excludes: PathMatcher, *, rg: str | None, force_exclude: bool = False
+) -> Listing:
+    """List the Python and notebook files under ``paths``.
+
+    With ``force_exclude``, explicitly named files are dropped too when an
+    exclude pattern covers them (what a pre-commit hook, which names every
+    staged file, needs).
+    """
     listing = Listing(rg=rg, walker="ripgrep" if rg else "python")
     dirs: list[str] = []
     order: list[str] = []
@@ -226,11 +233,12 @@ def discover(paths: Iterable[str | os.PathLike[str]], root: str, excludes: PathM
         except OSError as exc:
             listing.errors.append(_os_error(path, exc, root))
             continue
-        import stat as stat_mod
-
         if stat_mod.S_ISDIR(st.st_mode):
             dirs.append(path)
         elif stat_mod.S_ISREG(st.st_mode):
+            if force_exclude and excludes and excludes.matches(display_path(path, excludes.base)):
+                listing.excluded += 1
+                continue
             listing.explicit.add(path)
             order.append(path)
         else:
@@ -238,18 +246,17 @@ def discover(paths: Iterable[str | os.PathLike[str]], root: str, excludes: PathM
                 ErrorEntry(kind="not-a-file", path=display_path(path, root), message="not a regular file or directory; give a .py or .ipynb file or a folder")
             )
     listing.dirs = dirs
-    per_dir: dict[str, list[str]] = {}
+    walked: list[str] = []
     if dirs:
         if rg:
             listed, errors = run_rg(rg, [*_RG_COMMON, "--files", *_RG_FILTER, "--", *dirs], root)
             listing.errors.extend(errors)
-            for p in listed:
-                per_dir.setdefault("", []).append(os.path.abspath(p))
+            walked = sorted(os.path.abspath(p) for p in listed)  # rg lists in parallel: fix the order
         else:
             for d in dirs:
-                per_dir.setdefault("", []).extend(_walk_python(d, root, listing))
+                walked.extend(_walk_python(d, root, listing))
     named = sorted((d.rstrip(os.sep) + os.sep for d in dirs), key=len, reverse=True)
-    for path in per_dir.get("", []):
+    for path in walked:
         if excludes and _excluded(path, excludes, named):
             listing.excluded += 1
             continue
@@ -285,12 +292,20 @@ def _excluded(path: str, excludes: PathMatcher, named_dirs: list[str]) -> bool:
 
 
 def rg_candidates(rg: str, targets: list[str], triggers: Iterable[str], root: str) -> set[str]:
-    """The files among ``targets`` (folders or files) that contain any trigger, by ripgrep."""
+    """The files among ``targets`` (folders or files) that contain any trigger, by ripgrep.
+
+    Files ripgrep could not read are included too, so that opening them
+    reports the problem instead of their being skipped without a word.
+    """
     words = sorted(set(triggers))
     if not words or not targets:
         return set()
-    args = [*_RG_COMMON, "-l", "-F", "-a", "--no-messages", *_RG_FILTER]
+    args = [*_RG_COMMON, "-l", "-F", "-a", *_RG_FILTER]
     for w in words:
         args += ["-e", w]
-    found, _ = run_rg(rg, [*args, "--", *targets], root)
-    return {os.path.abspath(p) for p in found}
+    found, complaints = run_rg(rg, [*args, "--", *targets], root)
+    out = {os.path.abspath(p) for p in found}
+    for err in complaints:  # listing already reported loops and broken links; keep unreadable files
+        if err.kind == "unreadable" and err.path:
+            out.add(os.path.abspath(os.path.join(root, err.path)))
+    return out

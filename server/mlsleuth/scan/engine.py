@@ -36,7 +36,12 @@ from mlsleuth.config import Config, ConfigError, Selection, load_config
 from mlsleuth.report import SEVERITY_RANK, ErrorEntry, Finding, Report
 from mlsleuth.scan import discovery
 from mlsleuth.scan.analyze import active_rules, analyze_source
-from mlsleuth.scan.cache import ScanCache, choose_cache_dir, code_fingerprint, content_key
+from mlsleuth.scan.cache import (
+    ScanCache,
+    choose_cache_dir,
+    code_fingerprint,
+    content_key,
+)
 from mlsleuth.scan.ignore import PathMatcher
 
 DEFAULT_MAX_FILE_SIZE_MB = 10.0
@@ -57,32 +62,36 @@ class SourceProblem(Exception):
 
 
 def decode_source(data: bytes) -> str:
-    """Text of a Python file: UTF-8 (BOM allowed), else its PEP 263 coding declaration."""
+    """Text of a Python file, decoded as Python itself would: a PEP 263 coding
+    declaration in the first two lines wins, else UTF-8 (a BOM is allowed)."""
     if b"\0" in data:
         raise SourceProblem("binary-file", "looks binary (it contains NUL bytes), not Python source; remove it or exclude it")
+    head = b"\n".join(data.split(b"\n", 2)[:2])
+    if b"coding" in head:
+        import io
+        import tokenize
+
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:
+            raise SourceProblem("bad-encoding", f"cannot decode: {exc}; fix the coding declaration in the first two lines") from None
+        try:
+            return data.decode("utf-8-sig" if encoding.startswith("utf-8") else encoding)
+        except (UnicodeDecodeError, LookupError) as exc:
+            reason = getattr(exc, "reason", str(exc))
+            raise SourceProblem(
+                "bad-encoding", f"is not valid {encoding} as its coding declaration says ({reason}); re-save it in that encoding or as UTF-8"
+            ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        first_error = exc
-    import io
-    import tokenize
-
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:  # an unknown codec named in the coding cookie
-        raise SourceProblem("bad-encoding", f"cannot decode: {exc.msg if hasattr(exc, 'msg') else exc}; fix the coding declaration") from None
-    if encoding not in ("utf-8", "utf-8-sig"):
-        try:
-            return data.decode(encoding)
-        except (UnicodeDecodeError, LookupError) as exc:
-            raise SourceProblem("bad-encoding", f"is not valid {encoding} as its coding declaration says ({exc.reason if hasattr(exc, 'reason') else exc}); re-save it in that encoding or as UTF-8") from None
-    bad = first_error.object[first_error.start : first_error.start + 1].hex()
-    line = data.count(b"\n", 0, first_error.start) + 1
-    raise SourceProblem(
-        "bad-encoding",
-        f"is not valid UTF-8 (byte 0x{bad} on line {line}) and has no coding declaration; "
-        "re-save it as UTF-8 or add a PEP 263 line such as `# -*- coding: latin-1 -*-`",
-    )
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SourceProblem(
+            "bad-encoding",
+            f"is not valid UTF-8 (byte 0x{bad} on line {line}) and has no coding declaration; "
+            "re-save it as UTF-8 or add a PEP 263 line such as `# -*- coding: latin-1 -*-`",
+        ) from None
 
 
 # -- per-file analysis (runs in workers) -------------------------------------------------
@@ -155,9 +164,21 @@ def analyze_blob(display: str, data: bytes, kind: str, explicit: bool, rules: li
             f.location.end_line = end_line if end_cell == cell else None
             if f.location.end_line is None:
                 f.location.end_column = None
+            f.message, f.observation = _cell_lines(f.message, nb), _cell_lines(f.observation, nb)
         findings.append(_strip(f))
     errors.extend(_strip(e) for e in result.errors)
     return {"findings": findings, "errors": errors, "suppressed": result.suppressed, "parsed": parsed}
+
+
+def _cell_lines(text: str, nb: Any) -> str:
+    """Rewrite "line N" of the joined notebook source in a rule's text as "cell C line L"."""
+    import re
+
+    def label(m: re.Match[str]) -> str:
+        cell, line = nb.locate(int(m.group(1)))
+        return f"cell {cell} line {line}" if cell is not None else m.group(0)
+
+    return re.sub(r"\bline (\d+)\b", label, text) if text else text
 
 
 def _run_chunk(tasks: list[tuple[int, str, bytes, str, bool, int]]) -> list[tuple[int, dict[str, Any]]]:
@@ -204,21 +225,24 @@ def scan_paths(
     jobs: int | None = None,
     progress: Progress | None = None,
     max_file_size_mb: float | None = None,
+    force_exclude: bool = False,
 ) -> Report:
     """Scan files and folders; return a finalized ``Report`` (tool ``scan``).
 
     ``root`` (default: the current folder) is where displayed paths are
-    relative to and where the cache lives. ``config`` defaults to the nearest
+    relative to and where the cache lives; relative ``paths`` are taken
+    relative to it too. ``config`` defaults to the nearest
     ``[tool.mlsleuth]`` above the first path; ``selection`` overrides its
     select/ignore/min-severity. ``progress(done, total)`` is called as
-    candidate files are finished.
+    candidate files are finished. Explicitly named files are scanned even if
+    ignored or excluded, unless ``force_exclude`` is set.
     """
     started = time.perf_counter()
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     root_path = Path(os.path.abspath(root if root is not None else os.getcwd()))
     given = [os.fspath(p) for p in paths] or [str(root_path)]
-    given_abs = [p if os.path.isabs(p) else str(root_path / p) for p in given]
+    given_abs = [p if os.path.isabs(p) else os.path.normpath(str(root_path / p)) for p in given]
     if config is None:
         first = next((p for p in given_abs if os.path.exists(p)), str(root_path))
         config = load_config(Path(first))
@@ -237,7 +261,12 @@ def scan_paths(
     rg = discovery.find_rg()
     exclude_base = str(config.root) if config.root else str(root_path)
     excludes = PathMatcher(list(config.exclude), exclude_base)
-    listing = discovery.discover(given_abs, str(root_path), excludes, rg=rg)
+    listing = discovery.discover(given_abs, str(root_path), excludes, rg=rg, force_exclude=force_exclude)
+    shown_as = dict(zip(given_abs, given))
+    for err in listing.errors:
+        if err.kind == "not-found" and err.path in shown_as:
+            err.path = shown_as[err.path]
+            err.message = f"no such file or directory: {err.path}; check the path"
     cache: ScanCache | None = None
     notes: list[str] = []
     if use_cache:
@@ -354,9 +383,10 @@ def scan_paths(
     report = Report(tool="scan")
     floor = SEVERITY_RANK[sel.min_severity]
     parsed = suppressed = 0
+    fresh = {t[0] for t in tasks}
     for index in sorted(payloads):
         payload = payloads[index]
-        parsed += bool(payload.get("parsed"))
+        parsed += bool(payload.get("parsed")) and index in fresh
         suppressed += int(payload.get("suppressed", 0))
         for raw in payload.get("findings", []):
             finding = Finding.model_validate({**raw, "location": {**raw.get("location", {}), "path": displays[index]}})
@@ -390,10 +420,12 @@ def scan_paths(
         )
     if notes:
         stats["notes"] = notes
-    text = None
-    report.finalize(stats=stats, text=text)
-    n_files = candidates
-    report.summary.text = f"{report.summary.text} in {len(listing.files)} file{'s' if len(listing.files) != 1 else ''} ({n_files} checked, {hits} from cache)"
+    report.finalize(stats=stats)
+    n_listed = len(listing.files)
+    report.summary.text = (
+        f"{report.summary.text} ({n_listed} file{'s' if n_listed != 1 else ''} listed, "
+        f"{candidates} checked, {hits} from cache)"
+    )
     return report
 
 

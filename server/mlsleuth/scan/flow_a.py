@@ -114,14 +114,38 @@ def function_params(func: ast.AST) -> list[str]:
     ) + ([a.kwarg.arg] if a.kwarg else [])
 
 
+def bindings(ctx: FileContext, scope: ast.AST) -> dict[str, list[tuple[int, ast.AST, ast.expr | None]]]:
+    """``ctx.assignments(scope)``, computed once per scope (rules ask about the same scopes many times)."""
+    cache = ctx.__dict__.setdefault("_flow_a_bindings", {})
+    if scope not in cache:
+        cache[scope] = ctx.assignments(scope)
+    return cache[scope]
+
+
+def local_value(ctx: FileContext, name: ast.Name, depth: int = 0) -> ast.expr | None:
+    """Same answer as ``ctx.value_of`` (the last value bound to ``name`` before its use), from cached bindings."""
+    if depth > 8:
+        return None
+    scope = ctx.enclosing_function(name) or ctx.tree
+    best = None
+    for line, _stmt, val in bindings(ctx, scope).get(name.id, []):
+        if line < name.lineno or (line == name.lineno and val is not None and val.col_offset > name.col_offset):
+            best = val
+    if best is None and scope is not ctx.tree:
+        return None
+    if isinstance(best, ast.Name):
+        return local_value(ctx, best, depth + 1) or best
+    return best
+
+
 def is_parameter(ctx: FileContext, name: ast.Name) -> bool:
     func = ctx.enclosing_function(name)
-    return func is not None and name.id in function_params(func) and not ctx.assignments(func).get(name.id)
+    return func is not None and name.id in function_params(func) and not bindings(ctx, func).get(name.id)
 
 
 def module_value(ctx: FileContext, name: str) -> ast.expr | None:
     """The last simple module-level assignment to ``name`` (scripts and notebooks bind models there)."""
-    entries = ctx.assignments(ctx.tree).get(name, [])
+    entries = bindings(ctx, ctx.tree).get(name, [])
     values = [v for _line, _stmt, v in entries if v is not None]
     return values[-1] if values else None
 
@@ -129,11 +153,11 @@ def module_value(ctx: FileContext, name: str) -> ast.expr | None:
 def value(ctx: FileContext, expr: ast.AST | None) -> ast.AST | None:
     """What a name or ``self.attr`` was bound to, falling back to module level; else the expression itself."""
     if isinstance(expr, ast.Name):
-        found = ctx.value_of(expr)
+        found = local_value(ctx, expr)
         if found is not None:
             return found
         func = ctx.enclosing_function(expr)
-        if func is not None and (expr.id in function_params(func) or ctx.assignments(func).get(expr.id)):
+        if func is not None and (expr.id in function_params(func) or bindings(ctx, func).get(expr.id)):
             return expr
         if expr.id in ctx.imports:
             return expr
@@ -143,10 +167,37 @@ def value(ctx: FileContext, expr: ast.AST | None) -> ast.AST | None:
 
 def call_sites(ctx: FileContext, func: ast.AST) -> list[ast.Call]:
     """Calls in this file that run ``func`` (a module function, or a method through ``self``)."""
-    cache = ctx.__dict__.setdefault("_flow_a_call_sites", {})
-    if func not in cache:
-        cache[func] = [c for c in ctx.calls() if ctx.callee_definition(c) is func]
-    return cache[func]
+    index = ctx.__dict__.get("_flow_a_call_sites")
+    if index is None:
+        index = {}
+        for c in ctx.calls():
+            target = callee(ctx, c)
+            if target is not None:
+                index.setdefault(target, []).append(c)
+            elif isinstance(c.func, ast.Name):
+                # Trainer(model, ...) runs Trainer.__init__
+                cls = file_class(ctx, c.func.id)
+                init = ctx.method(cls, "__init__") if cls is not None else None
+                if init is not None:
+                    index.setdefault(init, []).append(c)
+        ctx.__dict__["_flow_a_call_sites"] = index
+    return index.get(func, [])
+
+
+def callee(ctx: FileContext, call: ast.Call) -> ast.AST | None:
+    """``ctx.callee_definition(call)`` with the module's functions indexed once (big files have thousands)."""
+    table = ctx.__dict__.get("_flow_a_functions")
+    if table is None:
+        table = {}
+        for node in ctx.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                table.setdefault(node.name, node)
+        ctx.__dict__["_flow_a_functions"] = table
+    if isinstance(call.func, ast.Name):
+        return table.get(call.func.id)
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self":
+        return ctx.callee_definition(call)
+    return None
 
 
 def argument_for(call: ast.Call, func: ast.AST, param: str) -> ast.expr | None:
@@ -157,7 +208,7 @@ def argument_for(call: ast.Call, func: ast.AST, param: str) -> ast.expr | None:
         if kw.arg == param:
             return kw.value
     positional = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
-    if positional and positional[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+    if positional and positional[0] in ("self", "cls"):
         positional = positional[1:]
     if param in positional:
         i = positional.index(param)
@@ -183,10 +234,14 @@ def returns(func: ast.AST) -> list[ast.expr]:
 
 
 def file_class(ctx: FileContext, name: str) -> ast.ClassDef | None:
-    for cls in ctx.classes:
-        if cls.name == name:
-            return cls
-    return None
+    """The first class named ``name`` defined anywhere in the file."""
+    table = ctx.__dict__.get("_flow_a_classes")
+    if table is None:
+        table = {}
+        for cls in ctx.classes:
+            table.setdefault(cls.name, cls)
+        ctx.__dict__["_flow_a_classes"] = table
+    return table.get(name)
 
 
 def root_name(expr: ast.AST) -> str | None:
@@ -257,7 +312,7 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
                 return origin(ctx, receiver, depth + 1)
             if method == "forward":
                 return output_of_callable(ctx, receiver, expr, depth + 1)
-    helper = ctx.callee_definition(expr)
+    helper = callee(ctx, expr)
     if helper is not None:
         found = _all_returns(ctx, helper, depth + 1)
         if found is not None:
@@ -330,6 +385,14 @@ def _module_output(ctx: FileContext, constructor: ast.Call, depth: int) -> Origi
                     found.via.append(f"last layer of nn.Sequential (line {constructor.lineno})")
                 return found
         return None
+    builder = callee(ctx, constructor)
+    if builder is not None:
+        # build_model(...) defined in this file: every return decides
+        outs = [_module_output(ctx, r, depth + 1) if isinstance(r, ast.Call) else None for r in returns(builder)]
+        if outs and all(o is not None for o in outs) and len({o.kind for o in outs}) == 1:  # type: ignore[union-attr]
+            outs[0].via.append(f"model built by {builder.name}() (line {builder.lineno})")  # type: ignore[union-attr]
+            return outs[0]
+        return None
     if isinstance(constructor.func, ast.Name):
         cls = file_class(ctx, constructor.func.id)
         forward = ctx.method(cls, "forward") if cls is not None else None
@@ -384,11 +447,26 @@ def _loss_object(ctx: FileContext, func_expr: ast.AST, depth: int = 0) -> tuple[
     return None
 
 
+def mentions_loss_class(ctx: FileContext) -> bool:
+    """Cheap text test: can any loss *module* be built in this file at all?"""
+    found = ctx.__dict__.get("_flow_a_mentions_loss")
+    if found is None:
+        found = any(cls.rsplit(".", 1)[-1] in ctx.source for cls in LOSS_CLASSES)
+        ctx.__dict__["_flow_a_mentions_loss"] = found
+    return found
+
+
+def mentions(ctx: FileContext, *words: str) -> bool:
+    return any(w in ctx.source for w in words)
+
+
 def loss_call(ctx: FileContext, call: ast.Call) -> LossCall | None:
     """Recognise ``F.cross_entropy(x, y)``, ``crit(x, y)`` with ``crit = nn.CrossEntropyLoss()``, ``self.crit(x, y)``..."""
     qual = normalize(ctx.qualname(call))
     if qual in LOSS_FUNCTIONS:
         return LossCall(LOSS_FUNCTIONS[qual], call, _arg(call, 0, "input"), _arg(call, 1, "target"))
+    if not mentions_loss_class(ctx):
+        return None
     if isinstance(call.func, (ast.Name, ast.Attribute, ast.Call)):
         if isinstance(call.func, ast.Attribute) and not (
             isinstance(call.func.value, ast.Name) and call.func.value.id == "self"

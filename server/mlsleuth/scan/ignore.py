@@ -72,8 +72,7 @@ def compile_pattern(text: str) -> Pattern | None:
         line = line[1:]
     dir_only = line.endswith("/")
     body = line.rstrip("/")
-    if body.startswith("./"):
-        body = body[2:]
+    body = body.removeprefix("./")
     anchored = "/" in body
     body = body.lstrip("/")
     if not body:

@@ -25,6 +25,10 @@ so ``train_epoch(model, opt)`` called from an epoch loop contributes its
 batch loop, nested inside the epoch loop. A closure passed to
 ``optimizer.step(closure)`` (LBFGS) is inlined just before the step.
 
+A Lightning-style ``training_step`` method counts as the body of a batch loop
+(the framework calls it once per batch). Only scopes that can reach an event
+method by name are traced (a cheap pre-filter that keeps library files fast).
+
 Each event records the loops around it (outermost first, across inlining),
 the ``if`` tests guarding it, the ``with`` contexts it runs under (``no_grad``,
 ``accumulate``), the ``try`` blocks around it and the call sites it was
@@ -41,7 +45,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from mlsleuth.scan.context import FileContext, FunctionNode, argument, call_method, constant, dotted, keyword
+from mlsleuth.scan.context import (
+    FileContext,
+    FunctionNode,
+    argument,
+    call_method,
+    constant,
+    dotted,
+    keyword,
+)
 
 INLINE_DEPTH = 2
 
@@ -90,6 +102,9 @@ _EVENT_METHODS = {
     "zero_grad", "clear_grad", "clear_gradients", "backward", "manual_backward", "step", "clip_grad_norm_",
     "clip_grad_value_", "clip_grad_norm", "clip_gradients", "unscale_", "train", "eval", "zero_",
 }
+_MAY_HAVE_EVENTS = re.compile(
+    r"\.(zero_grad|clear_grad|backward|manual_backward|step|train|eval|unscale_|zero_|clip_grad_\w*)\s*\(|\.grad\b|clip_grad"
+)
 _NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
 
 
@@ -242,9 +257,13 @@ class Event:
         """The node in the analysed root that leads to the event (the outermost call site when inlined)."""
         return self.via[0] if self.via else self.node
 
-    def where(self) -> str:
-        """``line 31`` or ``line 31 (in train_step(), called at line 52)``."""
-        if not self.via:
+    def where(self, ref: Event | None = None) -> str:
+        """``line 31`` or ``line 31 (in train_step(), called at line 52)``.
+
+        With ``ref`` (an event named earlier in the same message) reached through the same
+        calls, the helper is not repeated: ``line 31``.
+        """
+        if not self.via or (ref is not None and ref.via == self.via):
             return f"line {self.line}"
         site = self.via[-1]
         name = dotted(site.func) or "helper"
@@ -303,7 +322,9 @@ class LoopModel:
         self.ctx = ctx
         self._objects: dict[int, ObjectInfo | None] = {}
         self.traces: list[Trace] = []
-        self.relevant = self._relevant_scopes()
+        self._optimizers: list[ObjectInfo] | None = None
+        # Cheap text pre-filter: without any event-like call in the source there is nothing to trace.
+        self.relevant = self._relevant_scopes() if _MAY_HAVE_EVENTS.search(ctx.source) else set()
         for root in self._roots():
             trace = _TraceBuilder(self, root).build()
             if trace.events:
@@ -324,27 +345,26 @@ class LoopModel:
         method by name are traced.
         """
         ctx = self.ctx
+        by_name: dict[str, list[ast.Call]] = {}
         direct: set[ast.AST] = set()
-        calls_by_scope: dict[ast.AST, set[str]] = {}
-        stack: list[tuple[ast.AST, ast.AST]] = [(child, ctx.tree) for child in ast.iter_child_nodes(ctx.tree)]
-        while stack:
-            node, scope = stack.pop()
+        for node in ctx.all_nodes:
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
                 if name is not None:
-                    if name in _EVENT_METHODS or name.endswith(("clip_grad_norm_", "clip_grad_value_")):
-                        direct.add(scope)
-                    else:
-                        calls_by_scope.setdefault(scope, set()).add(name)
+                    by_name.setdefault(name, []).append(node)
             elif isinstance(node, ast.Attribute) and node.attr == "grad" and isinstance(node.ctx, ast.Store):
-                direct.add(scope)
-            inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
-            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+                direct.add(ctx.enclosing_function(node) or ctx.tree)
+        for name, calls in by_name.items():
+            if name in _EVENT_METHODS or name.endswith(("clip_grad_norm_", "clip_grad_value_")):
+                direct.update(ctx.enclosing_function(c) or ctx.tree for c in calls)
         relevant = set(direct)
+        frontier = set(direct)
         for _ in range(INLINE_DEPTH):
-            names = {f.name for f in relevant if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-            relevant |= {scope for scope, called in calls_by_scope.items() if called & names}
+            names = {f.name for f in frontier if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            callers = {ctx.enclosing_function(c) or ctx.tree for n in names for c in by_name.get(n, [])}
+            frontier = callers - relevant
+            relevant |= callers
         # closures defined in a relevant function (LBFGS closure) are walked through their parent
         return relevant
 
@@ -366,9 +386,7 @@ class LoopModel:
         ctx = self.ctx
         value: ast.AST | None = expr
         if isinstance(expr, ast.Name):
-            value = ctx.value_of(expr)
-            if value is None:
-                value = self.module_value(expr.id)
+            value = self._name_value(expr)
         elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
             value = ctx.resolve(expr)
             if value is expr:
@@ -392,6 +410,48 @@ class LoopModel:
                 return ObjectInfo(first[0], f"@{value.lineno}:{value.col_offset}", None, first[1])
         return None
 
+    def _name_value(self, name: ast.Name, depth: int = 0) -> ast.AST | None:
+        """The value bound to ``name`` before its use, seeing through ``accelerator.prepare``-style wrappers.
+
+        ``model, opt, sched = accelerator.prepare(model, opt, sched)`` (also ``fabric.setup``,
+        ``amp.initialize``, ``opt = hvd.DistributedOptimizer(opt)``) hands back the same objects
+        wrapped; the construction that decides what ``sched`` is sits in the earlier binding.
+        """
+        ctx = self.ctx
+        scope = ctx.enclosing_function(name) or ctx.tree
+        store = isinstance(name.ctx, ast.Store)  # asking about an assignment target: its own binding counts
+        entries = [e for e in ctx.assignments(scope).get(name.id, []) if e[0] < name.lineno or (store and e[0] == name.lineno)]
+        if not entries:
+            return self.module_value(name.id) if scope is not ctx.tree else None
+        _line, stmt, value = entries[-1]
+        call = getattr(stmt, "value", None) if isinstance(stmt, ast.Assign) else None
+        if isinstance(call, ast.Call) and depth < 4:
+            passed = [a for a in call.args if isinstance(a, ast.Name) and a.id == name.id]
+            wrapper = call.args and (value is None or value is call) and passed
+            if wrapper and classify_construction(ctx, call) is None:
+                return self._name_value(passed[0], depth + 1)
+        if value is None:
+            return None
+        if isinstance(value, ast.Name) and depth < 4:
+            return self._name_value(value, depth + 1) or value
+        return value
+
+    def callee(self, call: ast.Call) -> FunctionNode | None:
+        """Like ``FileContext.callee_definition``, with the module's functions looked up in a dict."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            table = self.__dict__.get("_module_functions")
+            if table is None:
+                table = {}
+                for node in self.ctx.tree.body:
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        table[node.name] = node  # the last definition wins, as at run time
+                self.__dict__["_module_functions"] = table
+            return table.get(func.id)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            return self.ctx.callee_definition(call)
+        return None
+
     def module_value(self, name: str) -> ast.expr | None:
         """The last module-level value bound to ``name`` (notebook and script globals)."""
         table = self.__dict__.setdefault("_module_assignments", None)
@@ -402,12 +462,19 @@ class LoopModel:
         return entries[-1] if entries else None
 
     def optimizers(self) -> list[ObjectInfo]:
-        """Every optimizer construction in the file."""
+        """Every optimizer construction in the file (computed once)."""
+        if self._optimizers is not None:
+            return self._optimizers
         found = []
         for call in self.ctx.calls():
+            func = call.func
+            last = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+            if not (last[:1].isupper() or last.startswith("create_optimizer")):
+                continue  # optimizers are classes (or timm's factory): skip the alias lookup for everything else
             kind = classify_construction(self.ctx, call)
             if kind and kind[0] == "optimizer" and kind[1] not in {"optimizers"}:
                 found.append(ObjectInfo("optimizer", f"@{call.lineno}:{call.col_offset}", call, kind[1]))
+        self._optimizers = found
         return found
 
 
@@ -597,20 +664,36 @@ class _TraceBuilder:
 
     # -- expressions and calls ----------------------------------------------------------------------
     def _exprs(self, exprs: list[ast.AST], state: _State) -> None:
-        calls: list[ast.Call] = []
+        """Events of the calls in ``exprs``; a comprehension counts as a loop around the calls inside it."""
+        calls: list[tuple[ast.Call, tuple[ast.AST, ...]]] = []
         for expr in exprs:
-            stack = [expr]
+            stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(expr, ())]
             while stack:
-                node = stack.pop()
+                node, comps = stack.pop()
                 if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     continue
                 if isinstance(node, ast.Call):
-                    calls.append(node)
-                stack.extend(ast.iter_child_nodes(node))
+                    calls.append((node, comps))
+                if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                    # the first iterable runs outside the comprehension's own loop
+                    stack.append((node.generators[0].iter, comps))
+                    inner = comps + (node,)
+                    for child in ast.iter_child_nodes(node):
+                        if not isinstance(child, ast.comprehension):
+                            stack.append((child, inner))  # elt / key / value
+                    for gen in node.generators:
+                        stack.extend((c, inner) for c in gen.ifs)
+                        if gen is not node.generators[0]:
+                            stack.append((gen.iter, inner))
+                    continue
+                stack.extend((child, comps) for child in ast.iter_child_nodes(node))
         # Python evaluates arguments before the call: inner calls end first.
-        calls.sort(key=lambda c: (getattr(c, "end_lineno", 0), getattr(c, "end_col_offset", 0)))
-        for call in calls:
-            self._call(call, state)
+        calls.sort(key=lambda item: (getattr(item[0], "end_lineno", 0), getattr(item[0], "end_col_offset", 0)))
+        for call, comps in calls:
+            inner = state
+            for comp in comps:
+                inner = self._enter_loop(comp, inner)
+            self._call(call, inner)
 
     def _add(self, kind: str, node: ast.AST, state: _State, *, target: str | None = None, obj: ObjectInfo | None = None,
              loss: ast.AST | None = None, scaled: bool = False, arg: ast.AST | None = None) -> None:
@@ -628,7 +711,7 @@ class _TraceBuilder:
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         env = state.env
 
-        if isinstance(receiver, ast.Name) and receiver.id == "self" and self.ctx.callee_definition(call) is not None:
+        if isinstance(receiver, ast.Name) and receiver.id == "self" and self.model.callee(call) is not None:
             # ``self.step(batch)`` / ``self.train_epoch()``: a method of this class, not a torch API
             self._helper(call, state)
             return
@@ -640,8 +723,11 @@ class _TraceBuilder:
             obj = self.model.object_of(receiver, env)
             self._add("zero_grad", call, state, target=_text(receiver, env), obj=obj)
             return
-        if method == "zero_" and isinstance(receiver, ast.Attribute) and receiver.attr == "grad":
-            self._add("zero_grad", call, state, target=_text(receiver.value, env))
+        if method in {"zero_", "fill_", "mul_"} and _is_grad_tensor(receiver) and (
+            method == "zero_" or (call.args and constant(call.args[0]) == 0)
+        ):
+            # p.grad.zero_(), p.grad.data.zero_(), p.grad.fill_(0)
+            self._add("zero_grad", call, state, target=_text(receiver, env))
             return
         if method in {"backward", "manual_backward"}:
             self._backward(call, receiver, method, state)
@@ -672,7 +758,7 @@ class _TraceBuilder:
     def _helper(self, call: ast.Call, state: _State) -> None:
         if len(state.via) < INLINE_DEPTH:
             self._inline(call, state)
-        elif self.ctx.callee_definition(call) in self.model.relevant:
+        elif self.model.callee(call) in self.model.relevant:
             # A helper too deep to inline: rules that need an event to be *absent* stay silent here.
             self._add("opaque", call, state, target=dotted(call.func))
 
@@ -757,7 +843,7 @@ class _TraceBuilder:
         self._add(kind, call, state, target=text)
 
     def _inline(self, call: ast.Call, state: _State) -> None:
-        func = self.ctx.callee_definition(call)
+        func = self.model.callee(call)
         if func is None or func in self.active or func not in self.model.relevant:
             return
         if self._is_method_call_outside(func, call):
@@ -771,6 +857,13 @@ class _TraceBuilder:
     @staticmethod
     def _is_method_call_outside(func: FunctionNode, call: ast.Call) -> bool:
         return False
+
+
+def _is_grad_tensor(node: ast.AST | None) -> bool:
+    """``p.grad`` or ``p.grad.data`` (what in-place zeroing of gradients acts on)."""
+    while isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "grad"
 
 
 def _bind(func: FunctionNode, call: ast.Call) -> dict[str, ast.AST]:

@@ -76,8 +76,13 @@ def code_cells(data: object) -> list[CellSource]:
     return out
 
 
-def _neutralise(lines: list[str]) -> list[str]:
-    """Replace IPython-only lines with Python of the same line count."""
+def _neutralise(lines: list[str], filler: str = "pass") -> list[str]:
+    """Replace IPython-only lines with Python of the same line count.
+
+    Each magic line becomes ``filler`` at the magic's own indentation (``pass``
+    keeps a block whose only statement was a magic valid); with an empty
+    ``filler`` the line is blanked instead, for magics indented at top level.
+    """
     if lines and lines[0].lstrip().startswith("%%"):
         magic = lines[0].lstrip()[2:].split()[0] if lines[0].lstrip()[2:].split() else ""
         if magic not in PYTHON_CELL_MAGICS:
@@ -97,12 +102,12 @@ def _neutralise(lines: list[str]) -> list[str]:
             continue
         m = _LINE_MAGIC.match(line)
         if m:
-            out.append(m.group(1) + "pass")
+            out.append(m.group(1) + filler if filler else "")
             continued = line.rstrip().endswith("\\")
             continue
         m = _HELP.match(line)
         if m:
-            out.append(m.group(1) + "pass")
+            out.append(m.group(1) + filler if filler else "")
             continue
         out.append(line)
     return out
@@ -132,6 +137,10 @@ def notebook_source(text: str) -> NotebookSource:
     for cell in cells:
         lines = _neutralise(cell.lines)
         problem = _parses("\n".join(lines))
+        if problem is not None:  # e.g. an indented magic at top level: try blanking magics instead
+            blanked = _neutralise(cell.lines, filler="")
+            if _parses("\n".join(blanked)) is None:
+                lines, problem = blanked, None
         if problem is not None:
             where = problem.lineno if isinstance(problem.lineno, int) and problem.lineno >= 1 else None
             result.cell_errors.append((cell.number, where, problem.msg or str(problem)))

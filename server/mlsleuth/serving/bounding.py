@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import pydantic_core
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from mlsleuth.report import ErrorEntry, Finding, Report
 
-# ~4 characters per token: 60k characters of JSON stays well under 20k tokens.
-DEFAULT_CHAR_BUDGET = 60_000
+# Measured on the compact JSON of the structured result. JSON costs about 3 to 4
+# characters per token, so 40k characters is 10k-13k tokens; the text copy the
+# SDK also sends (see as_result) is smaller, so a client that shows the model
+# both stays near 20k tokens, and one that shows either stays well below.
+DEFAULT_CHAR_BUDGET = 40_000
 MAX_FINDINGS_CAP = 200
 FIELD_LIMIT = 2_000  # characters kept of any one free-text field
+MEASUREMENTS_LIMIT = 6_000  # characters of one finding's measurements (JSON)
 DETAIL_LIMIT = 4_000  # characters kept of an error's traceback / captured output
 MAX_ERRORS = 50
 
@@ -47,12 +52,17 @@ def _clip_finding(f: Finding) -> Finding:
     f.observation = _clip(f.observation, FIELD_LIMIT) or ""
     f.next_test = _clip(f.next_test, FIELD_LIMIT) or ""
     f.fix = _clip(f.fix, FIELD_LIMIT)
-    if len(pydantic_core.to_json(f.measurements)) > FIELD_LIMIT:
-        keys = list(f.measurements)
-        f.measurements = {
-            "note": f"{len(keys)} measurements were too large to return; rerun the tool from the CLI with --format json for all of them",
-            "keys": keys[:50],
-        }
+    if _size(f.measurements) > MEASUREMENTS_LIMIT:
+        kept = dict(f.measurements)
+        omitted: list[str] = []
+        for _, key in sorted(((_size(v), k) for k, v in kept.items()), reverse=True):
+            if _size(kept) <= MEASUREMENTS_LIMIT - 300:
+                break
+            del kept[key]
+            omitted.append(key)
+        kept["omitted"] = omitted
+        kept["omitted_note"] = "too large to return here; the CLI with --format json has every measurement"
+        f.measurements = kept
     return f
 
 
@@ -63,9 +73,31 @@ def _clip_error(e: ErrorEntry) -> ErrorEntry:
 
 
 def _size(obj: object) -> int:
-    # The SDK sends the result twice (structured content and a JSON text block
-    # indented by 2); the indented form is the larger, so measure that.
-    return len(pydantic_core.to_json(obj, indent=2))
+    return len(pydantic_core.to_json(obj))
+
+
+def as_result(report: Report) -> CallToolResult:
+    """The tool result for ``report``: structured content, plus the same data as
+    compact JSON text without empty fields (for clients that read only text)."""
+    text = report.model_dump_json(exclude_none=True)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=report.model_dump(mode="json"))
+
+
+def _bound_stats(page: Report, budget: int) -> None:
+    """Drop the largest ``summary.stats`` entries (tables, raw series) until the rest fits ``budget``."""
+    stats = page.summary.stats
+    if _size(stats) <= budget:
+        return
+    sizes = sorted(((_size(v), k) for k, v in stats.items()), reverse=True)
+    omitted: list[str] = []
+    for _, key in sizes:
+        if _size(stats) <= budget - 400:
+            break
+        del stats[key]
+        omitted.append(key)
+    stats["omitted_stats"] = omitted
+    stats["omitted_stats_note"] = "these entries were too large to return here; run the same analysis from the CLI with --format json to get them"
+    page.truncated = True
 
 
 def check_paging(max_findings: int, offset: int) -> None:
@@ -83,6 +115,7 @@ def bound_report(report: Report, *, max_findings: int, offset: int = 0, char_bud
         raise ToolError(f"offset {offset} is past the last finding (there are {total}); use an offset below {total}, or 0 to start over")
     page = report.limit(max_findings, offset)
     page.findings = [_clip_finding(f) for f in page.findings]
+    _bound_stats(page, char_budget // 4)
     errors = [_clip_error(e) for e in page.errors[:MAX_ERRORS]]
     findings = page.findings
     page.findings, page.errors = [], []

@@ -31,6 +31,31 @@ class InstallResult:
     action: str  # 'installed', 'replaced', 'unchanged'
     files: list[Path] = field(default_factory=list)
     source: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def front_matter_name(skill_md: Path) -> str | None:
+    """The ``name:`` in SKILL.md's front matter, if any."""
+    try:
+        lines = skill_md.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not lines or lines[0].strip() != "---":
+        return None
+    for line in lines[1:]:
+        if line.strip() == "---":
+            break
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == "name":
+            return value.strip().strip("'\"") or None
+    return None
+
+
+def _name_warnings(root: Path, dest: Path) -> list[str]:
+    name = front_matter_name(root / "SKILL.md")
+    if name is not None and name != dest.name:
+        return [f"SKILL.md declares name '{name}' but the folder is '{dest.name}'; Claude Code expects them to match, so install into a folder named '{name}'"]
+    return []
 
 
 def user_dest() -> Path:
@@ -67,7 +92,7 @@ def install_skill(dest: Path, *, force: bool = False, source: Path | None = None
     existed = dest.exists() and any(dest.iterdir())
     if existed:
         if _same(dest, payload):
-            return InstallResult(dest, "unchanged", [rel for _, rel in payload], root)
+            return InstallResult(dest, "unchanged", [rel for _, rel in payload], root, _name_warnings(root, dest))
         if not force:
             raise InstallError(
                 f"{dest} already holds a different skill install (another version, or local edits); "
@@ -92,4 +117,4 @@ def install_skill(dest: Path, *, force: bool = False, source: Path | None = None
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise InstallError(f"could not write {dest}: {exc.strerror or exc}") from None
-    return InstallResult(dest, "replaced" if existed else "installed", [rel for _, rel in payload], root)
+    return InstallResult(dest, "replaced" if existed else "installed", [rel for _, rel in payload], root, _name_warnings(root, dest))

@@ -50,3 +50,48 @@ def relative_label(root: Path, path: Path) -> str:
         return str(path)
     text = rel.as_posix()
     return text if text else "."
+
+
+def relativize(report, root: Path) -> None:
+    """Rewrite absolute paths under ``root`` in findings and errors to root-relative ones (in place)."""
+    prefix = str(root)
+
+    def fix(path: str | None) -> str | None:
+        if path and (path == prefix or path.startswith(prefix + "/")):
+            return relative_label(root, Path(path))
+        return path
+
+    for finding in report.findings:
+        finding.location.path = fix(finding.location.path)
+    for error in report.errors:
+        error.path = fix(error.path)
+
+
+def inside_root(root: Path, path: str | None) -> bool:
+    """True when ``path`` (root-relative or absolute) resolves inside ``root``; None counts as inside."""
+    if not path:
+        return True
+    try:
+        target = (root / path).resolve()
+    except (OSError, RuntimeError):
+        return False
+    return target == root or target.is_relative_to(root)
+
+
+def withhold_outside(report, root: Path) -> int:
+    """Drop findings and errors about files that resolve outside ``root`` (reached via symlinks).
+
+    The scanner follows symbolic links, which is right on the command line but
+    would let a link inside the served tree expose code outside it. Returns how
+    many entries were withheld; the report is re-finalized when any were.
+    """
+    findings = [f for f in report.findings if inside_root(root, f.location.path)]
+    errors = [e for e in report.errors if inside_root(root, e.path)]
+    withheld = (len(report.findings) - len(findings)) + (len(report.errors) - len(errors))
+    if withheld:
+        report.findings, report.errors = findings, errors
+        report.finalize(stats={
+            "withheld_outside_root": withheld,
+            "withheld_note": "results for files reached through symbolic links that leave the served root were withheld",
+        })
+    return withheld

@@ -83,6 +83,26 @@ def _skill_missing_reader(message: str):
     return read
 
 
+def _completions(uri: str, prefix: str) -> list[str]:
+    """Values for a template argument: chapter names or rule ids starting with ``prefix``."""
+    if uri == "mlsleuth://rules/{rule_id}":
+        from mlsleuth.catalog import load_all
+
+        try:
+            candidates = list(load_all())
+        except Exception:  # noqa: BLE001 - completion is a convenience; a broken catalog shows up elsewhere
+            return []
+    else:
+        section = next((sec for sec in skill_files.SECTIONS if uri == f"mlsleuth://{sec}/{{name}}"), None)
+        if section is None:
+            return []
+        try:
+            candidates = [d.name for d in skill_files.list_docs() if d.section == section]
+        except skill_files.SkillFilesMissing:
+            return []
+    return [c for c in candidates if c.startswith(prefix)]
+
+
 def register(server: MCPServer) -> None:
     try:
         docs = skill_files.list_docs()
@@ -120,3 +140,12 @@ def register(server: MCPServer) -> None:
         description="Documentation of one rule or runtime check: what it finds, why it matters, how to confirm it, what to do instead.",
         mime_type=MARKDOWN,
     )(_read_rule)
+
+    @server.completion()
+    async def complete(ref, argument, context):
+        from mcp.types import Completion, ResourceTemplateReference
+
+        if not isinstance(ref, ResourceTemplateReference):
+            return None
+        values = _completions(str(ref.uri), argument.value or "")
+        return Completion(values=values[:100], total=len(values), has_more=len(values) > 100)

@@ -91,7 +91,39 @@ async def _pump(ctx: ProgressReporter | None, state: _Progress, what: str) -> No
         last_sent_at, last_version, last_value = now, state.version, value
 
 
+# Children of user code now running, so a terminating server can kill them
+# (see kill_active_children); ChildRun itself handles timeouts and cancels.
+_ACTIVE_CHILDREN: set[Any] = set()
+
+
+def kill_active_children() -> int:
+    """SIGKILL the process group of every running child; safe to call from a signal handler."""
+    import os
+    import signal
+
+    killed = 0
+    for child in list(_ACTIVE_CHILDREN):
+        proc = getattr(child, "proc", None)
+        if proc is None or proc.poll() is not None:
+            continue
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+            killed += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return killed
+
+
 _thread_limiter: anyio.CapacityLimiter | None = None
+_run_limiter: anyio.CapacityLimiter | None = None
+MAX_CONCURRENT_RUNS = 2  # runs of user code at once; more queue (with keep-alive progress)
+
+
+def _child_limiter() -> anyio.CapacityLimiter:
+    global _run_limiter
+    if _run_limiter is None:
+        _run_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_RUNS)
+    return _run_limiter
 
 
 def _limiter() -> anyio.CapacityLimiter:
@@ -174,22 +206,37 @@ async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, 
             state.message = f"{what}: {msg[:200]}"
         state.version += 1
 
-    try:
-        child.start()
-    except (OSError, ValueError) as exc:
-        child.cleanup()
-        return Report(
-            tool=tool,
-            errors=[ErrorEntry(kind="start-failed", message=f"could not start the child process ({' '.join(child.argv[:2])}...): {exc}; check that the interpreter exists and is executable")],
-        ).finalize()
-    log.info("%s: started child pid %s", tool, child.pid)
     result_box: dict[str, Any] = {}
     async with anyio.create_task_group() as tg:
         tg.start_soon(_pump, ctx, state, what)
         try:
-            result_box["result"] = await child.wait_async(on_progress)
+            limiter = _child_limiter()
+            if limiter.available_tokens == 0:
+                state.message = f"{what}: waiting for another run of user code to finish"
+            async with limiter:
+                state.message = what
+                try:
+                    child.start()
+                except (OSError, ValueError) as exc:
+                    child.cleanup()
+                    result_box["start_error"] = exc
+                else:
+                    log.info("%s: started child pid %s", tool, child.pid)
+                    _ACTIVE_CHILDREN.add(child)
+                    try:
+                        result_box["result"] = await child.wait_async(on_progress)
+                    finally:
+                        _ACTIVE_CHILDREN.discard(child)
         finally:
+            if child.proc is None and "start_error" not in result_box:
+                child.cleanup()  # cancelled while queued: remove the unused scratch folder
             tg.cancel_scope.cancel()
+    if "start_error" in result_box:
+        exc = result_box["start_error"]
+        return Report(
+            tool=tool,
+            errors=[ErrorEntry(kind="start-failed", message=f"could not start the child process ({' '.join(child.argv[:2])}...): {exc}; check that the interpreter exists and is executable")],
+        ).finalize()
     result = result_box["result"]
     log.info("%s: child pid %s %s", tool, child.pid, result.describe_end())
     try:

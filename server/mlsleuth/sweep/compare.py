@@ -65,7 +65,7 @@ class Comparison:
 
 
 def _f(x: float | None) -> float | None:
-    """JSON-friendly float: None for NaN, +-inf kept as a string-free large sentinel is avoided."""
+    """A plain float, None for NaN (JSON output writes infinities as null too)."""
     if x is None:
         return None
     x = float(x)
@@ -278,7 +278,8 @@ class SweepAnalysis:
                 for l in range(j + 1, len(keys)):
                     if b in (j, l):
                         continue
-                    cp = self.compare_pair(g, seeds, y[:, j], y[:, l], ok[:, j] & ok[:, l], div[:, j] & ok[:, l], div[:, l] & ok[:, j], keys[j], keys[l])
+                    cp = self.compare_pair(g, seeds, y[:, j], y[:, l], ok[:, j] & ok[:, l], div[:, j] & ok[:, l], div[:, l] & ok[:, j], keys[j], keys[l],
+                                           p_only=True)
                     family[(j, l)] = cp.p_test
         self.apply_holm(comps, family)
         zs = None
@@ -289,8 +290,9 @@ class SweepAnalysis:
         trend = self.trend(g, keys_c, yc, seeds_complete)
         if trend is not None and len(keys_c) < len(keys):
             trend["values_left_out"] = [r.value_labels[k] for k in keys if k not in keys_c]
-        icc = st.icc_consistency(yc) if yc.shape[0] >= 2 else None
-        per_seed = {s: {r.value_labels[k]: (_f(y[i, j]) if status[i, j] in ("ok", "diverged") else None) for j, k in enumerate(keys)} for i, s in enumerate(seeds)}
+        icc = st.icc_consistency(yc) if yc.shape[0] >= 2 and yc.shape[1] >= 2 else None
+        per_seed = {s: {r.value_labels[k]: (_metric_cell(y[i, j]) if status[i, j] in ("ok", "diverged") else None) for j, k in enumerate(keys)}
+                    for i, s in enumerate(seeds)}
         statuses = {s: {r.value_labels[k]: status[i, j] for j, k in enumerate(keys) if status[i, j] != "ok"} for i, s in enumerate(seeds)}
         means = {r.value_labels[k]: _f(np.nanmean(np.where(ok[:, j], y[:, j], np.nan))) if ok[:, j].any() else None for j, k in enumerate(keys)}
         n_pairs = [c.n_paired for c in comps]
@@ -352,7 +354,8 @@ class SweepAnalysis:
             return None
         return keys[int(np.argmax(means))]
 
-    def compare_pair(self, g, seeds, yv, yb, both, value_diverged, baseline_diverged, key, base_key) -> Comparison:
+    def compare_pair(self, g, seeds, yv, yb, both, value_diverged, baseline_diverged, key, base_key, p_only: bool = False) -> Comparison:
+        """Paired statistics of one value against another; ``p_only`` skips what only the table needs."""
         r = self.runs
         c = Comparison(group=self.gdict(g), value=r.value_labels[key], baseline=r.value_labels[base_key], n_paired=int(both.sum()),
                        seeds=[s for s, u in zip(seeds, both) if u])
@@ -390,7 +393,8 @@ class SweepAnalysis:
                 c.notes.append("a single paired seed cannot show a reliable difference")
             return c
         pt = st.paired_t(d, self.alpha)
-        c.ci_low, c.ci_high, c.d_z, c.p_t = pt.ci_low, pt.ci_high, pt.d_z, pt.p
+        c.ci_low, c.ci_high, c.d_z = pt.ci_low, pt.ci_high, pt.d_z
+        c.p_t = pt.p if pt.sd > 0 else None  # undefined when every difference is the same
         if c.sign_test:
             c.p_test = c.sign_test["p"]
         elif self.test == "signflip":
@@ -400,7 +404,7 @@ class SweepAnalysis:
             c.notes.append("every seed moved by exactly the same amount, so the t-test is undefined; the exact sign-flip p decides")
         else:
             c.p_test = pt.p
-        if math.isfinite(pt.d_z) and pt.d_z != 0:
+        if math.isfinite(pt.d_z) and pt.d_z != 0 and not p_only:
             c.seeds_needed_80 = st.seeds_needed(pt.d_z, self.alpha, TARGET_POWER)
         return c
 
@@ -427,11 +431,7 @@ class SweepAnalysis:
             elif c.sign_test:
                 n_sign = c.sign_test["wins"] + c.sign_test["losses"]
                 c.verdict = "under-powered" if m * st.min_signflip_p(n_sign) > self.alpha else "no-reliable-difference"
-            elif c.p_holm is None or c.n_paired < 2:
-                c.verdict = "under-powered"
-            elif self.test == "signflip" and m * st.min_signflip_p(c.n_paired) > self.alpha:
-                c.verdict = "under-powered"
-            elif (c.power_at_reference or 0.0) < UNDERPOWERED_BELOW:
+            elif c.p_holm is None or c.n_paired < 2 or self.test == "signflip" and m * st.min_signflip_p(c.n_paired) > self.alpha or (c.power_at_reference or 0.0) < UNDERPOWERED_BELOW:
                 c.verdict = "under-powered"
             else:
                 c.verdict = "no-reliable-difference"
@@ -570,8 +570,8 @@ class SweepAnalysis:
     def zscore_recipe(self, g, comps: list[Comparison], yc, keys, b, seeds_complete) -> dict:
         r = self.runs
         n, k = yc.shape
-        if n < 2:
-            return {"skipped": "needs at least 2 seeds with every value"}
+        if n < 2 or k < 2:
+            return {"skipped": "needs at least 2 seeds with a usable result for at least 2 values"}
         z = st.zscore_within_seed(yc)
         others = [j for j in range(k) if j != b]
         dz = z[:, others] - z[:, [b]]
@@ -611,6 +611,14 @@ class SweepAnalysis:
                  next_test="trust the paired verdicts; see benchmarks/bench_sweep_calibration.py for the measured false-positive rates")
         return {"p": {v: pv for v, (pv, _) in by_label.items()}, "p_holm": {v: a for v, (_, a) in by_label.items()},
                 "false_positive_rate_two_values": fpr, "seeds_used": seeds_complete}
+
+
+def _metric_cell(x: float) -> float | str:
+    """A run's metric for the per-seed table: the number, or "nan" / "inf" / "-inf" for a diverged run."""
+    x = float(x)
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
 
 
 def _seed_key(s: str):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import csv
 import difflib
+import gc
 import json
 import math
 import re
@@ -38,7 +39,7 @@ import numpy as np
 
 PREFIXES = ("", "params.", "params_", "config.", "config/", "user_attrs_", "metrics.", "summary.", "summary_metrics.", "tags.", "system_attrs_", "hparams/", "hparams.")
 STATUS_COLUMNS = ("state", "status", "State", "Status", "run_state", "attributes.status")
-NAME_COLUMNS = ("Name", "name", "run_name", "run_id", "run", "tags.mlflow.runName", "number", "id", "ID")
+NAME_COLUMNS = ("Name", "name", "run_name", "tags.mlflow.runName", "run", "run_id", "number", "id", "ID")
 FAILED_STATES = {"failed", "fail", "crashed", "killed", "error", "errored", "aborted"}
 INCOMPLETE_STATES = {"running", "scheduled", "waiting", "queued", "pending", "pruned", "preempted", "preempting"}
 MISSING_TEXT = {"", "null", "none", "na", "n/a", "nil", "<na>"}
@@ -105,27 +106,34 @@ def read_table(path: str | Path) -> Table:
         from mlsleuth.sweep.tensorboard import read_tensorboard_dir
 
         return read_tensorboard_dir(p)
-    suffix = "".join(p.suffixes[-2:]).lower() if p.suffix.lower() == ".gz" else p.suffix.lower()
+    suffix = p.suffix.lower()
+    gz = suffix == ".gz"
+    if gz:
+        suffix = Path(p.stem).suffix.lower()
+    gc_was_on = gc.isenabled()
+    gc.disable()  # millions of small row objects would wake the cycle collector over and over
     try:
-        if suffix.endswith(".gz"):
-            import gzip
-
-            text_opener = lambda: gzip.open(p, "rt", encoding="utf-8-sig", newline="")  # noqa: E731
-            suffix = suffix[: -len(".gz")]
-        else:
-            text_opener = lambda: open(p, encoding="utf-8-sig", newline="")  # noqa: E731
-        if suffix in (".jsonl", ".ndjson"):
-            with text_opener() as fh:
+        with _open_text(p, gz) as fh:
+            if suffix in (".jsonl", ".ndjson"):
                 return _read_jsonl(fh, str(p))
-        if suffix == ".json":
-            with text_opener() as fh:
+            if suffix == ".json":
                 return _read_json(fh, str(p))
-        with text_opener() as fh:
             return _read_csv(fh, str(p), "\t" if suffix == ".tsv" else None)
     except UnicodeDecodeError as exc:
         raise SweepInputError(f"{p}: not UTF-8 text ({exc.reason}); export the results as UTF-8 CSV or JSONL") from None
     except OSError as exc:
         raise SweepInputError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _open_text(p: Path, gz: bool):
+    if gz:
+        import gzip
+
+        return gzip.open(p, "rt", encoding="utf-8-sig", newline="")
+    return open(p, encoding="utf-8-sig", newline="")
 
 
 def _read_csv(fh, source: str, delimiter: str | None) -> Table:
@@ -141,7 +149,7 @@ def _read_csv(fh, source: str, delimiter: str | None) -> Table:
     reader = csv.reader(fh, delimiter=delimiter)
     try:
         header = next(reader)
-        rows = [row for row in reader if row]
+        rows = list(reader)
     except csv.Error as exc:
         raise SweepInputError(f"{source}: malformed CSV near line {reader.line_num}: {exc}") from None
     header = [h.strip() for h in header]
@@ -149,7 +157,11 @@ def _read_csv(fh, source: str, delimiter: str | None) -> Table:
         dup = sorted({h for h in header if header.count(h) > 1})
         raise SweepInputError(f"{source}: the header repeats column(s) {', '.join(map(repr, dup))}; give every column a unique name")
     width = len(header)
-    bad = [i for i, row in enumerate(rows) if len(row) != width]
+    lengths = set(map(len, rows))
+    if 0 in lengths:  # blank lines
+        rows = [row for row in rows if row]
+        lengths.discard(0)
+    bad = [i for i, row in enumerate(rows) if len(row) != width] if lengths != {width} else []
     if bad:
         i = bad[0]
         raise SweepInputError(
@@ -159,7 +171,8 @@ def _read_csv(fh, source: str, delimiter: str | None) -> Table:
     if not rows:
         raise SweepInputError(f"{source}: the file has a header but no rows")
     cols = list(zip(*rows))
-    return Table(source, "csv", {h: list(c) for h, c in zip(header, cols)}, len(rows))
+    del rows
+    return Table(source, "csv", {h: list(c) for h, c in zip(header, cols)}, len(cols[0]))
 
 
 def _flatten(obj: dict, prefix: str, out: dict) -> None:
@@ -303,6 +316,8 @@ def missing_column_message(table: Table, name: str, role: str, extra: str = "") 
             if c.startswith(p):
                 stripped[c[len(p):]] = c
     close = difflib.get_close_matches(name, cols, n=3, cutoff=0.6)
+    low = name.lower()
+    close += [c for c in cols if c not in close and len(c) >= 3 and (low in c.lower() or c.lower() in low)]
     close += [stripped[s] for s in difflib.get_close_matches(name, list(stripped), n=3, cutoff=0.6) if stripped[s] not in close]
     shown = ", ".join(cols[:40]) + (f", ... ({len(cols)} in all)" if len(cols) > 40 else "")
     hint = f" Did you mean {', '.join(repr(c) for c in close[:3])}?" if close else ""
@@ -318,7 +333,7 @@ def _to_float(cell: Any) -> float | None:
     if cell is None:
         return None
     if isinstance(cell, bool):
-        raise ValueError
+        raise ValueError  # noqa: TRY004 - the caller reports every non-number alike
     if isinstance(cell, (int, float)):
         return float(cell)
     text = str(cell).strip()
@@ -330,10 +345,12 @@ def _to_float(cell: Any) -> float | None:
 def metric_array(table: Table, col: str, cells: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """(values, missing) for a metric column; text that is not a number is an error."""
     try:
-        values = np.array(cells, dtype=float)
+        if table.kind != "csv" and any(type(c) is bool for c in cells):
+            raise TypeError("booleans are not metric values")
+        values = np.fromiter(map(float, cells), float, len(cells))
         return values, np.zeros(values.size, bool)
     except (ValueError, TypeError):
-        pass
+        pass  # empty cells, None, booleans or text: sort them out one by one below
     out = np.empty(len(cells))
     missing = np.zeros(len(cells), bool)
     bad = []
@@ -358,6 +375,19 @@ def metric_array(table: Table, col: str, cells: list[Any]) -> tuple[np.ndarray, 
     return out, missing
 
 
+def _map_cells(cells: list[Any], fn) -> list[Any]:
+    """``[fn(c) for c in cells]``, computing ``fn`` once per distinct cell (columns repeat a few values)."""
+    try:
+        memo = {c: None for c in dict.fromkeys(cells)}
+    except TypeError:  # unhashable cells (JSON lists or dicts)
+        return [fn(c) for c in cells]
+    if any(type(c) is bool for c in memo) and any(type(c) in (int, float) for c in memo):
+        return [fn(c) for c in cells]  # True == 1 would share a memo entry
+    for c in memo:
+        memo[c] = fn(c)
+    return list(map(memo.__getitem__, cells))
+
+
 def _canonical_seed(cell: Any) -> str:
     if cell is None:
         return ""
@@ -378,6 +408,8 @@ def _value_text(cell: Any) -> str:
         return ""
     if isinstance(cell, bool):
         return str(cell)
+    if isinstance(cell, (dict, list)):
+        return json.dumps(cell, sort_keys=True)
     if isinstance(cell, float) and cell.is_integer() and abs(cell) < 1e16:
         return str(int(cell))
     return str(cell).strip()
@@ -385,8 +417,7 @@ def _value_text(cell: Any) -> str:
 
 def _normalise_status(cell: Any) -> str:
     text = str(cell or "").strip().lower()
-    if text.startswith("trialstate."):
-        text = text[len("trialstate."):]
+    text = text.removeprefix("trialstate.")
     return text
 
 
@@ -525,7 +556,7 @@ def load_runs(
         if melted is None:
             missing = [(n_, r) for c, n_, r in ((param_col, param, "parameter"), (seed_col, seed, "seed column"), (metric_col, metric, "metric")) if c is None]
             name, role = missing[0] if missing else (metric, "metric")
-            raise SweepInputError(missing_column_message(table, name, role, wide_hint))
+            raise SweepInputError(missing_column_message(table, name, role, wide_hint if not (param_col and seed_col) else ""))
         metric_cells = melted["metric"]
         group_cells = [melted[f"group:{g}"] for g in group_cols]
         row_index = melted["row"]
@@ -535,14 +566,7 @@ def load_runs(
             raise SweepInputError("--step applies to long layouts only (a wide table has one value per run)")
 
     # --- parameter values --------------------------------------------------
-    texts: dict[Any, str] = {}
-    value_text = []
-    for cell in value_cells:
-        key = cell if not isinstance(cell, (dict, list)) else json.dumps(cell, sort_keys=True)
-        t = texts.get(key)
-        if t is None:
-            t = texts[key] = _value_text(cell)
-        value_text.append(t)
+    value_text = _map_cells(value_cells, _value_text)
     distinct = list(dict.fromkeys(value_text))
     if "" in distinct:
         i = value_text.index("")
@@ -579,24 +603,15 @@ def load_runs(
         )
 
     # --- seeds, groups, status ---------------------------------------------
-    seed_memo: dict[Any, str] = {}
-    seed_text = []
-    for cell in seed_cells:
-        s = seed_memo.get(cell) if not isinstance(cell, (dict, list)) else None
-        if s is None:
-            s = _canonical_seed(cell)
-            if not isinstance(cell, (dict, list)):
-                seed_memo[cell] = s
-        seed_text.append(s)
-    if "" in seed_memo.values():
+    seed_text = _map_cells(seed_cells, _canonical_seed)
+    if "" in set(seed_text):
         i = seed_text.index("")
         raise SweepInputError(f"{table.source}: {table.row_label(row_index[i])} has no seed; every run needs its seed to be paired")
-    group_text = [[_value_text(c) for c in cells] for cells in group_cells]
+    group_text = [_map_cells(cells, _value_text) for cells in group_cells]
     metric_values, missing = metric_array(table, metric_col, metric_cells)
     if status_col is not None:
-        raw_status_rows = [_normalise_status(table.columns[status_col][r]) for r in row_index] if layout_used == "wide" else [
-            _normalise_status(c) for c in table.columns[status_col]
-        ]
+        status_cells = table.columns[status_col]
+        raw_status_rows = _map_cells([status_cells[r] for r in row_index] if layout_used == "wide" else status_cells, _normalise_status)
     else:
         raw_status_rows = None
     names_rows = table.columns[name_col] if name_col else None
@@ -609,9 +624,9 @@ def load_runs(
     gdistinct = sorted(set(gtuples), key=lambda g: tuple(_natural_key(x) for x in g))
     gcode = {g: i for i, g in enumerate(gdistinct)}
     codes = (
-        np.fromiter((gcode[g] for g in gtuples), np.int64, len(gtuples)) * len(value_keys)
-        + np.fromiter((vcode[t] for t in value_text), np.int64, len(value_text))
-    ) * len(seeds_sorted) + np.fromiter((scode[s] for s in seed_text), np.int64, len(seed_text))
+        np.fromiter(map(gcode.__getitem__, gtuples), np.int64, len(gtuples)) * len(value_keys)
+        + np.fromiter(map(vcode.__getitem__, value_text), np.int64, len(value_text))
+    ) * len(seeds_sorted) + np.fromiter(map(scode.__getitem__, seed_text), np.int64, len(seed_text))
 
     if step_col is not None:
         steps, step_missing = metric_array(table, step_col, table.columns[step_col])
@@ -676,7 +691,8 @@ def load_runs(
         out_status.append(status)
         out_raw.append(raw)
         if names_rows is not None and names_rows[row_index[last]] not in (None, ""):
-            out_labels.append(str(names_rows[row_index[last]]))
+            name = str(names_rows[row_index[last]])
+            out_labels.append(f"{name_col} {name}" if name.isdigit() else name)  # e.g. Optuna's "number 5"
         else:
             out_labels.append(table.row_label(row_index[last]))
 

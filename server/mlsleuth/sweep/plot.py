@@ -68,14 +68,14 @@ def _lines(ax, gs, param, metric, stats, title) -> None:
     labels = gs["values"]
     numbers = gs.get("value_numbers")
     xs = numbers if numbers else list(range(len(labels)))
-    finite_vals = [v for per in gs["per_seed"].values() for v in per.values() if v is not None and math.isfinite(v)]
+    finite_vals = [v for per in gs["per_seed"].values() for v in per.values() if isinstance(v, float) and math.isfinite(v)]
     top = max(finite_vals) if finite_vals else 1.0
-    for seed, per in gs["per_seed"].items():
+    for per in gs["per_seed"].values():
         pts = [(x, per.get(lab)) for x, lab in zip(xs, labels)]
-        good = [(x, v) for x, v in pts if v is not None and math.isfinite(v)]
+        good = [(x, v) for x, v in pts if isinstance(v, float) and math.isfinite(v)]
         if good:
             ax.plot([p[0] for p in good], [p[1] for p in good], "-o", color="#8c959f", lw=0.8, ms=3, alpha=0.8)
-        bad = [x for x, v in pts if v is not None and not math.isfinite(v)]
+        bad = [x for x, v in pts if isinstance(v, str)]  # "nan" / "inf": a diverged run
         if bad:
             ax.plot(bad, [top] * len(bad), "x", color="#cf222e", ms=8, mew=2)
     means = [gs["means"].get(lab) for lab in labels]

@@ -20,6 +20,9 @@ import numpy as np
 EXACT_SIGNFLIP_MAX_N = 20
 SIGNFLIP_MC_DRAWS = 100_000
 SIGNFLIP_MC_SEED = 20240611
+# A spread this small relative to the mean is rounding error: the differences are identical
+# (to single precision, which is how TensorBoard and many loggers store metrics).
+ZERO_SPREAD = 1e-6
 # Page's L is enumerated exactly (permutations within each block) up to this many values.
 PAGE_EXACT_MAX_K = 8
 
@@ -86,6 +89,55 @@ def _beta_continued_fraction(a, b, x, max_iter: int = 500, eps: float = 1e-15):
         if done.all():
             break
     return h
+
+
+def _betainc_scalar(a: float, b: float, x: float) -> float:
+    """Scalar I_x(a, b) in plain floats (the same continued fraction, without array overhead)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    flip = x >= (a + 1.0) / (a + b + 2.0)
+    if flip:
+        a, b, x = b, a, 1.0 - x
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = 1.0
+    d = 1.0 - qab * x / qap
+    d = 1.0 / (tiny if abs(d) < tiny else d)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        num = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + num * d
+        d = 1.0 / (tiny if abs(d) < tiny else d)
+        c = 1.0 + num / c
+        c = tiny if abs(c) < tiny else c
+        h *= d * c
+        num = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + num * d
+        d = 1.0 / (tiny if abs(d) < tiny else d)
+        c = 1.0 + num / c
+        c = tiny if abs(c) < tiny else c
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    val = math.exp(log_front) * h / a
+    return 1.0 - val if flip else val
+
+
+def _t_cdf_scalar(t: float, df: float) -> float:
+    if math.isinf(t):
+        return 1.0 if t > 0 else 0.0
+    half = 0.5 * _betainc_scalar(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - half if t >= 0 else half
+
+
+def _t_pdf_scalar(t: float, df: float) -> float:
+    log_c = math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
+    return math.exp(log_c - (df + 1.0) / 2.0 * math.log1p(t * t / df))
 
 
 def gammainc_upper(a: float, x: float) -> float:
@@ -160,7 +212,7 @@ def t_cdf(t, df):
 
 
 def t_ppf(q: float, df: float) -> float:
-    """Quantile of Student's t (bisection on the CDF to machine precision)."""
+    """Quantile of Student's t: Newton steps on the CDF, safeguarded by a bracket (bisection fallback)."""
     if not 0.0 < q < 1.0:
         raise ValueError(f"quantile level must be in (0, 1), got {q}")
     if q == 0.5:
@@ -168,19 +220,26 @@ def t_ppf(q: float, df: float) -> float:
     if q < 0.5:
         return -t_ppf(1.0 - q, df)
     lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < q:
+    while _t_cdf_scalar(hi, df) < q:
         lo, hi = hi, hi * 2.0
         if hi > 1e300:
             return math.inf
+    t = 0.5 * (lo + hi)
     for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < q:
-            lo = mid
+        f = _t_cdf_scalar(t, df) - q
+        if f < 0:
+            lo = t
         else:
-            hi = mid
-        if hi - lo <= 1e-13 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+            hi = t
+        pdf = _t_pdf_scalar(t, df)
+        step = f / pdf if pdf > 0 else math.inf
+        nxt = t - step
+        if not lo < nxt < hi:
+            nxt = 0.5 * (lo + hi)
+        if abs(nxt - t) <= 1e-14 * max(1.0, abs(t)) or hi - lo <= 1e-14 * max(1.0, hi):
+            return nxt
+        t = nxt
+    return t
 
 
 def nct_power_two_sided(ncp: float, df: float, alpha: float, grid: int = 4001) -> float:
@@ -227,18 +286,38 @@ def seeds_needed(d_z: float, alpha: float, power: float = 0.8, max_n: int = 10_0
     def pw(n: int) -> float:
         return nct_power_two_sided(d * math.sqrt(n), n - 1, alpha)
 
-    if pw(max_n) < power:
-        return None
-    lo, hi = 2, 2
+    # Start from the normal approximation, then settle on the exact answer (power rises with n).
+    z_a = _norm_ppf(1.0 - alpha / 2.0)
+    z_b = _norm_ppf(power)
+    n = max(2, min(max_n, math.ceil(((z_a + z_b) / d) ** 2)))
+    if pw(n) >= power:
+        while n > 2 and pw(n - 1) >= power:
+            n -= 1
+        return n
+    lo, hi = n, n
     while pw(hi) < power:
-        lo, hi = hi, min(max_n, hi * 2)
-    while lo < hi:
+        if hi >= max_n:
+            return None
+        lo, hi = hi, min(max_n, hi + max(1, hi // 4))
+    while hi - lo > 1:  # pw(lo) < power <= pw(hi)
         mid = (lo + hi) // 2
         if pw(mid) >= power:
             hi = mid
         else:
-            lo = mid + 1
-    return lo
+            lo = mid
+    return hi
+
+
+def _norm_ppf(p: float) -> float:
+    """Standard normal quantile by bisection on erfc (only used for starting points)."""
+    lo, hi = -40.0, 40.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if 0.5 * math.erfc(-mid / math.sqrt(2.0)) < p:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
 
 
 # --------------------------------------------------------------------------
@@ -270,6 +349,8 @@ def paired_t(diffs, alpha: float = 0.05) -> PairedT:
         raise ValueError("a paired t-test needs at least two pairs")
     mean = float(d.mean())
     sd = float(d.std(ddof=1))
+    if sd <= ZERO_SPREAD * abs(mean):  # identical differences up to rounding
+        sd = 0.0
     se = sd / math.sqrt(n)
     half = t_ppf(1.0 - alpha / 2.0, n - 1) * se
     if sd == 0.0:
@@ -289,6 +370,7 @@ def paired_t_pvalues(diffs) -> np.ndarray:
     n = d.shape[-1]
     mean = d.mean(-1)
     sd = d.std(-1, ddof=1)
+    sd = np.where(sd <= ZERO_SPREAD * np.abs(mean), 0.0, sd)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (sd / math.sqrt(n))
     t = np.where(sd == 0, np.where(mean == 0, 0.0, np.inf), t)
@@ -455,7 +537,7 @@ def page_l(y) -> tuple[float, float, float, str]:
                 block = np.bincount(twice).astype(float) / len(perms)
                 cache[key] = block
             dist = np.convolve(dist, block)
-        obs = int(round(2.0 * big_l))
+        obs = round(2.0 * big_l)
         p_inc = float(min(1.0, dist[obs:].sum()))
         p_dec = float(min(1.0, dist[: obs + 1].sum()))
         return big_l, p_inc, p_dec, "exact (permutations within seeds)"
@@ -474,6 +556,8 @@ def icc_consistency(y) -> float:
     """
     y = np.asarray(y, float)
     n, k = y.shape
+    if n < 2 or k < 2:
+        raise ValueError("the between-seed correlation needs at least 2 seeds and 2 values")
     grand = y.mean()
     ss_rows = k * float(np.sum((y.mean(1) - grand) ** 2))
     ss_cols = n * float(np.sum((y.mean(0) - grand) ** 2))

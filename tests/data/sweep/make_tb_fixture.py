@@ -1,9 +1,18 @@
 """Generate the TensorBoard fixture with the real writers (torch SummaryWriter + tensorboard protos)."""
-import math, sys, shutil
+import shutil
+import sys
 from pathlib import Path
-from torch.utils.tensorboard import SummaryWriter
-from tensorboard.compat.proto import summary_pb2, event_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+
+from tensorboard.compat.proto import (
+    event_pb2,
+    summary_pb2,
+    tensor_pb2,
+    tensor_shape_pb2,
+    types_pb2,
+)
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
+from torch.utils.tensorboard import SummaryWriter
+
 root = Path(sys.argv[1]); shutil.rmtree(root, ignore_errors=True)
 # torch runs: lr in {0.001, 0.01}, seeds 0..2; lr=0.01 is better by 0.05 on every seed
 base = {0: 0.70, 1: 0.60, 2: 0.80}

@@ -37,8 +37,8 @@ def _module_kind(ctx: FileContext, node: ast.AST) -> str | None:
             return "free"
         if last in _MODE_DEPENDENT:
             return "mode"
-        if last in {"Module", "Parameter", "Buffer"}:
-            return None
+        if last in {"Module", "Parameter", "Buffer"} or last.endswith("Loss"):
+            return None  # loss modules: no parameters and no train/eval behaviour to lose
         return "params"
     local = next((c for c in ctx.classes if c.name == qn), None)
     if local is not None and _is_module_class(ctx, local):
@@ -83,7 +83,7 @@ class ModulesInPlainContainer(Rule):
     id = "modules-in-plain-container"
     category = "architecture"
     severity = "error"
-    triggers = ("nn",)
+    triggers = ("nn.", "torch.nn")
 
     def check(self, ctx):
         if not ctx.imports_any("torch"):
@@ -91,10 +91,13 @@ class ModulesInPlainContainer(Rule):
         for cls in ctx.classes:
             if not _is_module_class(ctx, cls):
                 continue
+            candidates = list(self._plain_containers(ctx, cls))
+            if not candidates:
+                continue
             wrapped, registered = self._wrapped_names(ctx, cls)
             if registered:
                 continue
-            for attr, node, kinds in self._plain_containers(ctx, cls):
+            for attr, node, kinds in candidates:
                 if attr in wrapped:
                     continue
                 if "params" in kinds:

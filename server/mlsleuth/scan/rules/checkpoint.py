@@ -30,7 +30,7 @@ class LoadStateDictStrictFalseIgnored(Rule):
     id = "load-state-dict-strict-false-ignored"
     category = "architecture"
     severity = "warning"
-    triggers = ("strict",)
+    triggers = ("strict=False", "strict = False")
 
     def check(self, ctx: FileContext):
         for node in ctx.all_nodes:
@@ -56,13 +56,30 @@ def _state_dict_reference(ctx: FileContext, expr: ast.AST) -> str | None:
     """Describe ``expr`` when it is a live (or shallow-copied) state_dict, else None."""
     if isinstance(expr, ast.Call) and call_method(expr) == "state_dict" and not expr.args and not expr.keywords:
         return "a reference to the live state_dict"
-    if isinstance(expr, ast.Call) and call_method(expr) == "copy" and isinstance(expr.func, ast.Attribute):
-        if _state_dict_reference(ctx, expr.func.value) is not None:
-            return "a shallow .copy() of the state_dict (the tensors are still shared)"
-    if isinstance(expr, ast.Call) and ctx.qualname(expr) in _COPY_WRAPPERS and len(expr.args) == 1:
-        if _state_dict_reference(ctx, expr.args[0]) is not None:
-            return "a shallow dict() copy of the state_dict (the tensors are still shared)"
+    is_call = isinstance(expr, ast.Call)
+    if is_call and call_method(expr) == "copy" and _state_dict_reference(ctx, expr.func.value) is not None:  # type: ignore[attr-defined]
+        return "a shallow .copy() of the state_dict (the tensors are still shared)"
+    if (
+        is_call
+        and ctx.qualname(expr) in _COPY_WRAPPERS
+        and len(expr.args) == 1  # type: ignore[attr-defined]
+        and _state_dict_reference(ctx, expr.args[0]) is not None  # type: ignore[attr-defined]
+    ):
+        return "a shallow dict() copy of the state_dict (the tensors are still shared)"
     return None
+
+
+def _model_reference(ctx: FileContext, expr: ast.AST) -> str | None:
+    """``best_model = model`` where ``model`` is the module being trained (its parameters or mode are used)."""
+    name = dotted(expr)
+    if name is None:
+        return None
+    used_as_model = any(
+        isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "named_parameters", "train", "state_dict")
+        and dotted(c.func.value) == name
+        for c in ctx.calls()
+    )
+    return "the model object itself, not a copy" if used_as_model else None
 
 
 def _restores(ctx: FileContext, node: ast.AST, text: str) -> bool:
@@ -73,10 +90,7 @@ def _restores(ctx: FileContext, node: ast.AST, text: str) -> bool:
         return False
     if call_method(node) == "load_state_dict" and node.args and dotted(node.args[0]) == text:
         return True
-    qual = ctx.qualname(node) or ""
-    if qual in ("torch.save",) and node.args and dotted(node.args[0]) == text:
-        return True
-    return False
+    return ctx.qualname(node) == "torch.save" and bool(node.args) and dotted(node.args[0]) == text
 
 
 @register_rule
@@ -84,8 +98,9 @@ class BestStateDictByReference(Rule):
     """A "best" checkpoint kept as `model.state_dict()` without copying the tensors.
 
     What it finds: inside a training loop, `best_state = model.state_dict()` (also `.copy()` or
-    `dict(...)` of it, which copy only the dictionary) assigned to a name containing `best`, where the
-    snapshot is loaded, saved or returned after the loop.
+    `dict(...)` of it, which copy only the dictionary, or `best_model = model`, the module itself)
+    assigned to a name containing `best`, where the snapshot is loaded, saved or returned after the
+    loop.
     Why it matters: `state_dict()` returns references to the parameter tensors, which the optimizer
     keeps updating in place. By the end of training the "best" snapshot holds the final weights, so
     early stopping and best-epoch restoration silently do nothing, and the reported best score belongs
@@ -100,7 +115,7 @@ class BestStateDictByReference(Rule):
     id = "best-state-dict-by-reference"
     category = "evaluation"
     severity = "error"
-    triggers = ("state_dict",)
+    triggers = ("state_dict(", "best")
 
     def check(self, ctx: FileContext):
         for node in ctx.all_nodes:
@@ -109,7 +124,7 @@ class BestStateDictByReference(Rule):
             target = dotted(node.targets[0])
             if target is None or "best" not in flow_a.words(target.split(".")[-1]):
                 continue
-            how = _state_dict_reference(ctx, node.value)
+            how = _state_dict_reference(ctx, node.value) or _model_reference(ctx, node.value)
             if how is None:
                 continue
             loops = ctx.enclosing_loops(node)

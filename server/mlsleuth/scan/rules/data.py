@@ -36,12 +36,10 @@ def _transformer(ctx: FileContext, receiver: ast.AST) -> str | None:
             return qual.rsplit(".", 1)[-1]
         if qual.startswith(("sklearn.pipeline.", "sklearn.compose.")):
             return qual.rsplit(".", 1)[-1]
-        if qual.startswith("sklearn.") or isinstance(bound.func, ast.Name) and flow_a.file_class(ctx, bound.func.id):
-            return None  # a known non-transformer (a model, a splitter) or a class of this file
+        return None  # built by something else (a model, a factory function): do not guess from its name
     name = flow_a.root_name(receiver)
-    if name is not None and _TRANSFORMER_WORDS & set(flow_a.words(name)):
-        if ctx.imports_any("sklearn"):
-            return name
+    if name is not None and _TRANSFORMER_WORDS & set(flow_a.words(name)) and ctx.imports_any("sklearn"):
+        return name
     return None
 
 
@@ -79,7 +77,7 @@ class FitOnHeldOutData(Rule):
     id = "fit-on-held-out-data"
     category = "data"
     severity = "error"
-    triggers = ("fit",)
+    triggers = ("fit(", "fit_transform(")
 
     def check(self, ctx: FileContext):
         for call in ctx.calls():
@@ -102,45 +100,72 @@ class FitOnHeldOutData(Rule):
             )
 
 
-_SPLITTERS = {"sklearn.model_selection.train_test_split"}
+_SPLITTERS = {
+    "sklearn.model_selection.train_test_split",
+    "sklearn.model_selection.cross_val_score",
+    "sklearn.model_selection.cross_validate",
+    "sklearn.model_selection.cross_val_predict",
+}
+
+
+def _splits(ctx: FileContext) -> list[ast.Call]:
+    """Calls that divide data into train and held-out parts: train_test_split, cross_val_*, ``KFold().split(X)``."""
+    found = []
+    for call in ctx.calls():
+        if ctx.qualname(call) in _SPLITTERS:
+            found.append(call)
+        elif call_method(call) == "split" and call.args:
+            bound = flow_a.value(ctx, call.func.value)  # type: ignore[attr-defined]
+            if isinstance(bound, ast.Call) and (ctx.qualname(bound) or "").startswith("sklearn.model_selection."):
+                found.append(call)
+    return found
 
 
 @register_rule
 class FitBeforeSplit(Rule):
-    """A transformer fitted on the whole dataset before it is split into train and test.
+    """A transformer fitted, or a resampler applied, on the whole dataset before the train/test split.
 
     What it finds: in one function (or a notebook's top level), `X = scaler.fit_transform(X)` (or
-    `.fit(X)`) followed later by `train_test_split(X, ...)` on the same data.
+    `.fit(X)`, a feature selector, PCA...), or `X_res, y_res = SMOTE().fit_resample(X, y)`, followed
+    later by `train_test_split(...)`, `cross_val_score(...)`/`cross_validate(...)` or
+    `KFold(...).split(...)` on the same data.
     Why it matters: the scaler's mean and variance, a PCA's components or an encoder's vocabulary
     then include the test rows, so the test set is no longer unseen. The leak is small for a scaler
     on i.i.d. data and large for target encoders, feature selection and time series, where it can
-    make a useless model look good.
+    make a useless model look good. Oversampling before the split is worse: synthetic copies of
+    training rows land in the test set, and the test score measures memorisation.
     How to confirm: move the fit after the split (fit on the train part only) and compare the test
     score; a noticeable drop is the size of the leak.
-    What to do instead: split first, then `fit` on `X_train` and `transform` both parts, or wrap the
-    transformer and model in a `Pipeline` and split or cross-validate the raw data.
+    What to do instead: split first, then `fit` on `X_train` and `transform` both parts (resample the
+    training part only), or wrap the steps and the model in a `Pipeline` (imblearn's for samplers)
+    and split or cross-validate the raw data.
     """
 
     id = "fit-before-split"
     category = "data"
     severity = "warning"
-    triggers = ("train_test_split",)
+    triggers = ("train_test_split", "cross_val", "cross_validate", "Fold", "ShuffleSplit")  # the split must be in the file
 
     def check(self, ctx: FileContext):
-        splits = [c for c in ctx.calls() if ctx.qualname(c) in _SPLITTERS]
+        splits = _splits(ctx)
         if not splits:
             return
         for call in ctx.calls():
-            if call_method(call) not in ("fit", "fit_transform") or not call.args:
+            method = call_method(call)
+            if method not in ("fit", "fit_transform", "fit_resample") or not call.args:
                 continue
-            what = _transformer(ctx, call.func.value)  # type: ignore[attr-defined]
+            receiver = call.func.value  # type: ignore[attr-defined]
+            what = _resampler(ctx, receiver) if method == "fit_resample" else _transformer(ctx, receiver)
             if what is None:
                 continue
             data = call.args[0]
-            names = {ast.dump(data)}
+            names = {ast.dump(_as_load(data))}
             stmt = ctx.parent(call)
             if isinstance(stmt, ast.Assign):
-                names.update(ast.dump(ast.Name(id=t.id, ctx=ast.Load())) for t in stmt.targets if isinstance(t, ast.Name))
+                for target in stmt.targets:
+                    for elt in target.elts if isinstance(target, ast.Tuple) else [target]:
+                        if isinstance(elt, ast.Name):
+                            names.add(ast.dump(_as_load(elt)))
             scope = ctx.enclosing_function(call)
             for split in splits:
                 if ctx.enclosing_function(split) is not scope or split.lineno <= call.lineno:
@@ -149,12 +174,24 @@ class FitBeforeSplit(Rule):
                     yield self.finding(
                         ctx,
                         call,
-                        f"{what} is fitted on `{ctx.segment(data, 40)}` before train_test_split at line {split.lineno}: "
-                        f"the test rows shape the preprocessing",
+                        f"{what}.{method}() runs on `{ctx.segment(data, 40)}` before {ctx.segment(split.func, 40)}() at line {split.lineno}: "
+                        f"the test rows shape the preprocessing" + (" and synthetic copies of training rows reach the test set" if method == "fit_resample" else ""),
                         observation=f"{ctx.segment(call, 80)} at line {call.lineno}; {ctx.segment(split, 80)} at line {split.lineno}",
                         next_test="Fit after the split, on the training part only, and compare the test score.",
                     )
                     break
+
+
+def _resampler(ctx: FileContext, receiver: ast.AST) -> str | None:
+    """A name for an imbalanced-learn over/under-sampler (SMOTE, RandomOverSampler...)."""
+    bound = receiver if isinstance(receiver, ast.Call) else flow_a.value(ctx, receiver)
+    if isinstance(bound, ast.Call):
+        qual = ctx.qualname(bound) or ""
+        return qual.rsplit(".", 1)[-1] if qual.startswith("imblearn.") else None
+    name = flow_a.root_name(receiver)
+    if name is not None and {"smote", "sampler", "oversampler", "undersampler", "resampler"} & set(flow_a.words(name)):
+        return name if ctx.imports_any("imblearn") else None
+    return None
 
 
 def _as_load(node: ast.AST) -> ast.AST:
@@ -260,9 +297,12 @@ class TrainLoaderNoShuffle(Rule):
             if _iterable_dataset(ctx, dataset):
                 continue
             name = _loader_name(ctx, call)
-            data_name = flow_a.root_name(dataset) if dataset is not None else None
+            # the dataset's name only counts for a loader kept under a name: an inline
+            # DataLoader(train_ds) is as likely a feature-extraction pass as training
+            data_name = flow_a.root_name(dataset) if dataset is not None and name is not None else None
             words = set(flow_a.words(name or "")) | set(flow_a.words(data_name or ""))
-            if _EVAL_WORDS & words:
+            func = ctx.enclosing_function(call)
+            if _EVAL_WORDS & (words | set(flow_a.words(func.name if func is not None else ""))):
                 continue
             evidence = None
             if "train" in words or "training" in words:

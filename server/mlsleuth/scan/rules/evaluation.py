@@ -69,7 +69,11 @@ def _grad_off(ctx: FileContext, node: ast.AST) -> bool:
 
 
 def _calls_eval(ctx: FileContext, func: ast.AST) -> bool:
+    """``.eval()`` / ``.train(False)`` in ``func``, a helper it calls, or a ``with eval_mode(model):`` block."""
     for call in ctx.calls(func):
+        name = (dotted(call.func) or "").rsplit(".", 1)[-1].lower()
+        if "eval" in name and name != "eval" and isinstance(ctx.parent(call), ast.withitem):
+            return True  # a context manager such as `with eval_mode(model):` (defined elsewhere)
         if isinstance(call.func, ast.Attribute):
             if call.func.attr == "eval" and not call.args:
                 return True
@@ -88,9 +92,7 @@ def _callers(ctx: FileContext, func: ast.AST) -> list[ast.Call]:
     name = getattr(func, "name", None)
     found = []
     for call in ctx.calls():
-        if ctx.callee_definition(call) is func:
-            found.append(call)
-        elif name and isinstance(call.func, ast.Attribute) and call.func.attr == name and ctx.enclosing_class(func) is not None:
+        if ctx.callee_definition(call) is func or name and isinstance(call.func, ast.Attribute) and call.func.attr == name and ctx.enclosing_class(func) is not None:
             found.append(call)
     return found
 
@@ -102,7 +104,8 @@ class EvalWithoutEvalMode(Rule):
     What it finds: a loop that computes model outputs under `torch.no_grad()` / `inference_mode()`
     and sits in an evaluation function (`validate`, `evaluate`, `test`, ...) or iterates over a
     validation/test loader, where neither that function nor any in-file caller of it ever calls
-    `.eval()` (or `.train(False)`).
+    `.eval()` (or `.train(False)`); and a `no_grad` block inside a training loop that runs the
+    model and is followed by `model.train()`, with no `model.eval()` before it.
     Why it matters: `no_grad()` only turns off gradient tracking. Dropout keeps dropping units and
     BatchNorm keeps normalising with the statistics of the current batch (and updating its running
     averages with validation data). Validation scores come out noisy, worse than they should be and
@@ -122,6 +125,16 @@ class EvalWithoutEvalMode(Rule):
         if not ctx.imports_any("torch"):
             return
         reported: set[int] = set()
+        for call, name, loop, restore in self._inline_evaluations(ctx):
+            reported.add(id(call))
+            yield self.finding(
+                ctx,
+                call,
+                f"`{name}` is evaluated at line {call.lineno} under no_grad inside the loop at line {loop.lineno} and"
+                f" `{name}.train()` is called at line {restore.lineno} afterwards, but `{name}.eval()` never runs first: the"
+                " evaluation uses training-mode dropout and batch-norm (and updates the running statistics)",
+                next_test=f"print `{name}.training` just before line {call.lineno}: it is True",
+            )
         for loop in ctx.all_nodes:
             if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
                 continue
@@ -155,6 +168,37 @@ class EvalWithoutEvalMode(Rule):
                 f" never calls `{name}.eval()`: dropout and batch-norm still behave as in training",
                 next_test=f"print `{name}.training` inside the loop at line {loop.lineno}: it is True",
             )
+
+    def _inline_evaluations(self, ctx) -> Iterator:
+        """``with no_grad(): model(x_val)`` inside a training loop, followed by ``model.train()``, with no eval()."""
+        for with_node in ctx.all_nodes:
+            if not isinstance(with_node, (ast.With, ast.AsyncWith)):
+                continue
+            if not any((ctx.qualname(i.context_expr) or "") in {"torch.no_grad", "torch.inference_mode"} for i in with_node.items):
+                continue
+            loops = ctx.enclosing_loops(with_node)
+            if not loops:
+                continue
+            loop = loops[0]
+            restores: dict[str, ast.Call] = {}
+            switched: set[str] = set()
+            for call in ctx.calls(loop):
+                if not isinstance(call.func, ast.Attribute):
+                    continue
+                name = dotted(call.func.value)
+                if name is None:
+                    continue
+                flag = call.args[0] if call.args else None
+                if call.func.attr == "eval" and not call.args or call.func.attr == "train" and isinstance(flag, ast.Constant) and flag.value is False:
+                    switched.add(name)
+                elif call.func.attr == "train" and (flag is None or isinstance(flag, ast.Constant) and flag.value is True):
+                    if call.lineno > with_node.end_lineno:
+                        restores.setdefault(name, call)
+            for call in ctx.calls(with_node):
+                name = dotted(call.func)
+                if name in restores and name not in switched and ctx.enclosing_function(call) is ctx.enclosing_function(with_node):
+                    yield call, name, loop, restores[name]
+                    break
 
     @staticmethod
     def _is_eval_loop(ctx, loop, func) -> bool:
@@ -197,7 +241,7 @@ class TrainModeNotRestored(Rule):
     id = "train-mode-not-restored"
     category = "evaluation"
     severity = "warning"
-    triggers = ("eval",)
+    triggers = (".eval(", ".train(False", "train(mode=False")
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -266,6 +310,18 @@ _FUNCTIONAL_DROPOUT = {
 }
 
 
+def _calls_named(ctx: FileContext, fragment: str) -> list[ast.Call]:
+    """Calls whose function name contains ``fragment`` (a cheap filter before resolving aliases)."""
+    found = []
+    for node in ctx.all_nodes:
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+            if fragment in name:
+                found.append(node)
+    return found
+
+
 def _is_module_class(ctx: FileContext, cls: ast.ClassDef, depth: int = 0) -> bool:
     if depth > 5:
         return False
@@ -300,7 +356,7 @@ class FunctionalDropoutAlwaysOn(Rule):
     triggers = ("dropout",)
 
     def check(self, ctx):
-        for call in ctx.calls():
+        for call in _calls_named(ctx, "dropout"):
             qn = ctx.qualname(call) or ""
             if qn not in _FUNCTIONAL_DROPOUT:
                 continue
@@ -398,3 +454,71 @@ class DirectForwardCall(Rule):
                 if loop in trace.loop_parent and {"backward", "step", "eval"} & trace.kinds(loop):
                     return True
         return False
+
+
+_LOADS_IN_EVAL_MODE = ("from_pretrained",)
+
+
+@register_rule
+class TrainModeNeverSet(Rule):
+    """A model loaded with `from_pretrained` is trained without ever calling `model.train()`.
+
+    What it finds: a custom training loop (backward and optimizer step) over a model created with
+    `from_pretrained(...)` (Hugging Face transformers and similar libraries), in a file that never
+    calls `.train()` on anything.
+    Why it matters: `from_pretrained` returns the model in evaluation mode. A hand-written loop that
+    never switches it back fine-tunes with dropout disabled (and, for models with batch norm, with
+    frozen running statistics): the run overfits sooner and does not match the reference numbers,
+    with nothing in the logs to say why. The library's `Trainer` calls `model.train()` for you, so
+    loops copied from it lose the call.
+    How to confirm: print `model.training` at the first step of the loop: it is False.
+    What to do instead: call `model.train()` before the training loop (and again after every
+    evaluation inside it).
+    """
+
+    id = "train-mode-never-set"
+    category = "evaluation"
+    severity = "warning"
+    triggers = ("from_pretrained",)
+
+    def check(self, ctx):
+        model = loop_model(ctx)
+        if any(e.kind == "train" for t in model.traces for e in t.events):
+            return
+        if any(isinstance(c.func, ast.Attribute) and c.func.attr == "train" for c in ctx.calls()):
+            return
+        trained = _trained_models(ctx, model)
+        reported = set()
+        for trace in model.traces:
+            for loop in step_loops(trace):
+                events = trace.in_loop(loop)
+                if not {"backward", "step"} <= {e.kind for e in events} or isinstance(loop, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for name in sorted(trained):
+                    site = self._pretrained_site(ctx, model, name, loop)
+                    if site is None or (site.lineno, name) in reported:
+                        continue
+                    reported.add((site.lineno, name))
+                    step = next(e for e in events if e.kind == "step")
+                    yield self.finding(
+                        ctx,
+                        loop,
+                        f"`{name}` comes from from_pretrained (line {site.lineno}), which returns it in eval mode, and is trained"
+                        f" by the loop at line {loop.lineno} (step at {step.where()}) without any `{name}.train()`: dropout"
+                        " stays off during fine-tuning",
+                        observation=ctx.line_text(loop.lineno),
+                        next_test=f"print `{name}.training` at the first step of the loop at line {loop.lineno}: it is False",
+                    )
+
+    @staticmethod
+    def _pretrained_site(ctx: FileContext, model, name: str, loop: ast.AST) -> ast.Call | None:
+        if "." in name:
+            return None
+        scope = ctx.enclosing_function(loop) or ctx.tree
+        entries = ctx.assignments(scope).get(name, [])
+        value = entries[-1][2] if entries else model.module_value(name)
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in {"to", "cuda"}:
+            value = value.func.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _LOADS_IN_EVAL_MODE:
+            return value
+        return None

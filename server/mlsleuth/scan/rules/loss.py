@@ -11,6 +11,7 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 _LOGIT_LOSSES = {"cross_entropy": "cross-entropy", "binary_cross_entropy_with_logits": "BCE-with-logits"}
 _PROB_KINDS = {flow_a.SOFTMAX: "softmax", flow_a.SIGMOID: "sigmoid"}
+_OWN_ACTIVATION = {"cross_entropy": "log-softmax", "binary_cross_entropy_with_logits": "log-sigmoid"}
 
 
 def _loss_label(ctx: FileContext, lc: flow_a.LossCall) -> str:
@@ -71,6 +72,8 @@ class SoftmaxIntoLogitLoss(Rule):
     triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
 
     def check(self, ctx: FileContext):
+        if not flow_a.mentions(ctx, "cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"):
+            return
         seen: set[int] = set()
         for lc in flow_a.loss_calls(ctx):
             if lc.name not in _LOGIT_LOSSES or lc.input is None:
@@ -89,8 +92,8 @@ class SoftmaxIntoLogitLoss(Rule):
                 yield self.finding(
                     ctx,
                     node,
-                    f"{act} output reaches a {loss} loss that applies its own log-{act}: the loss sees "
-                    f"probabilities, not logits, so it cannot approach zero and its gradients vanish",
+                    f"{act} output reaches a {loss} loss, which expects raw logits and applies its own "
+                    f"{_OWN_ACTIVATION[lc.name]}: it sees probabilities, so it cannot approach zero and its gradients shrink",
                     observation=f"{_describe(ctx, found)} flows into {where}",
                     next_test=(
                         f"On one batch, compare the loss on the {act} output with the loss on the logits before "
@@ -121,6 +124,8 @@ class SoftmaxIntoNllLoss(Rule):
     triggers = ("softmax", "Softmax")
 
     def check(self, ctx: FileContext):
+        if not flow_a.mentions(ctx, "nll_loss", "NLLLoss"):
+            return
         seen: set[int] = set()
         for lc in flow_a.loss_calls(ctx):
             if lc.name != "nll_loss" or lc.input is None:
@@ -144,6 +149,10 @@ class SoftmaxIntoNllLoss(Rule):
 
 # -- causal language modelling ------------------------------------------------------------
 
+# Words that show a file does autoregressive language modelling, not reconstruction.
+_CAUSAL_HINTS = re.compile(
+    r"causal|gpt|llama|mistral|tril\(|subsequent_mask|lm_head|next[_ ]token|autoregress|generate\(", re.IGNORECASE
+)
 _TOKEN_NAMES = re.compile(r"^(input_ids|token_ids|tokens|input_tokens|ids)$")
 _SHAPE_ONLY = flow_a.PASSTHROUGH_METHODS | {"long"}
 
@@ -227,9 +236,10 @@ class CausalLmUnshiftedLabels(Rule):
 
     What it finds: a cross-entropy whose prediction is the output of a model called on a token tensor
     (`input_ids`, `tokens`, `batch["input_ids"]`) and whose target is that same token tensor, with no
-    slicing on either side (`logits[:, :-1]` against `input_ids[:, 1:]`). Masked-LM code (labels edited
-    by index, `mlm`/`mask_token` names) and models that receive `labels=` and shift internally are not
-    flagged.
+    slicing on either side (`logits[:, :-1]` against `input_ids[:, 1:]`), in a file that shows it does
+    autoregressive modelling (causal masks, `tril`, GPT/`CausalLM` names, `generate(`). Masked-LM code
+    (labels edited by index, `mlm`/`mask_token` names), sequence autoencoders and models that receive
+    `labels=` and shift internally are not flagged.
     Why it matters: with causal attention, position t can see token t, so the model learns to copy its
     input: the training loss collapses towards zero within a few hundred steps while generation stays
     garbage. It is one of the classic silent bugs of home-made GPT training loops.
@@ -247,6 +257,10 @@ class CausalLmUnshiftedLabels(Rule):
     triggers = ("input_ids", "tokens", "token_ids")
 
     def check(self, ctx: FileContext):
+        if not flow_a.mentions(ctx, "cross_entropy", "CrossEntropyLoss"):
+            return
+        if not _CAUSAL_HINTS.search(ctx.source):
+            return  # a sequence autoencoder legitimately reconstructs its own input
         for lc in flow_a.loss_calls(ctx):
             if lc.name != "cross_entropy" or lc.input is None or lc.target is None:
                 continue

@@ -62,6 +62,16 @@ def _zero_matches_step(zero: Event, step: Event, steps: list[Event]) -> bool:
     return len(other_keys) == 1 and not looks_like_optimizer
 
 
+def _fresh_optimizer_each_iteration(loop: ast.AST, events: list[Event]) -> bool:
+    """The optimizers stepped in ``loop`` are all constructed inside it (a probe, not a training loop)."""
+    steps = _optimizer_steps(events)
+    constructions = [s.obj.construction for s in steps if s.obj is not None and s.obj.construction is not None]
+    if not steps or len(constructions) < len(steps):
+        return False
+    inside = {id(n) for n in ast.walk(loop)}
+    return all(id(c) in inside for c in constructions)
+
+
 class _LoopRule(Rule):
     """Shared iteration over the batch loops of every trace, with de-duplication."""
 
@@ -106,14 +116,18 @@ class MissingZeroGrad(_LoopRule):
         if "backward" not in kinds or "zero_grad" in kinds or "opaque" in kinds:
             return
         step = _optimizer_steps(events)[0]
-        if step.obj is not None and step.obj.construction is not None and any(
-            node is step.obj.construction for node in ast.walk(loop)
-        ):
+        if _fresh_optimizer_each_iteration(loop, events):
             return  # a fresh optimizer every iteration: not a training loop over one optimizer state
         backward = next(e for e in events if e.kind == "backward")
         outside = [e for e in trace.events if e.kind == "zero_grad" and loop not in e.loops]
         extra = ""
-        if outside:
+        uncalled = [
+            n for n in ast.walk(loop)
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Attribute) and n.value.attr == "zero_grad"
+        ]
+        if uncalled:
+            extra = f"; `{ctx.segment(uncalled[0].value)}` at line {uncalled[0].lineno} names the method without calling it (missing `()`)"
+        elif outside:
             extra = (
                 f"; the only zero_grad is at {outside[0].where()}, outside this loop, so gradients pile up over"
                 " all of its iterations"
@@ -122,7 +136,7 @@ class MissingZeroGrad(_LoopRule):
             ctx,
             step.node,
             f"{_loop_label(loop)} calls backward at {backward.where()} and {_opt_name(step)}.step() at "
-            f"{step.where()} but never clears the gradients{extra}: each step applies the sum of all earlier gradients",
+            f"{step.where(backward)} but never clears the gradients{extra}: each step applies the sum of all earlier gradients",
             next_test=(
                 "print `next(model.parameters()).grad.norm()` just after backward() for three iterations on the"
                 " same batch: it grows instead of staying level"
@@ -149,7 +163,7 @@ class ZeroGradBetweenBackwardAndStep(_LoopRule):
     id = "zero-grad-between-backward-and-step"
     category = "training-loop"
     severity = "error"
-    triggers = ("zero_grad", "grad")
+    triggers = ("backward",)
 
     def check_loop(self, ctx, trace, loop, events):
         steps = _optimizer_steps(events)
@@ -171,8 +185,8 @@ class ZeroGradBetweenBackwardAndStep(_LoopRule):
                 yield self.finding(
                     ctx,
                     zero.node,
-                    f"zero_grad at {zero.where()} runs after backward at {last_backward.where()} and before "
-                    f"{_opt_name(step)}.step() at {step.where()}: the gradients are wiped before they are used",
+                    f"zero_grad at {zero.where()} runs after backward at {last_backward.where(zero)} and before "
+                    f"{_opt_name(step)}.step() at {step.where(zero)}: the gradients are wiped before they are used",
                     next_test=(
                         "print `sum(p.grad.abs().sum() for p in model.parameters() if p.grad is not None)` just before"
                         f" the step at line {step.line}: it is 0"
@@ -217,7 +231,7 @@ class StepBeforeBackward(_LoopRule):
             ]
             if zeros:
                 effect = (
-                    f"zero_grad at {zeros[-1].where()} cleared them just before, so every step sees zero gradients"
+                    f"zero_grad at {zeros[-1].where(step)} cleared them just before, so every step sees zero gradients"
                     " and the model does not learn"
                 )
             else:
@@ -225,7 +239,7 @@ class StepBeforeBackward(_LoopRule):
             yield self.finding(
                 ctx,
                 step.node,
-                f"{_opt_name(step)}.step() at {step.where()} runs before backward at {later[0].where()} in the same"
+                f"{_opt_name(step)}.step() at {step.where()} runs before backward at {later[0].where(step)} in the same"
                 f" iteration: {effect}",
                 next_test=f"print `next(model.parameters()).grad` just before line {step.line} on the first iteration: it is None or zero",
             )
@@ -276,7 +290,7 @@ class SchedulerBeforeOptimizer(_SchedulerRule):
     id = "scheduler-before-optimizer"
     category = "training-loop"
     severity = "warning"
-    triggers = ("step",)
+    triggers = ("sched", "lr_policy")
 
     def check_trace(self, ctx, trace):
         for sched in _scheduler_events(trace):
@@ -295,7 +309,7 @@ class SchedulerBeforeOptimizer(_SchedulerRule):
                 ctx,
                 sched.node,
                 f"{sched.target or 'scheduler'}.step() at {sched.where()} runs before {_opt_name(after[0])}.step() at "
-                f"{after[0].where()} in each iteration of the loop at line {_loop_line(loop)}: the schedule's first"
+                f"{after[0].where(sched)} in each iteration of the loop at line {_loop_line(loop)}: the schedule's first"
                 " learning rate is skipped and every later one comes one step early",
                 next_test=(
                     "print `optimizer.param_groups[0]['lr']` just before the first optimizer.step(): it already"
@@ -329,7 +343,7 @@ class EpochSchedulerSteppedPerBatch(_SchedulerRule):
     id = "epoch-scheduler-stepped-per-batch"
     category = "hyperparameter"
     severity = "warning"
-    triggers = ("step",)
+    triggers = ("sched",)
 
     def check_trace(self, ctx, trace):
         batch_loops = set(step_loops(trace))
@@ -373,7 +387,7 @@ class StepSchedulerSteppedPerEpoch(_SchedulerRule):
     id = "step-scheduler-stepped-per-epoch"
     category = "hyperparameter"
     severity = "warning"
-    triggers = ("step",)
+    triggers = ("sched",)
 
     def check_trace(self, ctx, trace):
         batch_loops = set(step_loops(trace))
@@ -401,7 +415,7 @@ class StepSchedulerSteppedPerEpoch(_SchedulerRule):
                 sched.node,
                 f"{sched.obj.name} (built at line {sched.obj.line}) is sized in optimizer steps, but {sched.target}.step() at "
                 f"{sched.where()} runs once per iteration of the loop at line {_loop_line(loop)} while the optimizer steps "
-                f"per batch at {batch.where()}: the schedule advances len(loader) times too slowly",
+                f"per batch at {batch.where(sched)}: the schedule advances len(loader) times too slowly",
                 next_test="print `scheduler.get_last_lr()` after the last epoch: it is still near the start of the schedule",
             )
 
@@ -454,7 +468,7 @@ class AccumulationLossNotScaled(_LoopRule):
     id = "grad-accumulation-loss-not-scaled"
     category = "training-loop"
     severity = "warning"
-    triggers = ("%",)
+    triggers = ("backward",)
 
     def check_loop(self, ctx, trace, loop, events):
         steps = [e for e in _optimizer_steps(events) if e.loops[-1] is loop]
@@ -480,7 +494,7 @@ class AccumulationLossNotScaled(_LoopRule):
                 ctx,
                 backward.node,
                 f"backward at {backward.where()} runs every iteration but {_opt_name(steps[0])}.step() at "
-                f"{steps[0].where()} only when `{ast.unparse(guard.test)}` (line {guard.node.lineno}): the gradients of "
+                f"{steps[0].where(backward)} only when `{ast.unparse(guard.test)}` (line {guard.node.lineno}): the gradients of "
                 f"`{ast.unparse(divisor)}` batches are summed, not averaged, so each update is that many times larger",
                 next_test=(
                     f"print the gradient norm before the step and compare it with `{ast.unparse(divisor)}` times the norm"
@@ -548,7 +562,7 @@ class ClipGradMisplaced(_LoopRule):
                 yield self.finding(
                     ctx,
                     clip.node,
-                    f"gradient clipping at {clip.where()} runs after {_opt_name(step)}.step() at {step.where()}: the update"
+                    f"gradient clipping at {clip.where()} runs after {_opt_name(step)}.step() at {step.where(clip)}: the update"
                     " already used the unclipped gradients",
                     next_test="log the total gradient norm just before optimizer.step(): it exceeds max_norm on the spikes",
                 )
@@ -565,8 +579,8 @@ class ClipGradMisplaced(_LoopRule):
                 yield self.finding(
                     ctx,
                     clip.node,
-                    f"gradient clipping at {clip.where()} runs before backward at {back_after[0].where()}: it clips the"
-                    f" previous gradients, and {_opt_name(later_step[0])}.step() at {later_step[0].where()} uses unclipped ones",
+                    f"gradient clipping at {clip.where()} runs before backward at {back_after[0].where(clip)}: it clips the"
+                    f" previous gradients, and {_opt_name(later_step[0])}.step() at {later_step[0].where(clip)} uses unclipped ones",
                     next_test="log the total gradient norm just before optimizer.step(): it exceeds max_norm on the spikes",
                 )
 
@@ -590,7 +604,7 @@ class ClipWithoutUnscale(_LoopRule):
     id = "clip-grad-without-unscale"
     category = "numerical"
     severity = "warning"
-    triggers = ("scale",)
+    triggers = ("clip_grad",)
 
     def check_loop(self, ctx, trace, loop, events):
         for clip in events:
@@ -608,7 +622,7 @@ class ClipWithoutUnscale(_LoopRule):
                 ctx,
                 clip.node,
                 f"gradient clipping at {clip.where()} runs on gradients still multiplied by the loss scale (scaled backward at "
-                f"{backs[-1].where()}, scaler.step at {steps[0].where()}) with no scaler.unscale_ before it",
+                f"{backs[-1].where(clip)}, scaler.step at {steps[0].where(clip)}) with no scaler.unscale_ before it",
                 next_test="print the value clip_grad_norm_ returns for a few steps: it is thousands of times the real gradient norm",
             )
 
@@ -691,7 +705,7 @@ class BroadExceptAroundTrainingStep(Rule):
     id = "broad-except-around-training-step"
     category = "training-loop"
     severity = "warning"
-    triggers = ("except",)
+    triggers = ("backward",)
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -860,6 +874,14 @@ def _cut_in(ctx: FileContext, node: ast.AST, depth: int = 0) -> ast.AST | None:
             method = sub.func.attr if isinstance(sub.func, ast.Attribute) else None
             if method in {"item", "detach", "numpy", "tolist"} or (ctx.qualname(sub) or "") in _CUT_CALLS:
                 return sub
+            callee = ctx.callee_definition(sub) if depth < 2 else None
+            if callee is not None:
+                # a helper that returns a Python/NumPy number (a metric): look at what it returns
+                for ret in ast.walk(callee):
+                    if isinstance(ret, ast.Return) and ret.value is not None:
+                        found = _cut_in(ctx, ret.value, depth + 1)
+                        if found is not None:
+                            return found
         if isinstance(sub, ast.Attribute) and sub.attr == "data" and isinstance(sub.ctx, ast.Load):
             return sub
         if isinstance(sub, ast.Name) and depth < 3:
@@ -943,3 +965,204 @@ class LossRewrappedAfterGraphCut(Rule):
                     " graph, so backward at {where} runs but no gradient reaches the model"
                 )
         return None
+
+
+# -- autograd misuse inside the step -----------------------------------------------------------------------
+
+
+@register_rule
+class RetainGraphInLoop(_LoopRule):
+    """`backward(retain_graph=True)` on every step when nothing backpropagates through that graph again.
+
+    What it finds: `loss.backward(retain_graph=True)` as the only `backward()` of each iteration of a
+    training loop.
+    Why it matters: `retain_graph=True` keeps every saved activation of the graph alive after backward.
+    It is needed only when the same graph is backpropagated twice. Added to silence "Trying to
+    backward through the graph a second time", it usually hides a hidden state (RNN, running
+    statistic) carried across batches without `.detach()`: each step's graph then links to all the
+    previous ones, memory and step time grow every iteration, and gradients flow into old batches.
+    How to confirm: log `torch.cuda.memory_allocated()` and the step time every 100 steps: both keep
+    growing. Remove `retain_graph=True`: the error that returns names the tensor carried over.
+    What to do instead: drop `retain_graph=True` and detach state carried across steps
+    (`hidden = hidden.detach()` at the start of each batch, truncated backpropagation through time).
+    """
+
+    id = "retain-graph-in-loop"
+    category = "training-loop"
+    severity = "info"
+    triggers = ("retain_graph",)
+
+    def check_loop(self, ctx, trace, loop, events):
+        for event in events:
+            if event.kind != "backward" or not isinstance(event.node, ast.Call) or event.closure:
+                continue
+            flag = next((kw.value for kw in event.node.keywords if kw.arg == "retain_graph"), None)
+            if not (isinstance(flag, ast.Constant) and flag.value is True):
+                continue
+            others = [e for e in events if e.kind == "backward" and e is not event and _compatible(e, event)]
+            if others or event.loops[-1] is not loop or _fresh_optimizer_each_iteration(loop, events):
+                continue
+            yield self.finding(
+                ctx,
+                event.node,
+                f"backward at {event.where()} keeps the graph (retain_graph=True) but no other backward uses it in this"
+                f" iteration of the loop at line {_loop_line(loop)}: saved activations pile up; if it was added to silence"
+                " 'backward through the graph a second time', a tensor carried across steps needs .detach()",
+                next_test="log torch.cuda.memory_allocated() every 100 steps, then remove retain_graph=True and read the error",
+            )
+
+
+@register_rule
+class BackwardUnderNoGrad(Rule):
+    """The loss is computed and backpropagated with gradients disabled.
+
+    What it finds: a function decorated with `@torch.no_grad()` / `@torch.inference_mode()`, or a
+    `with torch.no_grad():` block, that computes a loss and calls `backward()` on it in a training
+    loop.
+    Why it matters: under `no_grad` no graph is recorded, so `backward()` fails with "element 0 of
+    tensors does not require grad and does not have a grad_fn", and the usual reaction (setting
+    `requires_grad=True` on the loss) makes the run silently train nothing. Decorators are easy to
+    miss when the function is copied from an evaluation routine.
+    How to confirm: print `loss.requires_grad` and `loss.grad_fn` just before `backward()`: False and
+    None.
+    What to do instead: remove the decorator or the `with` block from the training code; keep
+    `no_grad` for evaluation and for frozen targets only.
+    """
+
+    id = "backward-under-no-grad"
+    category = "training-loop"
+    severity = "error"
+    triggers = ("backward",)
+
+    def check(self, ctx):
+        model = loop_model(ctx)
+        found = []
+        for trace in model.traces:
+            for loop in step_loops(trace):
+                for event in trace.in_loop(loop):
+                    if event.kind != "backward" or "no_grad" not in event.contexts or "enable_grad" in event.contexts:
+                        continue
+                    if not self._loss_made_under_no_grad(ctx, event):
+                        continue
+                    found.append(
+                        self.finding(
+                            ctx,
+                            event.node,
+                            f"backward at {event.where()} runs on a loss computed with gradients disabled (torch.no_grad /"
+                            " inference_mode around it): there is no graph to backpropagate through",
+                            next_test="print `loss.requires_grad, loss.grad_fn` just before backward(): False, None",
+                        )
+                    )
+        yield from dedupe(iter(found))
+
+    @staticmethod
+    def _loss_made_under_no_grad(ctx: FileContext, event: Event) -> bool:
+        loss = event.loss
+        if loss is None:
+            return False
+        if isinstance(loss, ast.Call):
+            return True  # model(x).sum().backward() inside the no_grad region
+        if not isinstance(loss, ast.Name):
+            return False
+        scope = ctx.enclosing_function(loss) or ctx.tree
+        entries = [e for e in ctx.assignments(scope).get(loss.id, []) if e[0] <= loss.lineno]
+        if not entries:
+            return False
+        stmt = entries[-1][1]
+        backward_withs = {id(w) for w in ctx.enclosing_withs(event.node)}
+        stmt_withs = {id(w) for w in ctx.enclosing_withs(stmt)}
+        func = ctx.enclosing_function(event.node)
+        decorated = func is not None and any(
+            (ctx.qualname(d) or "") in {"torch.no_grad", "torch.inference_mode"} for d in func.decorator_list
+        )
+        return decorated or bool(backward_withs & stmt_withs)
+
+
+_NUMBER_METHODS = {"item", "tolist", "numpy"}
+
+
+def _number_term(ctx: FileContext, node: ast.AST, depth: int = 0) -> ast.AST | None:
+    """A term of a sum that is a plain Python/NumPy number taken from a tensor (``reg.item()``, ``float(t)``)."""
+    if isinstance(node, ast.Call):
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if method in _NUMBER_METHODS:
+            return node
+        if (ctx.qualname(node) or "") == "float" and node.args and not isinstance(node.args[0], ast.Constant):
+            return node
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        return _number_term(ctx, node.left, depth) or _number_term(ctx, node.right, depth)
+    if isinstance(node, ast.Name) and depth < 2:
+        value = ctx.value_of(node)
+        if value is not None and value is not node:
+            return _number_term(ctx, value, depth + 1)
+    return None
+
+
+def _sum_terms(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return _sum_terms(node.left) + _sum_terms(node.right)
+    return [node]
+
+
+@register_rule
+class LossTermCutFromGraph(Rule):
+    """A term of the training loss is a Python number taken with `.item()` / `float()`, so it trains nothing.
+
+    What it finds: a backpropagated loss written as a sum in which one term is `x.item()`,
+    `float(x)`, `x.tolist()` or `x.numpy()` (possibly scaled, or through a local variable), for
+    example `loss = ce + lam * l2.item()`.
+    Why it matters: the number carries no autograd history, so that term adds to the printed loss
+    but contributes zero gradient: the regulariser, auxiliary loss or penalty it stands for has no
+    effect on training, while the logged loss suggests it is being optimised.
+    How to confirm: run one step with and one step without that term (same seed and batch) and
+    compare the parameter gradients: they are identical.
+    What to do instead: keep the term as a tensor (`loss = ce + lam * l2`); call `.item()` only on
+    copies used for logging.
+    """
+
+    id = "loss-term-cut-from-graph"
+    category = "loss"
+    severity = "warning"
+    triggers = ("backward",)
+
+    def check(self, ctx):
+        model = loop_model(ctx)
+        found = []
+        for trace in model.traces:
+            for loop in step_loops(trace):
+                for event in trace.in_loop(loop):
+                    if event.kind != "backward" or event.loss is None:
+                        continue
+                    for expr, at in self._loss_expressions(ctx, event.loss):
+                        terms = _sum_terms(expr)
+                        if len(terms) < 2:
+                            continue
+                        for term in terms:
+                            cut = _number_term(ctx, term)
+                            if cut is None:
+                                continue
+                            found.append(
+                                self.finding(
+                                    ctx,
+                                    at,
+                                    f"the term `{ctx.segment(term, 60)}` of the loss backpropagated at {event.where()} is a plain"
+                                    f" number (`{ctx.segment(cut, 40)}` leaves the graph): it changes the logged loss but adds no"
+                                    " gradient",
+                                    next_test="compare parameter gradients from one step with and one without that term (same batch): identical",
+                                )
+                            )
+                            break
+        yield from dedupe(iter(found))
+
+    @staticmethod
+    def _loss_expressions(ctx: FileContext, loss: ast.AST):
+        if isinstance(loss, ast.BinOp):
+            yield loss, loss
+            return
+        if isinstance(loss, ast.Name):
+            scope = ctx.enclosing_function(loss) or ctx.tree
+            entries = [e for e in ctx.assignments(scope).get(loss.id, []) if e[0] <= loss.lineno and e[2] is not None]
+            if entries:
+                _line, stmt, value = entries[-1]
+                yield value, stmt

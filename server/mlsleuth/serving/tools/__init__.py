@@ -4,8 +4,15 @@ Adding a tool takes two steps:
 
 1. write ``mlsleuth/serving/tools/<name>.py`` with a function
    ``register(server: MCPServer, env: ServeEnv) -> None`` that defines the tool
-   with ``@server.tool(...)`` (typed arguments, a pydantic return type, all four
-   annotations, a description saying *when* to call it);
+   with ``@server.tool(...)``: typed arguments, all four annotations, a
+   description saying *when* to call it, and a report result: annotate the
+   return as ``Annotated[CallToolResult, Report]`` and return
+   ``as_result(bound_report(...))`` (see :mod:`..bounding`). Resolve every
+   path argument with :func:`..paths.resolve_in_root`. A tool that runs the
+   user's code hands its library's ``prepare_X`` to
+   :func:`._runtime.run_user_code` (child process, progress, timeout,
+   cancellation); one that runs in-process library code uses
+   :func:`..running.run_in_thread`;
 2. add the module's name to :data:`TOOL_MODULES`.
 
 Tool modules import their capability library inside the tool function, never
@@ -31,6 +38,9 @@ TOOL_MODULES: list[str] = [
     "mlsleuth.serving.tools.scan",
     "mlsleuth.serving.tools.rules",
     "mlsleuth.serving.tools.trace",
+    "mlsleuth.serving.tools.diagnose",
+    "mlsleuth.serving.tools.nan",
+    "mlsleuth.serving.tools.sweep",
 ]
 
 

@@ -25,6 +25,7 @@ from mcp.types import ToolAnnotations
 
 from mlsleuth.report import Report
 from mlsleuth.serving.bounding import bound_report
+from mlsleuth.serving.paths import relativize
 from mlsleuth.serving.running import ProgressReporter, run_prepared
 
 # Running a training script is not read-only and may overwrite what the script
@@ -55,7 +56,10 @@ async def run_user_code(
         prepared = prepare(timeout)
     except ValueError as exc:  # RuntimeInputError and friends: input the caller can fix
         raise ToolError(str(exc)) from None
+    except OSError as exc:  # the scratch folder or config file could not be written
+        raise ToolError(f"could not prepare the {tool} run: {exc}; check free disk space and permissions of the temporary folder") from None
     report = await run_prepared(prepared, ctx, tool=tool, what=prepared.description or tool)
+    relativize(report, env.root)
     page = bound_report(report, max_findings=max_findings, offset=0, char_budget=env.char_budget)
     if page.truncated:
         page.summary.stats["how_to_see_all"] = (

@@ -10,13 +10,13 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from mlsleuth.report import SEVERITY_RANK, Report
-from mlsleuth.serving.bounding import MAX_FINDINGS_CAP, bound_report
-from mlsleuth.serving.paths import relative_label, resolve_in_root
-from mlsleuth.serving.running import run_in_thread
+from mlsleuth.report import Report
+from mlsleuth.serving.bounding import MAX_FINDINGS_CAP, as_result, bound_report
+from mlsleuth.serving.paths import relative_label, resolve_in_root, withhold_outside
+from mlsleuth.serving.running import WorkCancelled, run_in_thread
 
 log = logging.getLogger("mlsleuth.serve")
 
@@ -78,7 +78,7 @@ def register(server, env) -> None:
         min_severity: Annotated[Literal["error", "warning", "info"] | None, Field(description="Drop findings below this severity (default: the project's configuration, else info).")] = None,
         max_findings: Annotated[int, Field(ge=1, le=MAX_FINDINGS_CAP, description="Findings per page.")] = 50,
         offset: Annotated[int, Field(ge=0, description="Skip this many findings (use summary.stats.next_offset from the previous page).")] = 0,
-    ) -> Report:
+    ) -> Annotated[CallToolResult, Report]:
         root = env.root
         targets = [resolve_in_root(root, p, what="path") for p in (paths or ["."])]
         config, selection = _selection(root, select, ignore, min_severity)
@@ -95,11 +95,15 @@ def register(server, env) -> None:
                 return scan_paths(labels, root=root, selection=selection, config=config, progress=progress)
             except ConfigError as exc:
                 raise ToolError(f"{exc}. Fix the arguments (list_rules shows the ids) or the [tool.mlsleuth] configuration, and call scan again") from None
+            except WorkCancelled:
+                raise
+            except Exception as exc:  # a bug in the scanner: say so, with something to try
+                log.exception("scan failed")
+                raise ToolError(
+                    f"the scan failed with an internal error ({type(exc).__name__}: {exc}); this is a bug in mlsleuth, "
+                    f"please report it. Scanning a narrower path may avoid the file that triggers it"
+                ) from exc
 
         report = await run_in_thread(work, ctx, timeout_s=env.scan_timeout_s, what="scanning", unit="files")
-        floor = SEVERITY_RANK[selection.min_severity]
-        kept = [f for f in report.findings if SEVERITY_RANK[f.severity] <= floor]
-        if len(kept) != len(report.findings):
-            report.findings = kept
-            report.finalize()
-        return bound_report(report, max_findings=max_findings, offset=offset, char_budget=env.char_budget)
+        withhold_outside(report, root)
+        return as_result(bound_report(report, max_findings=max_findings, offset=offset, char_budget=env.char_budget))

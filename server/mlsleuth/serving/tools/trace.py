@@ -6,10 +6,11 @@ import inspect
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from mlsleuth.report import Report
-from mlsleuth.serving.bounding import MAX_FINDINGS_CAP
+from mlsleuth.serving.bounding import MAX_FINDINGS_CAP, as_result
 from mlsleuth.serving.paths import resolve_in_root
 from mlsleuth.serving.tools._runtime import RUNS_USER_CODE, run_user_code
 
@@ -36,15 +37,15 @@ def register(server, env) -> None:
         steps: Annotated[int, Field(ge=1, le=2000, description="Stop after this many optimizer steps.")] = 20,
         timeout_s: Annotated[float | None, Field(gt=0, description="Stop after this many seconds (capped by the server's --run-timeout).")] = None,
         max_findings: Annotated[int, Field(ge=1, le=MAX_FINDINGS_CAP, description="Return at most this many findings.")] = 50,
-    ) -> Report:
+    ) -> Annotated[CallToolResult, Report]:
         from mlsleuth.runtime.trace import prepare_trace
 
         path = resolve_in_root(env.root, script, what="script")
-        return await run_user_code(
+        return as_result(await run_user_code(
             ctx,
             env,
             lambda timeout: prepare_trace(path, args=args, steps=steps, timeout_s=timeout, cwd=env.root),
             tool="trace",
             timeout_s=timeout_s,
             max_findings=max_findings,
-        )
+        ))

@@ -1,0 +1,86 @@
+"""The snapshot ring (harness/nan_snapshots.py) and the batch check of the watcher."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "mlsleuth" / "harness"))
+
+from nan_snapshots import SnapshotRing, set_rng_state
+from nan_watch import check_batch
+from torch import nn
+
+
+def _model():
+    torch.manual_seed(0)
+    return nn.Linear(16, 16)  # 272 floats = 1088 bytes
+
+
+def test_ring_keeps_the_newest_snapshots_within_the_budget():
+    model = _model()
+    ring = SnapshotRing(every=2, budget_bytes=3000)
+    for step in range(0, 10, 2):
+        ring.take(step, model, None)
+        ring.add_batch(step, torch.zeros(4))
+    assert [s.step for s in ring.ring] == [6, 8]
+    assert ring.total <= 3000 and ring.dropped == 3 and ring.disabled_reason is None
+
+
+def test_snapshot_is_a_copy_not_a_reference():
+    model = _model()
+    ring = SnapshotRing(every=1, budget_bytes=10**6)
+    snap = ring.take(0, model, None)
+    with torch.no_grad():
+        model.weight.add_(1.0)
+    assert not torch.equal(snap.model_state["weight"], model.weight)
+
+
+def test_oversized_snapshot_disables_the_ring_and_says_why():
+    ring = SnapshotRing(every=1, budget_bytes=100)
+    assert ring.take(0, _model(), None) is None
+    assert "memory budget" in ring.disabled_reason
+    assert not ring.due(1)
+
+
+def test_interval_zero_turns_snapshots_off():
+    ring = SnapshotRing(every=0, budget_bytes=10**6)
+    assert not ring.due(0) and "turned off" in ring.disabled_reason
+
+
+def test_latest_before_prefers_a_snapshot_holding_every_batch_up_to_the_step():
+    model = _model()
+    ring = SnapshotRing(every=3, budget_bytes=10**6)
+    ring.take(0, model, None)
+    for s in range(3):
+        ring.add_batch(s, torch.full((2,), float(s)))
+    ring.take(3, model, None)
+    ring.add_batch(3, torch.zeros(2))
+    assert ring.latest_before(2).step == 0
+    assert ring.latest_before(4).step == 3  # batch 4 missing: still the newest before it
+    assert ring.latest_before(3).batches[3].shape == (2,)
+
+
+def test_rng_state_round_trip_replays_the_same_dropout_mask():
+    model = _model()
+    ring = SnapshotRing(every=1, budget_bytes=10**6)
+    snap = ring.take(0, model, None)
+    first = torch.rand(5)
+    set_rng_state(snap.rng)
+    assert torch.equal(torch.rand(5), first)
+
+
+def test_check_batch_names_field_and_rows():
+    x = torch.zeros(6, 3)
+    x[4, 1] = float("nan")
+    x[1, 0] = float("inf")
+    bad = check_batch({"x": x, "y": torch.ones(6), "ids": torch.arange(6)}, "batch")
+    assert len(bad) == 1
+    assert bad[0]["field"] == "batch['x']" and bad[0]["rows"] == [1, 4] and (bad[0]["nan"], bad[0]["inf"]) == (1, 1)
+
+
+def test_check_batch_accepts_clean_and_integer_fields():
+    assert check_batch((torch.randn(4, 2), torch.tensor([0, 1, 1, 0])), "batch") == []
