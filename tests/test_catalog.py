@@ -104,3 +104,25 @@ def test_every_registered_doc_is_complete():
         assert catalog.RULE_ID.match(rid)
         for part in (doc.title, doc.finds, doc.why, doc.confirm, doc.instead):
             assert part.strip(), rid
+
+
+def test_same_bug_pairs_name_registered_ids_of_different_tools():
+    docs = load_all()
+    seen: set[str] = set()
+    for group in catalog.SAME_BUG:
+        assert len(group) >= 2
+        missing = [rid for rid in group if rid not in docs]
+        assert not missing, f"SAME_BUG names unregistered ids: {missing}"
+        assert len({docs[rid].tool for rid in group}) >= 2, f"{group}: twins must come from different tools"
+        assert not seen & set(group), f"{group}: an id may sit in one group only"
+        seen |= set(group)
+
+
+def test_same_bug_twins_show_in_docs_and_json():
+    doc = load_all()["missing-zero-grad"]
+    assert doc.same_bug_as == ("zero-grad-missing",)
+    assert load_all()["zero-grad-missing"].same_bug_as == ("missing-zero-grad",)
+    assert "**Same bug, other tool.** `zero-grad-missing`" in doc.markdown()
+    assert doc.as_dict()["same_bug_as"] == ["zero-grad-missing"]
+    lonely = load_all()["nan-equality-check"]
+    assert lonely.same_bug_as == () and "Same bug" not in lonely.markdown()

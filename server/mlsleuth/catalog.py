@@ -53,8 +53,16 @@ class RuleDoc:
     instead: str
     aliases: tuple[str, ...] = field(default=())
 
+    @property
+    def same_bug_as(self) -> tuple[str, ...]:
+        """Ids of other tools' checks that detect the same bug (see :data:`SAME_BUG`)."""
+        return same_bug_as(self.id)
+
     def markdown(self, heading_level: int = 3) -> str:
         hashes = "#" * heading_level
+        twins = ""
+        if self.same_bug_as:
+            twins = "**Same bug, other tool.** " + ", ".join(f"`{t}`" for t in self.same_bug_as) + "\n\n"
         return (
             f"{hashes} `{self.id}`: {self.title}\n\n"
             f"*{self.tool}* · category `{self.category}` · default severity `{self.severity}`\n\n"
@@ -62,6 +70,7 @@ class RuleDoc:
             f"**Why it matters.** {self.why}\n\n"
             f"**How to confirm.** {self.confirm}\n\n"
             f"**What to do instead.** {self.instead}\n"
+            + (f"\n{twins.rstrip()}\n" if twins else "")
         )
 
     def as_dict(self) -> dict[str, str]:
@@ -75,6 +84,7 @@ class RuleDoc:
             "why_it_matters": self.why,
             "how_to_confirm": self.confirm,
             "what_to_do_instead": self.instead,
+            "same_bug_as": list(self.same_bug_as),
         }
 
 
@@ -121,6 +131,31 @@ def parse_doc(rule_id: str, tool: str, category: str, severity: str, doc: str | 
 
 
 _DOCS: dict[str, RuleDoc] = {}
+
+# The static scanner reads the code; the runtime tools watch it run. Where both
+# catch the same bug their ids differ (a static rule names the code pattern, a
+# runtime check the symptom it measured), so the pairs are listed here and
+# every catalog entry points at its twin. Each id must be registered (tested).
+SAME_BUG: tuple[tuple[str, ...], ...] = (
+    ("missing-zero-grad", "zero-grad-missing"),
+    ("zero-grad-between-backward-and-step", "zero-grad-before-step"),
+    ("step-before-backward", "step-without-backward"),
+    ("scheduler-before-optimizer", "scheduler-step-before-optimizer-step"),
+    ("softmax-into-logit-loss", "softmax-into-cross-entropy", "sigmoid-into-bce-with-logits"),
+    ("softmax-into-nll-loss", "nll-loss-on-logits"),
+    ("functional-dropout-always-on", "functional-dropout-in-eval"),
+    ("eval-without-eval-mode", "eval-in-train-mode"),
+    ("modules-in-plain-container", "unregistered-submodule"),
+    ("optimizer-misses-parameters", "param-not-in-optimizer"),
+)
+
+
+def same_bug_as(rule_id: str) -> tuple[str, ...]:
+    """Other ids in ``rule_id``'s :data:`SAME_BUG` group, in table order."""
+    for group in SAME_BUG:
+        if rule_id in group:
+            return tuple(other for other in group if other != rule_id)
+    return ()
 
 
 def register(doc: RuleDoc) -> RuleDoc:

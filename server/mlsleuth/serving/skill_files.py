@@ -16,6 +16,9 @@ from pathlib import Path
 
 SKILL_DIR_ENV = "MLSLEUTH_SKILL_DIR"
 SECTIONS = ("refs", "rl", "pinn")  # sub-folders of Markdown chapters, one URI family each
+# The measurements and quote registry the chapters link to; installed with the
+# skill so those links resolve, but not served as chapters.
+EVIDENCE = ("docs/evidence",)
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -125,7 +128,7 @@ def section_doc(section: str, name: str, root: Path | None = None) -> SkillDoc |
 def payload_paths(root: Path) -> list[tuple[Path, Path]]:
     """(source, relative destination) for every file an installed skill needs."""
     pairs = [(root / "SKILL.md", Path("SKILL.md"))]
-    for section in SECTIONS:
+    for section in SECTIONS + EVIDENCE:
         folder = root / section
         if folder.is_dir():
             for path in sorted(folder.rglob("*")):
