@@ -3,8 +3,8 @@
 Keys (all optional)::
 
     [tool.mlsleuth]
-    select = ["loss", "zero-grad-missing"]   # rule ids or categories; default: all
-    ignore = ["adam-weight-decay"]            # rule ids or categories
+    select = ["loss", "missing-zero-grad"]   # rule ids or categories; default: all
+    ignore = ["adam-coupled-weight-decay"]    # rule ids or categories
     exclude = ["third_party/", "legacy/*.py"] # gitignore-style globs, relative to the config file
     extend-exclude = []
     min-severity = "info"                     # error | warning | info
