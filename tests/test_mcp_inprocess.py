@@ -190,9 +190,11 @@ def test_rules_tools(server, mode: str) -> None:
             one = await c.call_tool("explain_rule", {"rule_id": some_id})
             typo = await c.call_tool("explain_rule", {"rule_id": "nan-equality"})
             empty = await c.call_tool("explain_rule", {"rule_id": ""})
-            return everything, loss, scan_only, bad_tool, bad_cat, one, typo, empty
+            twin = await c.call_tool("explain_rule", {"rule_id": "missing-zero-grad"})
+            return everything, loss, scan_only, bad_tool, bad_cat, one, typo, empty, twin
 
-    everything, loss, scan_only, bad_tool, bad_cat, one, typo, empty = run(go)
+    everything, loss, scan_only, bad_tool, bad_cat, one, typo, empty, twin = run(go)
+    assert twin.structured_content["same_bug_as"] == ["zero-grad-missing"]
     ids = [r["id"] for r in everything.structured_content["rules"]]
     assert ids == list(docs) and everything.structured_content["count"] == len(docs)
     assert loss.structured_content["rules"] and all(r["category"] == "loss" for r in loss.structured_content["rules"])

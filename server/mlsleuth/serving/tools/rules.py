@@ -40,6 +40,10 @@ class RuleExplanation(BaseModel):
     why_it_matters: str
     how_to_confirm: str = Field(description="The cheapest test that tells a true finding from a false alarm.")
     what_to_do_instead: str
+    same_bug_as: list[str] = Field(
+        default_factory=list,
+        description="Checks of other mlsleuth tools that detect the same bug (a static rule's runtime twin, or the reverse).",
+    )
 
 
 def catalog():
