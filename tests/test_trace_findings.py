@@ -132,3 +132,23 @@ def test_output_size_mismatch_needs_enough_labels():
 )
 def test_group_by_module(flagged, universe, expected):
     assert group_by_module(flagged, universe) == expected
+
+
+def test_optimizer_rebuilt_needs_a_stateful_optimizer_rebuilt_on_most_steps():
+    params = [param("fc.weight", "fc", steps=10)]
+    every_step = {"params": params, "optimizer": {"type": "Adam", "stateful": True, "replacements": list(range(1, 10)), "replacement_count": 9}}
+    assert "optimizer-rebuilt-each-step" in rules(every_step)
+    stateless = {**every_step, "optimizer": {**every_step["optimizer"], "type": "SGD", "stateful": False}}
+    assert "optimizer-rebuilt-each-step" not in rules(stateless)  # plain SGD keeps no state to lose
+    once = {**every_step, "optimizer": {"type": "AdamW", "stateful": True, "replacements": [5], "replacement_count": 1}}
+    assert "optimizer-rebuilt-each-step" not in rules(once)  # a second training stage
+    short = {"params": [param("fc.weight", "fc", steps=2)], "optimizer": {"type": "Adam", "stateful": True, "replacements": [1], "replacement_count": 1}}
+    assert "optimizer-rebuilt-each-step" not in rules(short)  # too few steps to tell
+
+
+def test_loss_broadcast_is_reported_only_when_shapes_broadcast():
+    bc = {"input_shape": [64, 1], "target_shape": [64], "broadcast_shape": [64, 64], "step": 0, "where": None, "grad_enabled": True}
+    found = trace_findings({"loss_calls": {"mse_loss": {"calls": 3, "broadcast": bc}}}, path="t.py", command="x")
+    hit = [f for f in found if f.rule == "loss-target-broadcast"]
+    assert hit and "(64, 64)" in hit[0].message and hit[0].location.phase == "loss"
+    assert "loss-target-broadcast" not in rules({"loss_calls": {"mse_loss": {"calls": 3, "input_shape": [64], "target_shape": [64]}}})

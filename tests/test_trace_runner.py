@@ -264,3 +264,13 @@ def test_scheduler_steps_are_seen_once_and_state_dicts_stay_picklable():
     assert report.errors == [], [e.message for e in report.errors]
     # two schedulers stepped per iteration, none reported for their constructors' initial step
     assert report.summary.stats["call_sequence"][:3] == ["FZBS", "LLFZBS", "LLFZBS"]  # windows end at step()
+
+
+def test_a_second_training_stage_is_followed_not_flagged():
+    """A new optimizer that takes over the first one's parameters (stage 2 of a fine-tune) becomes
+    the one whose steps are counted, so the trace still stops at --steps; one rebuild is not a bug."""
+    report = trace(SCRIPTS / "two_stage_finetune.py", steps=12, cwd=SCRIPTS, timeout_s=120)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert report.summary.stats["status"] == "max-steps"
+    flagged = {f.rule for f in report.findings}
+    assert "optimizer-rebuilt-each-step" not in flagged, flagged

@@ -91,6 +91,22 @@ from observer import Observer, StopTraining
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
 
 
+def _param_ids(opt: Any) -> set[int]:
+    try:
+        return {id(p) for g in opt.param_groups for p in g["params"]}
+    except (AttributeError, KeyError, TypeError):
+        return set()
+
+
+def _shares_params(candidate: Any, primary: Any) -> bool:
+    """Whether ``candidate`` optimizes any tensor that ``primary`` does."""
+    owned = _param_ids(primary)
+    try:
+        return any(id(p) in owned for g in candidate.param_groups for p in g["params"])
+    except (AttributeError, KeyError, TypeError):
+        return False
+
+
 class Runner:
     """State shared with observers while the script runs."""
 
@@ -101,6 +117,7 @@ class Runner:
         self.phase = "setup"
         self.optimizers: list[Any] = []
         self.primary_optimizer: Any = None
+        self.optimizer_replacements: list[int] = []  # steps at which a new optimizer took over the primary's parameters
         self.roots: list[Any] = []
         self.module_stack: list[Any] = []
         self.observer_errors: list[dict[str, str]] = []
@@ -249,6 +266,12 @@ class Runner:
         def step_pre(opt, args, kwargs):
             if runner.primary_optimizer is None:
                 runner.primary_optimizer = opt
+            elif opt is not runner.primary_optimizer and _shares_params(opt, runner.primary_optimizer):
+                # A new optimizer over (some of) the primary's parameters replaces it: a rebuilt
+                # optimizer, or a second training stage. Follow the new one and count how often it
+                # happens. A second optimizer over other parameters (a GAN's) is not a replacement.
+                runner.primary_optimizer = opt
+                runner.optimizer_replacements.append(runner.step)
             if runner._stopping:  # the script swallowed StopTraining: do not let it train on
                 raise StopTraining(runner._stop_reason or "max-steps")
             runner.phase = "optimizer"

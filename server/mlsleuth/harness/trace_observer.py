@@ -16,6 +16,7 @@ from observer import Observer
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
                   "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # the last four: target shapes only
+ELEMENTWISE_LOSSES = ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # broadcast input and target silently
 DROPOUT_FUNCTIONS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
 MAX_PARAMS_FOR_STALE_CHECK = 64
 ACTIVATION_STEPS = 10  # activation statistics are gathered on the first steps only (cost)
@@ -63,6 +64,9 @@ class TraceObserver(Observer):
         self._eval_roots_checked: set[int] = set()
         self._backward_this_step = 0
         self._opt_state: dict[int, dict] = {}  # per optimizer since its last step: zeroed?, stale ids at first backward
+        self.optimizer_stateful = False  # the primary optimizer kept per-parameter state (momentum, Adam moments)
+        self.optimizer_type: str | None = None
+        self.optimizer_replacements: list[int] = []
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
 
@@ -129,6 +133,15 @@ class TraceObserver(Observer):
         rec.setdefault("reduction", reduction)
         rec.setdefault("input_shape", list(inp.shape))
         rec.setdefault("target_shape", list(target.shape))
+        if fname in ELEMENTWISE_LOSSES and tuple(inp.shape) != tuple(target.shape) and "broadcast" not in rec:
+            try:
+                full = torch.broadcast_shapes(inp.shape, target.shape)
+            except RuntimeError:
+                full = None  # the loss itself will raise
+            if full is not None and math.prod(full) > max(inp.numel(), target.numel()):
+                rec["broadcast"] = {"input_shape": list(inp.shape), "target_shape": list(target.shape),
+                                    "broadcast_shape": list(full), "step": runner.step, "where": self._where(runner),
+                                    "grad_enabled": torch.is_grad_enabled()}
         rec.setdefault("target_dtype", str(target.dtype).replace("torch.", ""))
         rec.setdefault("grad_enabled", torch.is_grad_enabled())
         x = inp.detach()
@@ -385,6 +398,8 @@ class TraceObserver(Observer):
         self._opt_state[id(optimizer)] = {"zeroed": False, "stale": None}
         if optimizer is not runner.primary_optimizer:
             return
+        self.optimizer_type = type(optimizer).__name__
+        self.optimizer_stateful = self.optimizer_stateful or any(bool(st) for st in optimizer.state.values())
         seq = self._seq()
         if "B" not in seq:
             self.step_without_backward.append(runner.step - 1)
@@ -426,6 +441,7 @@ class TraceObserver(Observer):
     def on_end(self, runner: Any, reason: str) -> None:
         import torch
 
+        self.optimizer_replacements = list(getattr(runner, "optimizer_replacements", []))
         self.frozen: list[dict] = []
         self.not_in_optimizer: list[dict] = []
         self.symmetric: list[dict] = []
@@ -494,6 +510,8 @@ class TraceObserver(Observer):
             "eval_determinism": self.eval_determinism,
             "functional_dropout": self.functional_dropout,
             "batch_dependence": self.batch_dependence,
+            "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
+                          "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements)},
         }
 
 

@@ -50,6 +50,30 @@ Why it matters: the step reuses stale gradients, or none; usually backward() sit
 How to confirm: count backward() and step() calls per loop iteration.
 What to do instead: call loss.backward() before each step, or step only after the accumulated backward passes.
 """)
+_check("optimizer-rebuilt-each-step", "trace", "training-loop", "error", """
+A new optimizer is built for every step.
+
+What it finds: on most traced steps a different optimizer object steps the same parameters as the one before it,
+and the optimizer keeps per-parameter state (momentum buffers, Adam's moment estimates).
+Why it matters: every rebuild throws that state away. Adam then takes its first, bias-corrected step on every
+batch, which behaves like sign descent at the full learning rate; SGD with momentum loses its momentum. The run
+trains, but not with the algorithm configured.
+How to confirm: print(id(optimizer)) inside the training loop: it changes on every iteration.
+What to do instead: build the optimizer (and its scheduler) once, before the loop; rebuild it only when the set of
+trained parameters changes, for a new training stage.
+""")
+_check("loss-target-broadcast", "trace", "loss", "error", """
+A regression loss broadcasts its input against a target of another shape.
+
+What it finds: F.mse_loss / l1_loss / smooth_l1_loss / huber_loss (or their nn modules) called with an input and a
+target whose shapes differ and broadcast to a larger tensor, such as predictions of shape (N, 1) against targets
+of shape (N,), which broadcast to (N, N).
+Why it matters: the loss compares every prediction with every target, not each with its own. It still runs and
+still decreases (towards predicting the batch mean), so the model looks as if it trains but cannot fit the
+data. PyTorch prints a UserWarning once, easily lost in the log.
+How to confirm: print(outputs.shape, targets.shape) right before the loss.
+What to do instead: make the shapes equal: outputs.squeeze(-1), or targets.unsqueeze(-1) / targets.view_as(outputs).
+""")
 _check("scheduler-step-before-optimizer-step", "trace", "training-loop", "warning", """
 The LR scheduler stepped before the first optimizer step.
 

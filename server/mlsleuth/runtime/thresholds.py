@@ -55,3 +55,8 @@ OVERFIT_TARGET_FRACTION = 0.05
 # input ablation (diagnose): training on real inputs must end at least this much
 # lower (relative) than training on random inputs of the same shape and scale.
 ABLATION_MIN_GAIN = 0.1
+
+# optimizer rebuilt per step: needs a few steps to tell "every step" from a one-off
+# rebuild (a second training stage replaces the optimizer once, legitimately).
+REBUILT_OPTIMIZER_MIN_STEPS = 4
+REBUILT_OPTIMIZER_FRACTION = 0.75

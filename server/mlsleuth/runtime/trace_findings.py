@@ -50,6 +50,7 @@ def trace_findings(data: dict[str, Any], *, path: str | None, command: str) -> l
     _data(b, data)
     _evaluation(b, data)
     _structure(b, data)
+    _optimizer(b, data, steps)
     return b.findings
 
 
@@ -233,6 +234,15 @@ def _loss(b: _Builder, d: dict) -> None:
               fix="drop the sigmoid from the model when using BCEWithLogitsLoss (apply it only for predictions)",
               module="(model output)", step=bce.get("step"), phase="loss")
     for fname, rec in calls.items():
+        bc = rec.get("broadcast")
+        if bc:
+            shapes = f"input {tuple(bc['input_shape'])} against target {tuple(bc['target_shape'])}"
+            b.add("loss-target-broadcast", "loss", "error",
+                  f"{fname} broadcasts its {shapes} to {tuple(bc['broadcast_shape'])}: every prediction is compared with every target, so the model can only learn the batch mean",
+                  observation=f"first seen at step {bc.get('step')}{' during evaluation' if not bc.get('grad_enabled') else ''}: {shapes} -> {tuple(bc['broadcast_shape'])}",
+                  next_test="print(outputs.shape, targets.shape) right before the loss call",
+                  fix="make the shapes equal: outputs.squeeze(-1), or targets.view_as(outputs)",
+                  measurements=bc, step=bc.get("step"), phase="loss", module=bc.get("where"))
         if rec.get("out_of_range"):
             classes = rec.get("classes")
             if fname in ("cross_entropy", "nll_loss"):
@@ -374,6 +384,21 @@ def _evaluation(b: _Builder, d: dict) -> None:
               next_test="with model.eval(), run torch.manual_seed(0); a = model(x); b = model(x) and bisect which submodule's output differs",
               fix="route randomness through modules that respect .eval() (nn.Dropout), and do not update state (caches, counters) in eval forwards",
               measurements=det, module=det.get("functional_dropout") or det["root"], step=det["step"], phase="evaluation")
+
+
+def _optimizer(b: _Builder, d: dict, steps: int) -> None:
+    opt = d.get("optimizer") or {}
+    replaced = opt.get("replacement_count", 0)
+    if steps >= T.REBUILT_OPTIMIZER_MIN_STEPS and opt.get("stateful") and replaced >= T.REBUILT_OPTIMIZER_FRACTION * (steps - 1):
+        first = (opt.get("replacements") or [None])[0]
+        b.add("optimizer-rebuilt-each-step", "training-loop", "error",
+              f"a new {opt.get('type') or 'optimizer'} is built for (nearly) every step: its momentum / moment estimates are thrown away each time, so it never runs as configured",
+              observation=f"over {steps} traced steps a different optimizer object took over the same parameters {replaced} time(s) (first at step {first}); "
+                          f"the {opt.get('type')} keeps per-parameter state that each rebuild discards",
+              next_test="print(id(optimizer)) inside the training loop: a new value every iteration confirms it",
+              fix="construct the optimizer (and its scheduler) once before the training loop",
+              measurements={"steps": steps, "replacements": replaced, "optimizer": opt.get("type")},
+              step=first, phase="optimizer")
 
 
 def _structure(b: _Builder, d: dict) -> None:
