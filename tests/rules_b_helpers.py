@@ -15,7 +15,7 @@ from mlsleuth.scan.registry import all_rules
 
 MARK = re.compile(r"#\s*expect:\s*([a-z0-9\-, ]+)")
 
-B_MODULES = {"training_loop", "evaluation", "architecture", "optimizer"}
+B_MODULES = {"training_loop", "evaluation", "architecture", "optimizer", "optimizer_state"}
 
 
 def b_rule_ids() -> set[str]:

@@ -147,6 +147,7 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("eval-without-eval-mode", "eval-in-train-mode"),
     ("modules-in-plain-container", "unregistered-submodule"),
     ("optimizer-misses-parameters", "param-not-in-optimizer"),
+    ("optimizer-rebuilt-in-loop", "optimizer-rebuilt-each-step"),
 )
 
 

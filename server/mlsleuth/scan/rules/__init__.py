@@ -9,3 +9,4 @@ from mlsleuth.scan.rules import training_loop  # noqa: F401
 from mlsleuth.scan.rules import evaluation  # noqa: F401
 from mlsleuth.scan.rules import architecture  # noqa: F401
 from mlsleuth.scan.rules import optimizer  # noqa: F401
+from mlsleuth.scan.rules import optimizer_state  # noqa: F401
