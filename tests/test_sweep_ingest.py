@@ -281,3 +281,31 @@ def test_large_file_is_loaded_column_wise(tmp_path):
     assert len(got) == 60
     assert got[(0.3, "19")][0] == pytest.approx(0.3 + 19 + (steps - 1) / steps)
     assert np.all(np.array(runs.status) == "ok")
+
+
+def test_tensorboard_package_and_builtin_decoder_agree_and_say_which_ran():
+    pytest.importorskip("tensorboard")
+    from mlsleuth.sweep.tensorboard import read_tensorboard_dir
+
+    package = read_tensorboard_dir(DATA / "tb")
+    builtin = read_tensorboard_dir(DATA / "tb", use_package=False)
+    def same(x, y):
+        return x == y or (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y))
+
+    assert package.n_rows == builtin.n_rows > 0 and package.columns.keys() == builtin.columns.keys()
+    for name, cells in package.columns.items():
+        assert all(same(x, y) for x, y in zip(cells, builtin.columns[name], strict=True)), name
+    assert "tensorboard package" in package.notes[0]
+    assert "built-in decoder" in builtin.notes[0] and "mlsleuth[tensorboard]" in builtin.notes[0]
+    runs = load_runs(DATA / "tb", param="lr", metric="val/acc", seed="seed")
+    assert any("tensorboard package" in n for n in runs.notes)
+
+
+def test_builtin_decoder_rejects_a_corrupt_file(tmp_path):
+    from mlsleuth.sweep.tensorboard import read_tensorboard_dir
+
+    bad = tmp_path / "lr=1" / "seed=0"
+    bad.mkdir(parents=True)
+    (bad / "events.out.tfevents.1.host").write_bytes(b"\x05" * 40)
+    with pytest.raises(SweepInputError, match="corrupt event file"):
+        read_tensorboard_dir(tmp_path, use_package=False)

@@ -60,6 +60,7 @@ class Table:
     n_rows: int
     row_numbers: list[int] | None = None  # file line of each row, when it differs from index + 2
     expanded: bool = False
+    notes: list[str] = field(default_factory=list)  # how the file was read, carried into the report
 
     def row_label(self, i: int) -> str:
         if self.kind == "csv":
@@ -697,7 +698,7 @@ def load_runs(
             out_labels.append(table.row_label(row_index[last]))
 
     log_spaced = numeric and _looks_log_spaced(value_keys)
-    notes = []
+    notes = list(table.notes)
     if layout_used == "wide":
         notes.append("read as a wide table")
     return Runs(

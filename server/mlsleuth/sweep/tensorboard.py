@@ -1,9 +1,12 @@
-"""A small, dependency-free reader of scalar values in TensorBoard event files.
+"""Scalar values from TensorBoard event files.
 
-Why not the ``tensorboard`` package: reading scalars through it pulls in
-grpcio, protobuf, werkzeug and a data-server binary (tens of megabytes) for a
-file format that takes a page to decode. This module reads the TFRecord
-framing and just enough of the ``Event`` / ``Summary`` protocol buffers:
+The ``tensorboard`` package's own loader reads the files when it is installed
+(``pip install 'mlsleuth[tensorboard]'``; anyone who wrote the logs with
+PyTorch's ``SummaryWriter`` has it already): it is the reference
+implementation and checks every record's CRC. Without it, a small built-in
+reader is used, and the report's notes say which reader ran. The built-in
+reader decodes the TFRecord framing and just enough of the ``Event`` /
+``Summary`` protocol buffers:
 
 * TFRecord: ``uint64 length``, ``uint32 masked CRC32C(length)``, ``data``,
   ``uint32 masked CRC32C(data)``. The length checksum is verified (it catches
@@ -156,8 +159,54 @@ def _tensor_scalar(buf: bytes) -> float | None:
     return None
 
 
+TENSORBOARD_HINT = "install the 'tensorboard' extra for CRC-checked reading: pip install 'mlsleuth[tensorboard]'"
+
+
+def tensorboard_loader():
+    """(EventFileLoader, make_ndarray, version) from the ``tensorboard`` package, or None when it is absent."""
+    try:
+        import tensorboard
+        from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+        from tensorboard.util.tensor_util import make_ndarray
+    except ImportError:
+        return None
+    return EventFileLoader, make_ndarray, getattr(tensorboard, "__version__", "?")
+
+
+def read_scalars_tensorboard(path: Path, loader) -> dict[str, list[tuple[int, float]]]:
+    """Every scalar in one event file, read by the ``tensorboard`` package's loader."""
+    event_file_loader, make_ndarray, _version = loader
+    out: dict[str, list[tuple[int, float]]] = {}
+    events = 0
+    try:
+        for event in event_file_loader(str(path)).Load():
+            events += 1
+            if not event.HasField("summary"):
+                continue
+            for value in event.summary.value:
+                kind = value.WhichOneof("value")
+                if kind == "simple_value":
+                    scalar = float(value.simple_value)
+                elif kind == "tensor":
+                    try:
+                        array = make_ndarray(value.tensor)
+                    except (ValueError, TypeError):
+                        continue  # strings and other non-numeric tensors are not scalars
+                    if array.size != 1 or array.dtype.kind not in "fiub":
+                        continue
+                    scalar = float(array.reshape(()))
+                else:
+                    continue  # histograms, images, audio
+                out.setdefault(value.tag, []).append((int(event.step), scalar))
+    except Exception as exc:  # noqa: BLE001 - the loader raises its own error types for damaged files
+        raise SweepInputError(f"{path}: cannot decode the event file ({type(exc).__name__}: {exc}); is it a TensorBoard event file?") from None
+    if events == 0 and path.stat().st_size > 0:
+        raise SweepInputError(f"{path}: corrupt event file (the tensorboard loader found no intact record); remove it or re-export the run")
+    return out
+
+
 def read_scalars(path: Path) -> dict[str, list[tuple[int, float]]]:
-    """Every scalar in one event file: {tag: [(step, value), ...]} in file order."""
+    """Every scalar in one event file, read by the built-in decoder: {tag: [(step, value), ...]} in file order."""
     out: dict[str, list[tuple[int, float]]] = {}
     for record in read_records(path):
         step = 0
@@ -205,22 +254,24 @@ def extract_from_path(rel: str, name: str) -> str | None:
     return None
 
 
-def read_tensorboard_dir(root: Path) -> Table:
+def read_tensorboard_dir(root: Path, *, use_package: bool = True) -> Table:
     """Read every run under a log directory into long columns: run, step, and one column per tag.
 
     Columns: ``run`` (the relative directory), ``step``, and every scalar tag;
     the parameter, seed and group columns are filled later from the path
-    by :func:`with_path_columns`.
+    by :func:`with_path_columns`. ``use_package=False`` forces the built-in decoder.
     """
     files = sorted(p for p in root.rglob("*") if p.is_file() and "tfevents" in p.name)
     if not files:
         raise SweepInputError(f"{root}: a directory was given but it holds no TensorBoard event files (events.out.tfevents.*)")
+    loader = tensorboard_loader() if use_package else None
     runs: dict[str, dict[str, list[tuple[int, float]]]] = {}
     for f in files:
         rel = f.parent.relative_to(root).as_posix()
         rel = "." if rel in ("", ".") else rel
         bucket = runs.setdefault(rel, {})
-        for tag, points in read_scalars(f).items():
+        scalars = read_scalars_tensorboard(f, loader) if loader is not None else read_scalars(f)
+        for tag, points in scalars.items():
             bucket.setdefault(tag, []).extend(points)
     tags = sorted({t for r in runs.values() for t in r})
     columns: dict[str, list] = {"run": [], "step": [], **{t: [] for t in tags}}
@@ -237,7 +288,9 @@ def read_tensorboard_dir(root: Path) -> Table:
         columns["step"].extend(steps)
         for t in tags:
             columns[t].extend(block[t])
-    return Table(str(root), "tensorboard", columns, len(columns["run"]))
+    note = (f"event files read with the tensorboard package {loader[2]}" if loader is not None
+            else f"event files read with mlsleuth's built-in decoder (record checksums of the data not verified); {TENSORBOARD_HINT}")
+    return Table(str(root), "tensorboard", columns, len(columns["run"]), notes=[note])
 
 
 def with_path_columns(table: Table, names: list[str]) -> None:
