@@ -155,6 +155,14 @@ def test_scan_is_the_first_command_in_help(project):
     assert listed[0] == "scan"
 
 
+def test_bare_command_prints_help_as_a_usage_error(capsys):
+    from mlsleuth.cli import main
+
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "usage: mlsleuth" in err and "scan" in err and "install-skill" in err
+
+
 def _hook() -> dict[str, str]:
     """The mlsleuth hook of .pre-commit-hooks.yaml (flat keys, parsed without a YAML library)."""
     text = (Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")

@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else list(argv)):
+        parser.print_help(sys.stderr)  # a bare `mlsleuth`: show what it can do, as a usage error
+        return EXIT_ERROR
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
