@@ -151,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     cold_path, warm_path = work / "cold.json", work / "warm.json"
 
     def scan(out: Path) -> list[str]:
-        argv = [sys.executable, "-m", "mlsleuth", "scan", ".", "--config", str(config), "--format", "json", "-o", str(out)]
+        # -P: do not put the working folder (the scanned tree) first on sys.path;
+        # torch's own ``__future__.py`` would shadow the standard library's.
+        argv = [sys.executable, "-P", "-m", "mlsleuth", "scan", ".", "--config", str(config), "--format", "json", "-o", str(out)]
         return argv + (["--jobs", str(args.jobs)] if args.jobs else [])
 
     ruff = [*ruff_command(), "check", "--no-cache", "--isolated", "--exit-zero", "--quiet", "."]

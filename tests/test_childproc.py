@@ -103,7 +103,10 @@ def test_timeout_kills_the_whole_group_including_a_grandchild(tmp_path):
     assert not alive(grandchild)
 
 
-def test_a_child_ignoring_sigterm_is_killed(tmp_path):
+def test_a_child_ignoring_sigterm_is_killed(tmp_path, monkeypatch):
+    from mlsleuth import childproc
+
+    monkeypatch.setattr(childproc, "TERM_GRACE_S", 0.5)  # the length of the grace period is not what is tested here
     run = child(
         """
         import signal, time
@@ -231,3 +234,95 @@ def test_invalid_arguments(tmp_path):
     with pytest.raises(RuntimeError):
         run.start()
     run.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
+def test_memory_cap_is_set_without_preexec_fn_and_keeps_pid_and_session(tmp_path, monkeypatch):
+    """preexec_fn is unsafe in a threaded parent (the MCP server): the cap comes from a
+    launcher that execs the command, so the child keeps the pid and session Popen gave it."""
+    import subprocess
+
+    seen: list[dict] = []
+    real_popen = subprocess.Popen
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs)
+        return real_popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", spy)
+    run = child(
+        """
+        import json, os, resource, sys
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        json.dump({"soft": soft, "hard": hard, "pid": os.getpid(), "sid": os.getsid(0), "pgid": os.getpgid(0),
+                   "argv": sys.argv[1:], "exe": sys.executable},
+                  open(os.environ["MLSLEUTH_RESULT"], "w"))
+        """,
+        tmp_path,
+        memory_limit_mb=768,
+    )
+    run.argv.append("--flag")
+    res = run.wait()
+    assert res.returncode == 0, res.stderr_tail
+    assert seen and all(kw.get("preexec_fn") is None for kw in seen)
+    assert res.result["soft"] == res.result["hard"] == 768 * 2**20
+    assert res.result["pid"] == res.result["sid"] == res.result["pgid"] == run.pid
+    assert res.result["argv"] == ["--flag"]
+    assert res.result["exe"] == sys.executable
+
+
+def test_no_memory_cap_means_no_launcher(tmp_path):
+    res = child(
+        'import json, os, resource\njson.dump({"soft": resource.getrlimit(resource.RLIMIT_AS)[0]}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n',
+        tmp_path,
+    ).wait()
+    assert res.result == {"soft": __import__("resource").getrlimit(__import__("resource").RLIMIT_AS)[0]}
+
+
+@pytest.mark.parametrize("limit", [None, 512])
+def test_a_missing_program_fails_at_start_with_or_without_a_cap(tmp_path, limit):
+    run = ChildRun([str(tmp_path / "no-such-python"), "-c", "pass"], cwd=tmp_path, timeout_s=5, memory_limit_mb=limit)
+    with pytest.raises(FileNotFoundError):
+        run.start()
+    (tmp_path / "not-executable").write_text("#!/bin/sh\n")
+    run = ChildRun([str(tmp_path / "not-executable")], cwd=tmp_path, timeout_s=5, memory_limit_mb=limit)
+    with pytest.raises(PermissionError):
+        run.start()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
+def test_capped_children_start_from_many_threads_at_once(tmp_path):
+    """The server starts children from worker threads; every one gets its cap and finishes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    script = tmp_path / "cap.py"
+    script.write_text('import json, os, resource\njson.dump({"soft": resource.getrlimit(resource.RLIMIT_AS)[0]}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n')
+
+    def one(i: int):
+        return ChildRun(python_argv(None, str(script)), cwd=tmp_path, timeout_s=60, memory_limit_mb=512 + i).wait()
+
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(one, range(12)))
+    assert [r.result["soft"] for r in results] == [(512 + i) * 2**20 for i in range(12)]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_group_of_zombies_counts_as_dead(tmp_path):
+    """Killed processes stay zombies until reaped (slowly, by some container inits);
+    the kill loop must not wait out its grace period for them."""
+    import subprocess
+
+    from mlsleuth.childproc import _group_alive
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        assert _group_alive(sleeper.pid)
+    finally:
+        sleeper.kill()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{sleeper.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(sleeper.pid, 0)  # the zombie still answers a signal probe ...
+    assert not _group_alive(sleeper.pid)  # ... but nothing in the group runs
+    sleeper.wait()
+    assert not _group_alive(sleeper.pid)

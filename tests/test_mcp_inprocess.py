@@ -138,16 +138,54 @@ def server_root(server) -> str:
     return str(Path(os.environ["XDG_CACHE_HOME"]).parent / "project")
 
 
-def test_scanning_the_root_never_reports_files_outside_it(server) -> None:
+def test_scanning_the_root_never_reads_files_outside_it(server, project: Path) -> None:
+    """A symlinked folder (and file) inside the root that leads outside it, to code with
+    bugs: the scan does not read it, so no finding, and an error entry says why."""
+    (project / "src" / "same_code.py").symlink_to(project / "src" / "train.py")  # a link that stays inside is followed
+
     async def go():
         async with Client(server) as c:
             return await c.call_tool("scan", {})
 
     report = run(go).structured_content
     paths = {f["location"]["path"] for f in report["findings"]}
-    assert paths == {"src/train.py"}  # not link_out.py, not linked_dir/leak.py
-    assert report["summary"]["stats"]["withheld_outside_root"] == 4  # 2 findings in each linked file
-    assert "outside" not in json.dumps(report["findings"])
+    assert paths == {"src/train.py", "src/same_code.py"}  # not link_out.py, not linked_dir/leak.py
+    errors = {e["path"]: e for e in report["errors"]}
+    assert set(errors) == {"link_out.py", "linked_dir"}
+    for error in errors.values():
+        assert error["kind"] == "outside-root"
+        assert "symbolic link that leads outside the served root; it was not read" in error["message"]
+    # nothing about the outside is said: not the findings there, not where the links point
+    shown = json.dumps({"findings": report["findings"], "errors": report["errors"], "text": report["summary"]["text"]})
+    assert "elsewhere" not in shown and "outside.py" not in shown and str(project.parent) not in shown
+    assert "withheld_outside_root" not in report["summary"]["stats"]  # the engine never read them: nothing to withhold
+
+
+def test_withholding_is_a_second_line_behind_the_engine(tmp_path: Path) -> None:
+    """Should the engine ever report a file outside the root, the server still drops it."""
+    from mlsleuth.report import ErrorEntry, Finding, Location, Report
+    from mlsleuth.serving.paths import withhold_outside
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "in.py").write_text("x = 1\n")
+    (tmp_path / "secret.py").write_text("x = 1\n")
+    (root / "out.py").symlink_to(tmp_path / "secret.py")
+
+    def finding(path):
+        return Finding(rule="r", category="loss", severity="error", message="m", location=Location(path=path, line=1))
+
+    report = Report(
+        tool="scan",
+        findings=[finding("in.py"), finding("out.py"), finding(str(tmp_path / "secret.py"))],
+        errors=[ErrorEntry(kind="syntax-error", message="bad", path="out.py"),
+                ErrorEntry(kind="outside-root", message=f"resolves to {tmp_path / 'secret.py'}", path="out.py", detail=str(tmp_path))],
+    ).finalize()
+    assert withhold_outside(report, root) == 3
+    assert [f.location.path for f in report.findings] == ["in.py"]
+    assert [(e.kind, e.path) for e in report.errors] == [("outside-root", "out.py")]
+    assert str(tmp_path) not in report.errors[0].message and report.errors[0].detail is None
+    assert report.summary.stats["withheld_outside_root"] == 3
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -29,6 +29,9 @@ def project(tmp_path: Path) -> Path:
     (root / "train.py").write_text(BUGGY)
     (tmp_path / "secret.py").write_text(BUGGY)
     (root / "sneaky.py").symlink_to(tmp_path / "secret.py")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "loop.py").write_text(BUGGY)
+    (root / "vendored").symlink_to(tmp_path / "vendor")  # a folder link that leaves the root
     return root
 
 
@@ -66,6 +69,7 @@ def test_stdio_errors_are_clean_and_the_server_survives(project: Path, mode: str
         async with Client(params(project), mode=mode) as c:
             out = {}
             out["ok"] = await c.call_tool("scan", {"paths": ["train.py"]})
+            out["whole"] = await c.call_tool("scan", {})
             out["outside"] = await c.call_tool("scan", {"paths": ["../secret.py"]})
             out["symlink"] = await c.call_tool("scan", {"paths": ["sneaky.py"]})
             out["missing"] = await c.call_tool("scan", {"paths": ["nope/train.py"]})
@@ -79,6 +83,10 @@ def test_stdio_errors_are_clean_and_the_server_survives(project: Path, mode: str
     out = anyio.run(go)
     assert not out["ok"].is_error
     assert "softmax-into-logit-loss" in {f["rule"] for f in out["ok"].structured_content["findings"]}
+    whole = out["whole"].structured_content
+    assert {f["location"]["path"] for f in whole["findings"]} == {"train.py"}  # nothing from vendored/ or sneaky.py
+    assert {(e["path"], e["kind"]) for e in whole["errors"]} == {("vendored", "outside-root"), ("sneaky.py", "outside-root")}
+    assert all("leads outside the served root; it was not read" in e["message"] for e in whole["errors"])
     assert out["outside"].is_error and "outside the served root" in out["outside"].content[0].text
     assert out["symlink"].is_error and "outside the served root" in out["symlink"].content[0].text
     assert out["missing"].is_error and "does not exist" in out["missing"].content[0].text
@@ -121,7 +129,7 @@ def test_stdio_cancel_kills_the_child_process_group(project: Path, tmp_path: Pat
 
 def test_stdio_500_sequential_calls_keep_memory_stable(project: Path) -> None:
     calls = [
-        ("list_rules", {}),
+        ("list_rules", {"category": "loss"}),  # the same path as the whole catalog, at a third of the cost
         ("explain_rule", {"rule_id": "nan-equality-check"}),
         ("scan", {"paths": ["train.py"]}),
         ("scan", {"paths": ["../secret.py"]}),  # an error path too

@@ -275,26 +275,87 @@ def test_serve_refuses_http_without_token_or_off_loopback(monkeypatch: pytest.Mo
     assert "not a directory" in capsys.readouterr().err
 
 
-def test_plugin_layout_ships_skill_and_server() -> None:
-    """The repository root is a Claude Code plugin.
+# Fields of .claude-plugin/plugin.json documented in the Claude Code plugins reference
+# (code.claude.com/docs/en/plugins-reference); the component fields name paths.
+PLUGIN_METADATA_FIELDS = {"name", "version", "description", "author", "homepage", "repository", "license", "keywords"}
+PLUGIN_PATH_FIELDS = {"commands", "agents", "skills", "hooks", "mcpServers", "outputStyles", "lspServers"}
 
-    The manifest declares no `skills` path and there is no `skills/` folder:
-    Claude Code then loads the plugin root's SKILL.md as the plugin's skill
-    (named by its front matter), whereas `"skills": ["./"]` is rejected by some
-    Claude Code versions as escaping the plugin folder. The server comes from
-    `.mcp.json` at the plugin root, launched in the user's project folder.
-    """
+
+def _plugin_paths(value) -> list[str]:
+    """The paths a component field names (hooks and mcpServers may be inline objects instead)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return value
+    assert isinstance(value, dict), f"a component field must be a path, a list of paths or an inline object, got {value!r}"
+    return []
+
+
+def test_plugin_manifest_fields_are_valid_and_every_named_path_exists() -> None:
     repo = Path(__file__).resolve().parents[1]
-    manifest = json.loads((repo / ".claude-plugin" / "plugin.json").read_text())
+    manifest = json.loads((repo / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    import re
+
     import mlsleuth
 
-    assert manifest["name"] == "mlsleuth" and manifest["version"] == mlsleuth.__version__
-    assert "skills" not in manifest and not (repo / "skills").exists()
+    assert set(manifest) <= PLUGIN_METADATA_FIELDS | PLUGIN_PATH_FIELDS, f"unknown fields: {set(manifest) - PLUGIN_METADATA_FIELDS - PLUGIN_PATH_FIELDS}"
+    assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", manifest["name"]) and manifest["name"] == "mlsleuth"
+    assert re.fullmatch(r"\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?", manifest["version"]) and manifest["version"] == mlsleuth.__version__
+    assert isinstance(manifest["description"], str) and 20 <= len(manifest["description"]) <= 300
+    assert isinstance(manifest["author"], dict) and manifest["author"]["name"]
+    for key in ("homepage", "repository"):
+        assert manifest[key].startswith("https://"), key
+    assert manifest["author"].get("url", "https://").startswith("https://")
+    assert isinstance(manifest["license"], str) and manifest["license"]
+    keywords = manifest["keywords"]
+    assert isinstance(keywords, list) and keywords and all(isinstance(k, str) and k for k in keywords) and len(set(keywords)) == len(keywords)
+    for field in PLUGIN_PATH_FIELDS & set(manifest):
+        for rel in _plugin_paths(manifest[field]):
+            assert rel.startswith("./") and ".." not in Path(rel).parts and "\\" not in rel, f"{field}: {rel!r} must be ./relative inside the plugin"
+            assert (repo / rel).exists(), f"{field}: {rel} does not exist"
+
+
+def test_plugin_ships_the_root_skill_and_the_server() -> None:
+    """The repository root is the plugin. Per the Claude Code plugins reference, when a plugin
+    has no `skills/` directory and no `skills` manifest field, the SKILL.md at the plugin
+    root is loaded as the plugin's single skill, named by its front matter. So the skill
+    is not copied into `skills/mlsleuth/`, and no `skills` field points at the root
+    (a `skills` path would replace that root-skill rule). The server comes from
+    `.mcp.json` at the plugin root (the default location), run in the user's project.
+    """
+    import re
+
+    repo = Path(__file__).resolve().parents[1]
+    manifest = json.loads((repo / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    assert "skills" not in manifest and "commands" not in manifest
+    assert not (repo / "skills").exists() and not (repo / "commands").exists()
+
     front = (repo / "SKILL.md").read_text(encoding="utf-8").split("---")[1]
-    assert "\nname: mlsleuth\n" in front
-    server = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["mlsleuth"]
-    assert server["command"] == "mlsleuth" and server["args"] == ["serve"]
-    assert "${" not in json.dumps(server)
+    fields = dict(line.split(": ", 1) for line in front.strip().splitlines())
+    assert fields["name"] == manifest["name"] and re.fullmatch(r"[a-z0-9-]{1,64}", fields["name"])
+    assert 1 <= len(fields["description"]) <= 1024 and not set("<>") & set(fields["description"])
+    # every file the skill links to ships with the plugin (the plugin is the whole folder)
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", (repo / "SKILL.md").read_text(encoding="utf-8"))
+    local = [link for link in links if "://" not in link and not link.startswith("mailto:")]
+    assert {"refs", "rl", "pinn"} <= {Path(link).parts[0] for link in local}
+    assert [link for link in local if not (repo / link).exists()] == []
+
+    assert "mcpServers" not in manifest  # the default .mcp.json is used
+    config = json.loads((repo / ".mcp.json").read_text(encoding="utf-8"))
+    assert set(config) == {"mcpServers"} and set(config["mcpServers"]) == {"mlsleuth"}
+    server = config["mcpServers"]["mlsleuth"]
+    assert server["type"] == "stdio" and server["command"] == "mlsleuth" and server["args"] == ["serve"]
+    assert "${" not in json.dumps(server)  # no variable that may be unset: the root is the folder Claude Code starts in
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    scripts = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts[server["command"]] == "mlsleuth.cli:main"
+    from mlsleuth.cli import build_parser
+
+    assert build_parser().parse_args(server["args"]).command == "serve"
 
 
 # -- PreparedRun runner edge cases ------------------------------------------------------------------------
@@ -464,7 +525,7 @@ def test_killing_a_stubborn_child_does_not_stall_the_event_loop(tmp_path: Path) 
     import time
 
     import anyio
-    from mlsleuth.childproc import ChildRun
+    from mlsleuth.childproc import TERM_GRACE_S, ChildRun
 
     script = tmp_path / "stubborn.py"
     script.write_text("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(600)\n")
@@ -479,15 +540,21 @@ def test_killing_a_stubborn_child_does_not_stall_the_event_loop(tmp_path: Path) 
             gaps.append(now - last)
             last = now
 
+    cancelled_at: list[float] = []
+
     async def go():
         async with anyio.create_task_group() as tg:
             tg.start_soon(ticker)
-            with anyio.move_on_after(1.5):  # give the child time to install its handler
-                await child.wait_async()
+            async with anyio.create_task_group() as call:
+                call.start_soon(child.wait_async)
+                with anyio.fail_after(30):  # until the child has installed its handler
+                    while not child.stdout_path.exists() or b"ready" not in child.stdout_path.read_bytes():
+                        await anyio.sleep(0.02)
+                cancelled_at.append(time.monotonic())
+                call.cancel_scope.cancel()
             tg.cancel_scope.cancel()
 
-    started = time.monotonic()
     anyio.run(go)
-    assert time.monotonic() - started >= 1.5 + 1.5  # the TERM grace period really elapsed
+    assert time.monotonic() - cancelled_at[0] >= TERM_GRACE_S  # the TERM grace period really elapsed
     assert child.proc.poll() is not None
     assert max(gaps) < 1.0, f"the event loop stalled for {max(gaps):.1f}s"

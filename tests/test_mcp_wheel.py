@@ -31,10 +31,16 @@ def test_wheel_installs_and_serves_skill_and_scan(tmp_path: Path) -> None:
     assert len(wheels) == 1
 
     # System site-packages supply the dependencies offline; mlsleuth itself comes from the wheel.
+    # This pip installs into the new environment (pip >= 22.3 has --python), which spares
+    # bootstrapping a second pip into it (ensurepip: most of this test's time).
+    import pip
+
+    outer_pip = tuple(int(p) for p in pip.__version__.split(".")[:2]) >= (22, 3)
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    venv.EnvBuilder(system_site_packages=True, with_pip=not outer_pip).create(env_dir)
     py = env_dir / "bin" / "python"
-    _run([py, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", wheels[0]], cwd=tmp_path)
+    pip_cmd = [sys.executable, "-m", "pip", "--python", py] if outer_pip else [py, "-m", "pip"]
+    _run([*pip_cmd, "install", "--no-deps", "--no-index", "--quiet", wheels[0]], cwd=tmp_path)
 
     clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MLSLEUTH_SKILL_DIR", "MLSLEUTH_EXTRA_TOOLS")}
     probe = _run(
@@ -48,7 +54,8 @@ def test_wheel_installs_and_serves_skill_and_scan(tmp_path: Path) -> None:
     assert Path(skill_root) == Path(module_file).parent / "skill_files"
     assert (Path(skill_root) / "SKILL.md").read_bytes() == (REPO / "SKILL.md").read_bytes()
     shipped = sorted(p.relative_to(skill_root).as_posix() for p in Path(skill_root).rglob("*.md"))
-    expected = sorted(["SKILL.md"] + [p.relative_to(REPO).as_posix() for d in ("refs", "rl", "pinn") for p in (REPO / d).rglob("*.md")])
+    # every Markdown file the pyproject force-includes (the skill, and the evidence it cites)
+    expected = sorted(["SKILL.md"] + [p.relative_to(REPO).as_posix() for d in ("refs", "rl", "pinn", "docs/evidence") for p in (REPO / d).rglob("*.md")])
     assert shipped == expected
 
     project = tmp_path / "project"

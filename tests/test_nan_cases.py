@@ -133,16 +133,9 @@ def test_setup_function_mode_replays_from_the_snapshot_ring(case, expected, tmp_
 
 def test_setup_function_clean_twin(tmp_path, monkeypatch):
     # the setup reads --clean from sys.argv at import; emulate with a wrapper file
-    wrapper = tmp_path / "clean_setup.py"
-    wrapper.write_text(textwrap.dedent(f"""
-        import sys
-        sys.argv.append("--clean")
-        sys.path.insert(0, {str(CASES_DIR)!r})
-        import zero_std
+    from test_nan_replay import setup_wrapper
 
-        def setup():
-            return zero_std.setup()
-    """))
+    wrapper = setup_wrapper(tmp_path, "zero_std", "--clean")
     report = _run(f"{wrapper}:setup", tmp_path)
     assert report.findings == [] and report.errors == []
     assert report.summary.text.startswith("no non-finite value within")

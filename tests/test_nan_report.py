@@ -177,3 +177,40 @@ def test_timeout_and_crash_become_errors():
     report = build_report(crashed, info=INFO, path="t.py", command="c")
     assert [e.kind for e in report.errors] == ["crash"]
     assert report.summary.text.startswith("no result")
+
+
+# -- replayed steps, saved batch, merged frames ------------------------------------------------------
+def test_replay_sentence_names_the_replayed_steps_and_how_each_was_checked():
+    from mlsleuth.nan.findings import replay_sentence
+
+    several = {"replayed": {"from": "snapshot", "first": 10, "failing": 13, "checked": [10, 12], "instrumented": 13}}
+    assert replay_sentence(several) == (" Replayed steps 10-13 from the snapshot taken at the start of step 10: steps 10-12 with the cheap checks "
+                                        "(parameters compared with the first run after each), step 13 with every operation checked.")
+    one = {"replayed": {"from": "script-start", "first": 0, "failing": 0}}
+    assert replay_sentence(one) == " Replayed step 0 by running the script again from its start with every operation checked."
+    assert replay_sentence({}) == "" and replay_sentence({"status": "no-snapshot", "error": "x"}) == ""
+
+
+def test_saved_sentence_says_what_the_batch_holds():
+    from mlsleuth.nan.findings import saved_sentence
+
+    data = {"batch_file": "s/nan_step7.pt", "saved": {"batch_kind": "model-call", "targets_captured": False, "snapshot_step": 5, "replay_steps": [5, 6, 7]}}
+    text = saved_sentence(data, 7)
+    assert "index 7" in text and "not the loss targets" in text and "start of step 5 and the batches of steps 5-7" in text
+    data["saved"].update(targets_captured=True)
+    assert "target given to the loss module" in saved_sentence(data, 7)
+    setup = {"batch_file": "f.pt", "saved": {"batch_kind": "setup", "snapshot_step": 7, "replay_steps": [7]}}
+    assert "inputs and targets" in saved_sentence(setup, 7) and "batches of step 7" in saved_sentence(setup, 7)
+    assert saved_sentence({"batch_file": None}, 3) == ""
+
+
+def test_replay_frames_add_activation_rms_to_the_first_run_frames():
+    from mlsleuth.nan.findings import merge_frames
+
+    first = [{"step": 3, "loss": 1.0, "layers": {"0": {"grad_norm": 0.5}}}, {"step": 4, "loss": 2.0, "layers": {}}]
+    replayed = [{"step": 4, "layers": {"0": {"act_rms": 3.0, "grad_norm": 0.7}, "1": {"act_rms": 1.5}}}]
+    merged = merge_frames(first, replayed)
+    assert merged[0] == first[0]
+    assert merged[1]["layers"] == {"0": {"act_rms": 3.0}, "1": {"act_rms": 1.5}}
+    assert first[1]["layers"] == {}  # the input is not modified
+    assert merge_frames(first, []) == first

@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "mlsleuth" / "harness"))
 
 from nan_snapshots import SnapshotRing, set_rng_state
-from nan_watch import check_batch
+from nan_watch import check_batch, check_fields
 from torch import nn
 
 
@@ -84,3 +84,46 @@ def test_check_batch_names_field_and_rows():
 
 def test_check_batch_accepts_clean_and_integer_fields():
     assert check_batch((torch.randn(4, 2), torch.tensor([0, 1, 1, 0])), "batch") == []
+
+
+def test_new_snapshot_reuses_the_buffers_of_the_dropped_one():
+    model = _model()
+    ring = SnapshotRing(every=1, budget_bytes=10**6, keep=2)
+    first = ring.take(0, model, None)
+    ring.take(1, model, None)
+    buffer = first.model_state["weight"]
+    with torch.no_grad():
+        model.weight.add_(1.0)
+    third = ring.take(2, model, None)  # drops snapshot 0 and copies into its tensors
+    assert [s.step for s in ring.ring] == [1, 2]
+    assert third.model_state["weight"] is buffer and torch.equal(buffer, model.weight)
+
+
+def test_buffers_of_another_shape_are_not_reused():
+    ring = SnapshotRing(every=1, budget_bytes=10**6, keep=1)
+    first = ring.take(0, _model(), None)
+    other = ring.take(1, nn.Linear(4, 4), None)
+    assert other.model_state["weight"] is not first.model_state["weight"] and other.model_state["weight"].shape == (4, 4)
+
+
+def test_newest_snapshot_stops_taking_batches_once_the_budget_is_full():
+    model = _model()  # 1088 bytes
+    ring = SnapshotRing(every=10, budget_bytes=1088 + 2 * 400, keep=2)
+    snap = ring.take(0, model, None)
+    for step in range(4):
+        ring.add_batch(step, torch.zeros(100))  # 400 bytes each
+    assert sorted(snap.batches) == [0, 1] and snap.batches_full and ring.batches_refused == 1
+    assert not ring.wants_batch(4)
+    assert snap.replayable_until(1) and not snap.replayable_until(2)
+    assert ring.latest_before(3) is snap  # still the newest, though it cannot replay up to step 3
+
+
+def test_check_fields_treats_a_neg_inf_only_field_as_a_mask_not_as_bad_data():
+    mask = torch.zeros(4, 4).masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf"))
+    masks: set[str] = set()
+    assert check_fields([("inputs['attn_mask']", mask)], masks) == [] and masks == {"inputs['attn_mask']"}
+    mask[0, 0] = float("nan")
+    assert check_fields([("inputs['attn_mask']", mask)])[0]["nan"] == 1
+    pos = torch.zeros(3)
+    pos[1] = float("inf")
+    assert check_fields([("inputs[0]", pos)])[0]["inf"] == 1

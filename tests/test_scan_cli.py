@@ -248,3 +248,15 @@ def test_fallback_to_the_python_walker_is_announced(project):
     assert proc.returncode == 1
     assert "note: ripgrep (rg) was not found" in proc.stderr
     assert "src/buggy.py:5:8" in proc.stdout
+
+
+def test_no_follow_symlinks_flag(project, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "linked.py").write_text("import math\nbad = 1.0 == math.nan\n", encoding="utf-8")
+    (project / "linked").symlink_to(outside, target_is_directory=True)
+    followed = json.loads(mlsleuth("scan", ".", "--format", "json", "--no-cache", cwd=project).stdout)
+    assert any(f["location"]["path"].startswith("linked/") for f in followed["findings"])
+    skipped = json.loads(mlsleuth("scan", ".", "--format", "json", "--no-cache", "--no-follow-symlinks", cwd=project).stdout)
+    assert not any(f["location"]["path"].startswith("linked/") for f in skipped["findings"])
+    assert "--no-follow-symlinks" in mlsleuth("scan", "--help", cwd=project).stdout

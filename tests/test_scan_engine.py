@@ -367,6 +367,48 @@ def test_symlink_loops(tmp_path, walker):
     assert kinds(explicit) == {"pkg/self.py": "symlink-loop"}
 
 
+def _tree_with_links_out(tmp_path: Path) -> tuple[Path, Path]:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(root / "inside.py", BUGGY)
+    write(outside / "secret.py", BUGGY)
+    write(outside / "lib" / "deep.py", BUGGY)
+    os.symlink(outside / "secret.py", root / "leak.py")  # a file link leaving the root
+    os.symlink(outside / "lib", root / "vendored")  # a folder link leaving the root
+    os.symlink("inside.py", root / "alias.py")  # a link that stays inside
+    return root, outside
+
+
+def test_confine_to_skips_and_reports_links_leaving_the_root(tmp_path, walker):
+    root, _ = _tree_with_links_out(tmp_path)
+    followed = scan_paths([root], root=root, selection=NAN_ONLY, config=Config(), use_cache=False)
+    assert located(followed) == {("inside.py", None, 5), ("alias.py", None, 5), ("leak.py", None, 5), ("vendored/deep.py", None, 5)}
+    confined = scan_paths([root], root=root, selection=NAN_ONLY, config=Config(), use_cache=False, confine_to=root)
+    assert located(confined) == {("inside.py", None, 5), ("alias.py", None, 5)}
+    assert kinds(confined) == {"leak.py": "outside-root", "vendored": "outside-root"}
+    assert all("not read" in e.message for e in confined.errors)
+    # named explicitly, a path leaving the root is refused the same way
+    named = scan_paths([root / "leak.py", root / "vendored"], root=root, selection=NAN_ONLY, config=Config(), use_cache=False, confine_to=root)
+    assert located(named) == set()
+    assert kinds(named) == {"leak.py": "outside-root", "vendored": "outside-root"}
+
+
+def test_confined_scan_still_reports_symlink_loops(tmp_path, walker):
+    write(tmp_path / "pkg" / "t.py", BUGGY)
+    os.symlink("self.py", tmp_path / "pkg" / "self.py")
+    os.symlink("..", tmp_path / "pkg" / "up")
+    report = scan(tmp_path, confine_to=tmp_path)
+    assert located(report) == {("pkg/t.py", None, 5)}
+    assert kinds(report).get("pkg/self.py") == "symlink-loop"
+    assert "outside-root" not in kinds(report).values()
+
+
+def test_no_follow_symlinks_skips_links_in_folders(tmp_path, walker):
+    root, _ = _tree_with_links_out(tmp_path)
+    report = scan_paths([root], root=root, selection=NAN_ONLY, config=Config(), use_cache=False, follow_symlinks=False)
+    assert located(report) == {("inside.py", None, 5)}
+    assert report.errors == []
+
+
 def test_broken_symlink(tmp_path, walker):
     write(tmp_path / "t.py", BUGGY)
     os.symlink("gone.py", tmp_path / "dangling.py")
@@ -504,7 +546,7 @@ def test_jobs_must_be_positive(tmp_path):
 def test_summary_stats_describe_the_run(tmp_path):
     write(tmp_path / "a.py", BUGGY)
     write(tmp_path / "b.py", "x = 1\n")  # no trigger word: listed, not a candidate
-    write(tmp_path / "c.py", "import math\nok = math.isnan(1.0)\n")  # a trigger word, no finding
+    write(tmp_path / "c.py", "import math\nok = math.isnan(1.0) == False\n")  # passes a rule's gate, no finding
     stats = scan(tmp_path).summary.stats
     assert stats["files_listed"] == 3 and stats["candidates"] == 2 and stats["parsed"] == 2
     assert stats["cache_hits"] == 0 and stats["analyzed"] == 2

@@ -10,7 +10,8 @@ starts it through :class:`ChildRun`:
 * it reports results by writing JSON to the file named in ``MLSLEUTH_RESULT``
   and progress as JSON lines appended to ``MLSLEUTH_PROGRESS``
   (see :mod:`mlsleuth.harness.channel` for the child-side helpers);
-* an optional address-space cap turns runaway memory use into a clean error.
+* an optional address-space cap turns runaway memory use into a clean error
+  (set by a launcher that execs the command, never by ``preexec_fn``).
 
 Both a blocking :meth:`ChildRun.wait` (CLI) and an async
 :meth:`ChildRun.wait_async` (MCP server; cancellation kills the group) exist.
@@ -18,6 +19,7 @@ Both a blocking :meth:`ChildRun.wait` (CLI) and an async
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -95,13 +97,43 @@ def _tail(path: Path, limit: int) -> tuple[str, bool]:
     return text, False
 
 
-def _limit_memory(limit_bytes: int) -> Callable[[], None]:
-    def apply() -> None:  # runs in the child between fork and exec
-        import resource
+# The address-space cap is applied by a tiny launcher instead of Popen's
+# ``preexec_fn``: CPython documents ``preexec_fn`` as unsafe when the parent has
+# threads (a lock held by another thread at fork time can deadlock the child
+# before it execs), and the MCP server runs tools on worker threads. The
+# launcher is a fresh interpreter (the one running mlsleuth, started with -I -S
+# so nothing but the standard library loads, a few milliseconds): it sets
+# RLIMIT_AS on itself and then execs the real command, which keeps the pid,
+# the new session and the limit. There is no window in which the target runs
+# without the cap.
+_LIMIT_LAUNCHER = (
+    "import os, resource, sys\n"
+    "limit = int(sys.argv[1])\n"
+    "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
 
-        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
 
-    return apply
+def _with_memory_limit(argv: list[str], limit_bytes: int) -> list[str]:
+    """``argv`` wrapped in the launcher that caps the address space at ``limit_bytes``."""
+    return [sys.executable, "-I", "-S", "-c", _LIMIT_LAUNCHER, str(limit_bytes), *argv]
+
+
+def _resolve_program(argv: list[str], env: Mapping[str, str], cwd: Path) -> list[str]:
+    """``argv`` with its program as an absolute path, or FileNotFoundError/PermissionError
+    as Popen would raise them: the launcher execs, so a bad program must fail here, in
+    the parent, not as a puzzling exit status of the child."""
+    program = argv[0]
+    if os.sep in program:
+        candidate = os.path.join(cwd, program)  # Popen resolves a relative program against cwd too
+        found = candidate if os.path.isfile(candidate) else None
+    else:
+        found = shutil.which(program, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", program)
+    if not os.access(found, os.X_OK):
+        raise PermissionError(errno.EACCES, "Permission denied", program)
+    return [os.path.abspath(found), *argv[1:]]
 
 
 class ChildRun:
@@ -146,17 +178,20 @@ class ChildRun:
     def start(self) -> ChildRun:
         if self.proc is not None:
             raise RuntimeError("child already started")
-        preexec = _limit_memory(self.memory_limit_mb * 2**20) if self.memory_limit_mb else None
+        argv = self.argv
+        if self.memory_limit_mb:
+            argv = _with_memory_limit(_resolve_program(argv, self.env, self.cwd), self.memory_limit_mb * 2**20)
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.proc = subprocess.Popen(  # noqa: S603 - argv is built by us, not a shell string
-                self.argv,
+            # No preexec_fn (unsafe with threads); start_new_session is done by
+            # CPython's own fork code and is thread-safe.
+            self.proc = subprocess.Popen(  # argv is built by us, not a shell string
+                argv,
                 cwd=self.cwd,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
                 start_new_session=True,
-                preexec_fn=preexec,
                 close_fds=True,
             )
         self._started = time.monotonic()
@@ -322,13 +357,37 @@ class ChildRun:
 
 
 def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group still runs (zombies do not count)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # pragma: no cover
         return True
-    return True
+    return _group_has_live_member(pgid)
+
+
+def _group_has_live_member(pgid: int) -> bool:
+    """On Linux, look past zombies: a killed grandchild stays a zombie until its new parent
+    reaps it, and in a container whose init does not reap promptly that can take seconds,
+    which would make every kill wait out the whole grace period. Elsewhere assume alive."""
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return True
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    fields = fh.read().rsplit(b")", 1)[-1].split()
+            except OSError:  # exited meanwhile
+                continue
+            # after the command name: state, ppid, pgrp, ...
+            if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+                return True
+    return False
 
 
 def python_argv(python: str | None, *args: str) -> list[str]:

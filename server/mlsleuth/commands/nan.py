@@ -17,15 +17,16 @@ def register(sub: argparse._SubParsersAction) -> None:
             "the batch, loss, gradients and parameters. At the first non-finite value, replay that step with every "
             "ATen operation checked and report where the value was born: the data, a forward or loss operation, a "
             "backward formula or the optimizer update, with the operation's input statistics, the trend of the "
-            "steps before and the offending batch saved for replay. Arguments after `--` go to the script."
+            "steps before and the offending batch saved with its step index and the last snapshot for replay. "
+            "Arguments after `--` go to the script."
         ),
         epilog="examples: mlsleuth nan train.py --max-steps 2000 -- --lr 0.1   |   mlsleuth nan model.py:setup --max-steps 200",
     )
     p.add_argument("script", metavar="SCRIPT|FILE:FUNCTION", help="the training script (.py), or FILE:FUNCTION naming a setup function")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.add_argument("--max-steps", type=int, default=1000, metavar="N", help="optimizer steps to watch before giving up (default 1000)")
-    p.add_argument("--snapshot-every", type=int, default=10, metavar="K", help="keep a state snapshot every K steps (default 10; 0 turns snapshots off)")
-    p.add_argument("--memory-budget", type=float, default=256.0, metavar="MB", help="memory for the snapshot ring (default 256 MB)")
+    p.add_argument("--snapshot-every", type=int, default=10, metavar="K", help="snapshot model, optimizer and RNG state every K steps; the replay and the saved file start from the newest (default 10; 0 turns snapshots off)")
+    p.add_argument("--memory-budget", type=float, default=256.0, metavar="MB", help="memory for the snapshots and the batches of the steps since the newest (default 256 MB)")
     p.add_argument("--save-dir", metavar="DIR", help="where to write the offending batch and snapshot (default .mlsleuth/nan)")
     p.add_argument("--no-replay", action="store_true", help="skip the operation-level replay of the failing step")
     p.add_argument("--python", metavar="PATH", help="interpreter to run the script with (default: a .venv/venv next to the script, else this one)")

@@ -33,6 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: CPUs, up to 8; 1 = serial)")
     p.add_argument("--max-file-size", type=float, metavar="MIB", help="skip (and report) files larger than this (default 10 MiB)")
     p.add_argument("--force-exclude", action="store_true", help="apply exclude patterns to files named on the command line too (for pre-commit)")
+    p.add_argument(
+        "--no-follow-symlinks",
+        action="store_true",
+        help="do not follow symbolic links inside scanned folders (default: follow them; links named on the command line are always read)",
+    )
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.set_defaults(handler=run)
 
@@ -90,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
             max_file_size_mb=args.max_file_size,
             force_exclude=args.force_exclude,
+            follow_symlinks=not args.no_follow_symlinks,
         )
     except ConfigError as exc:
         raise UsageError(str(exc)) from None

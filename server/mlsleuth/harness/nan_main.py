@@ -1,6 +1,7 @@
 """Entry script of ``mlsleuth nan`` (runs in the child: ``python nan_main.py CONFIG.json``).
 
-Two modes, one watcher (:class:`nan_watch.NanObserver`):
+Two modes, one watcher (:class:`nan_watch.NanObserver`; replays use its subclass
+:class:`nan_watch.NanReplayObserver`, which adds the module hooks the locator needs):
 
 * ``script``: the user's unmodified script runs under the shared runner
   (``bootstrap.run``) with cheap watching. At the first non-finite value the
@@ -11,9 +12,15 @@ Two modes, one watcher (:class:`nan_watch.NanObserver`):
   and reported as non-deterministic instead of being trusted.
 * ``function``: a ``FILE:FUNCTION`` setup (see ``setup_contract``) is trained
   here for ``max_steps`` steps under the same runner patches. At the first
-  non-finite value the model and optimizer are restored from the newest good
-  snapshot in the ring and the steps up to the failing one are replayed, in
-  this process, with the locator armed for the failing step.
+  non-finite value the model, optimizer and RNG states are restored from the
+  newest good snapshot in the ring and the steps from it up to the failing one
+  are replayed on their saved batches, in this process: the steps before the
+  failing one with the cheap checks (their parameter fingerprints compared with
+  the first run's), the failing one with the locator armed.
+
+Every step of the first run is checked, so the failing step is known exactly
+and a replay never needs to search for it (no bisection): it steps forward
+from its starting point. Its result says which steps it ran (``replayed``).
 
 The JSON result is the runner's payload plus ``mode`` and ``replay_run``.
 Standard library and torch only.
@@ -42,9 +49,9 @@ def _exception(exc: BaseException) -> dict[str, str]:
 
 # -- script mode ------------------------------------------------------------------------------
 def run_script(config: dict[str, Any]) -> dict[str, Any]:
-    from nan_watch import NanObserver
+    from nan_watch import NanObserver, NanReplayObserver
 
-    obs = NanObserver(config)
+    obs = (NanObserver if config.get("replay_step") is None else NanReplayObserver)(config)
     payload = bootstrap.run(
         config["script"],
         config.get("argv", []),
@@ -63,7 +70,7 @@ def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
     step = obs.failure["step"]
     with tempfile.TemporaryDirectory(prefix="mlsleuth-nan-replay-") as tmp:
         cfg = dict(config)
-        cfg.update({"replay_step": step, "max_steps": step + 1, "expected": obs.fingerprints, "save_dir": None})
+        cfg.update({"replay_step": step, "max_steps": step + 1, "expected": obs.fingerprints, "save_dir": None, "snapshot_every": 0, "copy_batches": False})
         cfg_path = os.path.join(tmp, "config.json")
         with open(cfg_path, "w", encoding="utf-8") as fh:
             json.dump(cfg, fh)
@@ -96,7 +103,19 @@ def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
         "exception": result.get("exception"),
         "observer_errors": result.get("observer_errors", []),
         "nan": (result.get("observers") or {}).get("nan"),
+        "replayed": _replayed("script-start", 0, step, result.get("steps")),
     }
+
+
+def _replayed(source: str, first: int, failing: int, steps_run: Any) -> dict[str, Any]:
+    """Which steps a replay ran and how: the cheap checks on ``first .. failing - 1``, every operation on ``failing``.
+
+    The watch checks every step, so the failing step is known exactly: the replay steps forward
+    from its starting point and arms the operation-level locator for that one step only (a
+    bisection over the steps would re-run more of them to learn what is already known).
+    """
+    return {"from": source, "first": first, "failing": failing, "checked": [first, failing - 1] if failing > first else None,
+            "instrumented": failing, "steps_run": steps_run}
 
 
 # -- function mode --------------------------------------------------------------------------------
@@ -185,7 +204,7 @@ def run_function(config: dict[str, Any]) -> dict[str, Any]:
 def replay_function(config: dict[str, Any], setup: Any, model: Any, optimizer: Any, obs: Any) -> dict[str, Any]:
     """Restore the newest good snapshot and re-run the steps up to the failing one, armed for that step."""
     import setup_contract
-    from nan_watch import NanObserver
+    from nan_watch import NanReplayObserver
 
     step = obs.failure["step"]
     snap = obs.ring.latest_before(step)
@@ -194,11 +213,11 @@ def replay_function(config: dict[str, Any], setup: Any, model: Any, optimizer: A
         return {"status": "no-snapshot", "error": why}
     missing = [s for s in range(snap.step, step + 1) if s not in snap.batches]
     if missing:
-        return {"status": "no-snapshot", "error": f"the snapshot of step {snap.step} lacks the batches of steps {missing[:5]} (memory budget)"}
+        return {"status": "no-snapshot", "error": f"the snapshot of step {snap.step} lacks the batches of steps {missing[:5]} (the memory budget could not hold them; raise --memory-budget or lower --snapshot-every)"}
     channel.progress(f"replaying steps {snap.step}..{step} from the snapshot of step {snap.step}", step=step, replay=True)
     cfg = dict(config)
-    cfg.update({"replay_step": step, "expected": obs.fingerprints, "save_dir": None, "snapshot_every": 0})
-    obs2 = NanObserver(cfg)
+    cfg.update({"replay_step": step, "expected": obs.fingerprints, "save_dir": None, "snapshot_every": 0, "copy_batches": False})
+    obs2 = NanReplayObserver(cfg)
     obs.restore(snap, model, optimizer)
     obs2.model, obs2.optimizer = model, optimizer
     obs2.param_names = dict(obs.param_names)
@@ -212,7 +231,8 @@ def replay_function(config: dict[str, Any], setup: Any, model: Any, optimizer: A
     finally:
         runner.uninstall()
         obs2.on_end(runner, "replay")
-    return {"status": status, "steps": runner.step, "exception": exc_info, "from_snapshot": snap.step, "observer_errors": runner.observer_errors, "nan": obs2.result()}
+    return {"status": status, "steps": runner.step, "exception": exc_info, "from_snapshot": snap.step, "observer_errors": runner.observer_errors, "nan": obs2.result(),
+            "replayed": _replayed("snapshot", snap.step, step, runner.step - snap.step)}
 
 
 def main() -> None:

@@ -4,8 +4,12 @@ Every ``every`` steps the watcher copies the model's ``state_dict``, the
 optimizer's ``state_dict`` and the RNG states to CPU; the batches of the steps
 that follow are appended to that snapshot, so any step after it can be
 replayed exactly. The ring keeps the newest snapshots whose total size fits
-``budget_bytes`` and drops the oldest first. A snapshot that alone exceeds
-the budget is not kept, and the ring says why (``disabled_reason``).
+``budget_bytes`` and drops the oldest first; the tensors of a dropped snapshot
+are reused as the buffers of the next one (``copy_`` instead of a fresh
+allocation). A snapshot that alone exceeds the budget is not kept, and the
+ring says why (``disabled_reason``). When the newest snapshot cannot hold the
+batches of the steps after it, it stops taking batches (``batches_full``)
+until the next snapshot; ``latest_before`` then falls back to an older one.
 
 Standard library and torch only.
 """
@@ -18,33 +22,89 @@ from typing import Any
 
 import torch
 
+_ATOMIC = (bool, int, float, str, type(None))
+_STRIDED = torch.strided
 
-def to_cpu(obj: Any) -> Any:
-    """A deep copy with every tensor detached and cloned onto the CPU."""
+
+def to_cpu(obj: Any, reuse: Any = None) -> Any:
+    """A deep copy with every tensor detached and cloned onto the CPU.
+
+    ``reuse``: an earlier copy of the same structure; its tensors of the same
+    shape and dtype are overwritten instead of allocating new ones, all in one
+    ``torch._foreach_copy_`` call.
+    """
+    pairs: list[tuple[torch.Tensor, torch.Tensor]] = []
+    out = _copy(obj, reuse, pairs)
+    if pairs:
+        dst = [d for d, _ in pairs]
+        src = [s.detach() for _, s in pairs]
+        try:
+            torch._foreach_copy_(dst, src)
+        except (RuntimeError, AttributeError, NotImplementedError):  # older torch, or a mix it does not take
+            for d, s in zip(dst, src):
+                d.copy_(s)
+    return out
+
+
+def _copy(obj: Any, reuse: Any, pairs: list) -> Any:
+    if type(obj) in _ATOMIC:  # immutable: no copy needed
+        return obj
     if isinstance(obj, torch.Tensor):
+        if (type(reuse) is torch.Tensor and reuse.shape == obj.shape and reuse.dtype == obj.dtype
+                and reuse.device.type == "cpu" and obj.layout == _STRIDED and reuse.is_contiguous()):
+            pairs.append((reuse, obj))
+            return reuse
         return obj.detach().to("cpu", copy=True)
     if isinstance(obj, dict):
-        return {k: to_cpu(v) for k, v in obj.items()}
+        if isinstance(reuse, dict):
+            return {k: _copy(v, reuse.get(k), pairs) for k, v in obj.items()}
+        return {k: _copy(v, None, pairs) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [to_cpu(v) for v in obj]
+        if isinstance(reuse, list) and len(reuse) == len(obj):
+            return [_copy(v, r, pairs) for v, r in zip(obj, reuse)]
+        return [_copy(v, None, pairs) for v in obj]
     if isinstance(obj, tuple):
         if hasattr(obj, "_fields"):  # namedtuple
-            return type(obj)(*(to_cpu(v) for v in obj))
-        return tuple(to_cpu(v) for v in obj)
+            return type(obj)(*(_copy(v, None, pairs) for v in obj))
+        return tuple(_copy(v, None, pairs) for v in obj)
     try:
         return copy.deepcopy(obj)
     except Exception:  # noqa: BLE001 - an object that cannot be deep-copied is kept as its repr
         return repr(obj)
 
 
+def clone_batch(obj: Any, size: list[int]) -> Any:
+    """A batch's copy on the CPU (the lean path of :func:`to_cpu` for the per-step copy); adds its bytes to ``size[0]``."""
+    if isinstance(obj, torch.Tensor):
+        t = obj.detach()
+        size[0] += t.numel() * t.element_size()
+        return t.clone() if t.is_cpu else t.to("cpu")
+    kind = type(obj)
+    if kind is tuple:
+        return tuple([clone_batch(v, size) for v in obj])
+    if kind is dict:
+        return {k: clone_batch(v, size) for k, v in obj.items()}
+    if kind is list:
+        return [clone_batch(v, size) for v in obj]
+    copied = to_cpu(obj)
+    size[0] += nbytes(copied)
+    return copied
+
+
 def nbytes(obj: Any) -> int:
     if isinstance(obj, torch.Tensor):
         return obj.numel() * obj.element_size()
     if isinstance(obj, dict):
-        return sum(nbytes(v) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(nbytes(v) for v in obj)
-    return 0
+        obj = obj.values()
+    elif not isinstance(obj, (list, tuple)):
+        return 0
+    total = 0
+    for v in obj:
+        if isinstance(v, torch.Tensor):
+            total += v.numel() * v.element_size()
+        elif isinstance(v, (dict, list, tuple)):
+            total += nbytes(v)
+    return total
 
 
 def rng_state() -> dict[str, Any]:
@@ -76,30 +136,44 @@ def set_rng_state(state: dict[str, Any]) -> None:
 
 
 class Snapshot:
-    def __init__(self, step: int, model_state: dict, optimizer_state: dict | None, rng: dict) -> None:
+    def __init__(self, step: int, model_state: dict, optimizer_state: dict | None, rng: dict, size: int | None = None) -> None:
         self.step = step
         self.model_state = model_state
         self.optimizer_state = optimizer_state
         self.rng = rng
         self.batches: dict[int, Any] = {}  # step -> batch copy (CPU)
-        self.size = nbytes(model_state) + nbytes(optimizer_state)
+        self.size = nbytes(model_state) + nbytes(optimizer_state) if size is None else size
+        self.batches_full = False  # a batch was refused for lack of budget: later steps cannot be replayed from here
 
     def add_batch(self, step: int, batch: Any) -> int:
-        copy_ = to_cpu(batch)
-        self.batches[step] = copy_
-        added = nbytes(copy_)
-        self.size += added
-        return added
+        size = [0]
+        self.batches[step] = clone_batch(batch, size)
+        self.size += size[0]
+        return size[0]
+
+    def replayable_until(self, step: int) -> bool:
+        """Whether this snapshot holds the batch of every step from its own up to ``step``."""
+        return self.step <= step and all(s in self.batches for s in range(self.step, step + 1))
 
 
 class SnapshotRing:
-    def __init__(self, every: int, budget_bytes: int) -> None:
+    """Snapshots every ``every`` steps; at most ``keep`` of them, all within ``budget_bytes``.
+
+    Only the newest snapshot can replay up to a later failure (an older one holds
+    the batches up to the next snapshot only), so a small ``keep`` loses nothing
+    and lets the dropped snapshot's tensors be reused without new allocations.
+    """
+
+    def __init__(self, every: int, budget_bytes: int, keep: int = 2) -> None:
         self.every = every
         self.budget = budget_bytes
+        self.keep = max(1, int(keep))
         self.ring: deque[Snapshot] = deque()
         self.taken = 0
         self.dropped = 0
+        self.batches_refused = 0
         self.disabled_reason: str | None = None if every >= 1 else "snapshots were turned off (interval 0)"
+        self._spare: Snapshot | None = None  # a dropped snapshot whose tensors the next one reuses
 
     @property
     def total(self) -> int:
@@ -111,24 +185,33 @@ class SnapshotRing:
     def take(self, step: int, model: Any, optimizer: Any | None) -> Snapshot | None:
         if self.disabled_reason is not None:
             return None
+        model_sd = model.state_dict()  # references, not copies
+        opt_sd = optimizer.state_dict() if optimizer is not None else None
         # size first, so a model far over the budget is never copied at all
-        needed = nbytes(model.state_dict()) + (nbytes(list(optimizer.state.values())) if optimizer is not None else 0)
+        needed = nbytes(model_sd) + nbytes(opt_sd)
         if needed > self.budget:
             self._disable(needed)
             return None
+        # make room before copying, so the dropped snapshot's tensors can be reused as buffers
+        while self.ring and (len(self.ring) >= self.keep or self.total + needed > self.budget):
+            self._drop_oldest()
+        spare, self._spare = self._spare, None
         snap = Snapshot(
             step,
-            to_cpu(model.state_dict()),
-            to_cpu(optimizer.state_dict()) if optimizer is not None else None,
+            to_cpu(model_sd, spare.model_state if spare is not None else None),
+            to_cpu(opt_sd, spare.optimizer_state if spare is not None else None) if opt_sd is not None else None,
             rng_state(),
+            needed,
         )
-        if snap.size > self.budget:
-            self._disable(snap.size)
-            return None
         self.ring.append(snap)
         self.taken += 1
         self._fit()
         return snap
+
+    def _drop_oldest(self) -> None:
+        self._spare = self.ring.popleft()
+        self._spare.batches = {}
+        self.dropped += 1
 
     def _disable(self, size: int) -> None:
         self.disabled_reason = (
@@ -137,28 +220,33 @@ class SnapshotRing:
         )
         self.ring.clear()
 
+    def wants_batch(self, step: int) -> bool:
+        """Whether a batch of ``step`` would be kept (so the caller can skip copying it)."""
+        return bool(self.ring) and self.ring[-1].step <= step and not self.ring[-1].batches_full
+
     def add_batch(self, step: int, batch: Any) -> None:
         """Attach ``step``'s batch to the newest snapshot at or before it."""
-        if not self.ring or self.ring[-1].step > step:
+        if not self.wants_batch(step):
             return
         self.ring[-1].add_batch(step, batch)
         self._fit()
 
     def _fit(self) -> None:
         while len(self.ring) > 1 and self.total > self.budget:
-            self.ring.popleft()
-            self.dropped += 1
+            self._drop_oldest()
         if self.ring and self.total > self.budget:
             # the newest alone is over budget: stop storing its later batches
             last = self.ring[-1]
             if last.batches:
                 newest = max(last.batches)
                 last.size -= nbytes(last.batches.pop(newest))
+                self.batches_refused += 1
+            last.batches_full = True
 
     def latest_before(self, step: int) -> Snapshot | None:
         """The newest snapshot taken at or before ``step`` that holds the batches up to ``step``."""
         for snap in reversed(self.ring):
-            if snap.step <= step and all(s in snap.batches for s in range(snap.step, step + 1)):
+            if snap.replayable_until(step):
                 return snap
         for snap in reversed(self.ring):
             if snap.step <= step:
@@ -172,6 +260,7 @@ class SnapshotRing:
             "kept": len(self.ring),
             "taken": self.taken,
             "dropped": self.dropped,
+            "batches_refused": self.batches_refused,
             "bytes": self.total,
             "steps": [s.step for s in self.ring],
             "disabled_reason": self.disabled_reason,

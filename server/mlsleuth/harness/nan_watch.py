@@ -1,20 +1,30 @@
 """The cheap NaN/Inf watcher, an observer of the shared script runner (runs in the child).
 
-Per step it costs a handful of reductions and two host syncs:
+Per step it costs a few fused reductions and two small host reads:
 
-* the model's input batch (first gradient-enabled forward of the step) is
-  checked for NaN/Inf - the *data* pass;
-* after each backward: the loss and one ``_foreach_norm`` over the gradients -
-  a non-finite loss means the *forward* pass (or loss) made it, finite loss but
-  non-finite gradients means the *backward* pass did;
-* after each optimizer step: one ``_foreach_norm`` over the parameters -
-  finite gradients before and non-finite parameters after means the *update*;
+* the model's input batch is captured at the first gradient-enabled call of a
+  root model in each step, *before* its forward runs (a wrapper around
+  ``nn.Module.__call__``, which sees keyword arguments too; the target passed
+  to a ``torch.nn`` loss module is captured as well). One ``_foreach_norm``
+  over its floating-point fields is the *data* check; the batch is copied into
+  the snapshot ring so the steps after a snapshot can be replayed;
+* after each backward: the loss, the gradient norms (one ``_foreach_norm``
+  over all gradients), the per-layer activation norms and the batch flags are
+  stacked into one vector and read with one ``tolist()``. A finite sum of that
+  vector means everything is finite (the common case, no per-tensor checks);
+  otherwise the slow path finds which: a non-finite loss means the *forward*
+  pass (or loss) made it, finite loss but non-finite gradients the *backward*;
+* after each optimizer step: one ``_foreach_norm`` over the parameters, read
+  the same way - finite gradients before and non-finite parameters after means
+  the *update*. Its sum is the step's parameter fingerprint, which a replay
+  compares to tell a deterministic run from one that is not;
 * a ``GradScaler`` that found inf gradients and skipped the step is normal
   mixed-precision behaviour: it is counted, not treated as the failure.
 
-It also keeps the last few per-step *frames* (loss, per-layer activation
-maximum and gradient norm) for the trend before the failure, and a
-:class:`~nan_snapshots.SnapshotRing` of model/optimizer state and batches.
+The per-step frames (loss, per-layer activation RMS and gradient norm) for the
+trend before the failure are kept raw and turned into dictionaries only when
+reported. Model and optimizer state is copied only every ``snapshot_every``
+steps, into the buffers of the snapshot the ring drops (see ``nan_snapshots``).
 
 When armed for a *replay* step (``replay_step``), it switches on the
 operation-level :class:`~nan_ops.OpLocator` for exactly that step.
@@ -27,20 +37,28 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import threading
 import time
 from collections import deque
 from typing import Any
 
 import torch
 from nan_ops import OpLocator, tensor_stats
-from nan_snapshots import SnapshotRing, set_rng_state, to_cpu
+from nan_snapshots import SnapshotRing, nbytes, set_rng_state, to_cpu
 from observer import Observer
 from torch.utils._python_dispatch import _disable_current_modes
 
 MAX_ROWS = 16
 MAX_LAYERS = 32
 MAX_PARAMS_LISTED = 8
+MAX_FINGERPRINTS = 4096  # per-step parameter fingerprints kept for the replay's comparison
 _NOTHING = contextlib.nullcontext()
+_STRIDED = torch.strided
+_LOSS_CLS = torch.nn.modules.loss._Loss
+_BATCH_NOTE = {
+    "setup": "the batch the setup function's loader (or its single batch) gave for the step: inputs and targets",
+    "model-call": "the arguments of the model's first call in the step (positional as 'args', keywords as 'kwargs')",
+}
 
 
 def _leaves_with_paths(obj: Any, path: str) -> list[tuple[str, Any]]:
@@ -59,18 +77,28 @@ def _leaves_with_paths(obj: Any, path: str) -> list[tuple[str, Any]]:
     return []
 
 
-def check_batch(batch: Any, label: str) -> list[dict[str, Any]]:
-    """Every floating-point field of ``batch`` that holds NaN/Inf, with the rows (dim 0) that do."""
+def check_fields(fields: list[tuple[str, Any]], masks: set[str] | None = None) -> list[dict[str, Any]]:
+    """Every floating-point ``(path, tensor)`` that holds NaN/Inf, with the rows (dim 0) that do.
+
+    A field whose only non-finite values are -inf is an additive mask (attention masks are
+    filled with -inf on purpose), not corrupt data: it is skipped, and its path added to ``masks``.
+    """
     bad = []
-    for path, t in _leaves_with_paths(batch, label):
+    for path, t in fields:
         if not (t.is_floating_point() or t.is_complex()) or t.numel() == 0:
             continue
         finite = torch.isfinite(t)
         if bool(finite.all()):
             continue
+        nan = int(torch.isnan(t).sum())
+        inf = int(torch.isinf(t).sum())
+        if not nan and not t.is_complex() and inf == int(torch.isneginf(t).sum()):
+            if masks is not None:
+                masks.add(path)
+            continue
         entry: dict[str, Any] = {"field": path, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
-        entry["nan"] = int(torch.isnan(t).sum())
-        entry["inf"] = int(torch.isinf(t).sum())
+        entry["nan"] = nan
+        entry["inf"] = inf
         if t.dim() >= 1:
             rows = (~finite).reshape(t.shape[0], -1).any(dim=1).nonzero().flatten()
             entry["rows"] = [int(r) for r in rows[:MAX_ROWS]]
@@ -80,15 +108,54 @@ def check_batch(batch: Any, label: str) -> list[dict[str, Any]]:
     return bad
 
 
+def check_batch(batch: Any, label: str) -> list[dict[str, Any]]:
+    """Every floating-point field of ``batch`` that holds NaN/Inf, with the rows (dim 0) that do."""
+    return check_fields(_leaves_with_paths(batch, label))
+
+
+class _CallState:
+    """Whether a top-level module call is under way (``depth``); only the thread that runs the script is watched."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.thread: int | None = None  # set by on_start
+
+
 def _finite(x: float) -> bool:
     return isinstance(x, float) and math.isfinite(x)
 
 
+def _read(parts: list) -> list[float]:
+    """The values of 0-d tensors, with one stack and one host read when they share a device."""
+    if not parts:
+        return []
+    try:
+        return torch.stack(parts).tolist()
+    except RuntimeError:  # several devices (model parallel): bring them together first
+        return torch.stack([t.detach().float().cpu() for t in parts]).tolist()
+
+
+def _norms(tensors: list, track: bool = True) -> list:
+    """One fused norm per tensor (``_foreach_norm``), per tensor for layouts it does not take.
+
+    ``track=False``: none of the tensors requires grad (gradients, batch fields), so autograd needs no switching off.
+    """
+    if not tensors:
+        return []
+    with torch.no_grad() if track else _NOTHING:
+        try:
+            return list(torch._foreach_norm(tensors))
+        except (RuntimeError, NotImplementedError):  # sparse gradients and the like
+            return [torch.linalg.vector_norm(t.detach().to_dense() if t.layout != _STRIDED else t.detach()) for t in tensors]
+
+
 class NanObserver(Observer):
-    """See module doc. ``config`` keys: snapshot_every, memory_budget_mb, history, replay_step, save_dir, expected."""
+    """See module doc. ``config`` keys: snapshot_every, memory_budget_mb, history, replay_step, save_dir, expected, copy_batches."""
 
     name = "nan"
-    wants_module_stack = True
+    # no global module hooks while watching: they slow every module call; the model's top-level
+    # calls are seen through the ``nn.Module.__call__`` wrapper instead (see NanReplayObserver)
+    wants_module_stack = False
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         config = config or {}
@@ -97,10 +164,11 @@ class NanObserver(Observer):
         self.save_dir: str | None = config.get("save_dir")
         self.expected: dict[int, float] = {int(k): v for k, v in (config.get("expected") or {}).items()}
         budget = float(config.get("memory_budget_mb", 256)) * 2**20
-        self.ring = SnapshotRing(int(config.get("snapshot_every", 10)), int(budget))
-        # FILE:FUNCTION mode replays from the ring, so it needs every step's batch; a script is
-        # replayed by running it again, so only model/optimizer state is copied (every K steps)
-        self.copy_batches = bool(config.get("copy_batches", False))
+        self.ring = SnapshotRing(int(config.get("snapshot_every", 10)), int(budget), int(config.get("snapshots_kept", 2)))
+        # every step's batch is copied into the ring (to the newest snapshot), so that the steps from a
+        # snapshot up to the failing one can be replayed (FILE:FUNCTION) or saved for the user (both modes)
+        self.copy_batches = bool(config.get("copy_batches", True))
+        self.batch_kind = "setup" if config.get("mode") == "function" else "model-call"
         self.frames: deque[dict[str, Any]] = deque(maxlen=self.history)
         self.fingerprints: dict[int, float] = {}
         self.failure: dict[str, Any] | None = None
@@ -109,25 +177,32 @@ class NanObserver(Observer):
         self.locator: OpLocator | None = None
         self.replay: dict[str, Any] | None = None
         self.batch_file: str | None = None
+        self.saved: dict[str, Any] | None = None
         self.model: Any = None
         self.optimizer: Any = None
         self.param_names: dict[int, str] = {}
-        self._names_of_model: Any = None
+        self.targets_seen = False  # a torch.nn loss module's target was captured with the batch
+        self._params: list | None = None  # the watched parameters, cached
+        self._params_key: Any = None
         self._frame: dict[str, Any] = {}
-        self._acts: dict[str, torch.Tensor] = {}
+        self._acts: dict[int, tuple] = {}
         self._batch_seen = False
         self._batch: Any = None
-        self._batch_flags: list = []
-        self._batch_label = "batch"
-        self._out_flag: Any = None
-        self._out_tensor: Any = None
+        self._batch_fields: list[tuple[str, Any]] = []
+        self._batch_checks: list = []  # batch fields whose norm joins the gradients' at the end of backward
+        self._batch_flags: list = []  # precomputed flags (fields known as -inf masks)
+        self._target_done = False
+        self._out_flag: Any = None  # (step, the model's last output) until the next backward starts
         self._external_batch = False
         self._scaler_seen = False
         self._scaler_pending = False
         self._unscaled_loss: Any = None
         self._runner: Any = None
+        self._has_params: dict[int, bool] = {}
+        self._mask_fields: set[str] = set()  # batch fields seen holding -inf (and nothing else non-finite): masks
+        self._call_state = _CallState()
         self._t0 = time.perf_counter()
-        self.patches = self._scaler_patches()
+        self.patches = self._scaler_patches() + [(torch.nn.Module, "__call__", self._wrap_call)]
 
     # -- helpers -----------------------------------------------------------------------
     def _scaler_patches(self) -> list:
@@ -160,6 +235,86 @@ class NanObserver(Observer):
 
         return [(scaler_cls, "scale", wrap_scale), (scaler_cls, "update", wrap_update)]
 
+    def _wrap_call(self, runner: Any, original: Any) -> Any:
+        """``nn.Module.__call__``: see a top-level call's arguments (keywords too) before its forward runs.
+
+        Inner module calls take the first branch: one attribute test and the original call.
+        """
+        obs = self
+        state = self._call_state
+        get_ident = threading.get_ident
+
+        def __call__(module, *args, **kwargs):
+            if state.depth or runner._muted or obs.failure is not None or get_ident() != state.thread:
+                return original(module, *args, **kwargs)
+            watched = obs._before_top_level_call(runner, module, args, kwargs)
+            state.depth = 1
+            try:
+                out = original(module, *args, **kwargs)
+            finally:
+                state.depth = 0
+            if watched:
+                obs._after_top_level_call(runner, out)
+            return out
+
+        return __call__
+
+    def _before_top_level_call(self, runner: Any, module: Any, args: tuple, kwargs: dict) -> bool:
+        """True when ``module`` is a model (it has parameters) called with gradients enabled."""
+        if not torch.is_grad_enabled():
+            return False
+        try:
+            has = self._has_params.get(id(module))
+            if has is None:
+                try:
+                    has = next(module.parameters(), None) is not None
+                except Exception:  # noqa: BLE001 - a module whose parameters() misbehaves is not a model
+                    has = False
+                self._has_params[id(module)] = has
+            if not has:
+                if self._batch_seen and not self._target_done and isinstance(module, _LOSS_CLS):
+                    self._loss_call(runner, args, kwargs)
+                return False
+            self._adopt_model(runner, module)
+            if not self._batch_seen and not self._external_batch:
+                record = {"args": args, "kwargs": kwargs} if kwargs else {"args": args}
+                fields = _leaves_with_paths(args, "inputs") + [f for k, v in kwargs.items() for f in _leaves_with_paths(v, f"inputs[{k!r}]")]
+                self._take_batch(runner, record, fields)
+            return True
+        except Exception:  # noqa: BLE001 - never break the user's forward; recorded as an observer error
+            runner.record_error(self.name, "module_call")
+            return False
+
+    def _after_top_level_call(self, runner: Any, output: Any) -> None:
+        out = output if isinstance(output, torch.Tensor) else next((t for _, t in _leaves_with_paths(output, "")), None)
+        if out is None or not out.is_floating_point() or not out.numel():
+            return
+        # looked at only if the script raises before any backward (e.g. its own `assert not isnan(loss)`);
+        # held until the next backward starts, while the loss is computed from it anyway (no extra peak memory)
+        self._out_flag = (runner.step, out)
+
+    def _loss_call(self, runner: Any, args: tuple, kwargs: dict) -> None:
+        """The target given to a torch.nn loss module joins the step's batch (the first argument is the model output)."""
+        self._target_done = True
+        target = kwargs.get("target", args[1] if len(args) > 1 else None)
+        if not isinstance(target, torch.Tensor) or self._batch is None:
+            return
+        try:
+            with self._quiet():
+                self.targets_seen = True
+                self._batch["target"] = target
+                self._batch_fields.append(("target", target))
+                if target.is_floating_point() and target.numel():
+                    self._batch_checks.append(target.detach())
+                if self.copy_batches and self.ring.wants_batch(runner.step):
+                    snap = self.ring.ring[-1]
+                    kept = snap.batches.get(runner.step)
+                    if isinstance(kept, dict):
+                        kept["target"] = to_cpu(target)
+                        snap.size += nbytes(kept["target"])
+        except Exception:  # noqa: BLE001
+            runner.record_error(self.name, "loss_call")
+
     def _adopt_model(self, runner: Any, model: Any) -> None:
         if self.model is None:
             self.model = model
@@ -167,6 +322,24 @@ class NanObserver(Observer):
 
     def _name(self, param: Any) -> str:
         return self.param_names.get(id(param), f"<parameter {tuple(param.shape)}>")
+
+    def _watched_params(self, runner: Any) -> list:
+        """The model's parameters and every optimizer's, cached (rebuilt at each snapshot and when an optimizer appears)."""
+        if self.model is None and runner.roots:
+            self._adopt_model(runner, runner.roots[0])
+        key = (id(self.model), len(runner.optimizers))
+        if self._params is None or key != self._params_key:
+            seen: set[int] = set()
+            params = []
+            sources = [self.model.parameters()] if self.model is not None else []
+            sources += [(p for g in opt.param_groups for p in g["params"]) for opt in runner.optimizers]
+            for source in sources:
+                for p in source:
+                    if id(p) not in seen and isinstance(p, torch.Tensor):
+                        seen.add(id(p))
+                        params.append(p)
+            self._params, self._params_key = params, key
+        return self._params
 
     def _quiet(self):
         """Our own tensor work must not pass through the armed op locator."""
@@ -186,6 +359,7 @@ class NanObserver(Observer):
     # -- observer hooks --------------------------------------------------------------------
     def on_start(self, runner: Any) -> None:
         self._runner = runner
+        self._call_state.thread = threading.get_ident()
         self._t0 = time.perf_counter()
         if self.replay_step is not None and runner.step == self.replay_step:
             self._arm(runner)
@@ -193,68 +367,51 @@ class NanObserver(Observer):
     def note_batch(self, runner: Any, batch: Any, label: str = "batch") -> None:
         """FILE:FUNCTION mode: the driver hands over each step's full batch (inputs and targets)."""
         self._external_batch = True
-        self._take_batch(runner, batch, label)
+        self._take_batch(runner, batch, _leaves_with_paths(batch, label))
 
-    def _take_batch(self, runner: Any, batch: Any, label: str) -> None:
+    def _take_batch(self, runner: Any, batch: Any, fields: list[tuple[str, Any]]) -> None:
         self._batch_seen = True
         self._batch = batch
+        self._batch_fields = fields
         with self._quiet():
-            if self.ring.due(runner.step) and self.model is not None and (not self.ring.ring or self.ring.ring[-1].step != runner.step):
+            step = runner.step
+            if self.ring.due(step) and self.model is not None and (not self.ring.ring or self.ring.ring[-1].step != step):
                 optimizer = self.optimizer or runner.primary_optimizer
                 if optimizer is None and len(runner.optimizers) == 1:
                     optimizer = runner.optimizers[0]
-                self.ring.take(runner.step, self.model, optimizer)
-            if self.copy_batches:
-                self.ring.add_batch(runner.step, batch)
-            # one flag per field, read with the loss at the end of backward (no extra host sync)
-            self._batch_label = label
-            # (a sum is non-finite when any element is, or when it overflows: check_batch confirms)
-            self._batch_flags = [t.detach().sum() for _, t in _leaves_with_paths(batch, label) if t.is_floating_point() and t.numel()]
+                self.ring.take(step, self.model, optimizer)
+                self._params = None  # refreshed at each snapshot (parameters added later are picked up)
+            if self.copy_batches and self.ring.wants_batch(step):
+                self.ring.add_batch(step, batch)
+            # one norm per floating-point field, taken with the gradients' and read with the loss at the end of
+            # backward (no extra host read); a norm is non-finite when an element is, or when it overflows:
+            # check_fields confirms. A field known as a -inf mask is flagged only for NaN (1 / (1 - any NaN) is inf then).
+            self._batch_checks = [t.detach() for path, t in fields if t.is_floating_point() and t.numel() and path not in self._mask_fields]
+            self._batch_flags = []
+            if self._mask_fields:
+                self._batch_flags += [(1.0 - torch.isnan(t).any().float()).reciprocal() for path, t in fields
+                                      if path in self._mask_fields and t.is_floating_point() and t.numel()]
 
     def _check_pending_batch(self, runner: Any, flags_ok: bool | None = None) -> bool:
         """True when the batch of this step holds NaN/Inf (and the failure is recorded)."""
-        if self._batch is None or not self._batch_flags:
+        if self._batch is None or not (self._batch_flags or self._batch_checks):
             return False
         if flags_ok is None:
             with self._quiet():
-                flags_ok = bool(torch.isfinite(torch.stack([f.float() for f in self._batch_flags])).all())
+                flags_ok = all(_finite(v) for v in _read([f.float() for f in [*_norms(self._batch_checks, False), *self._batch_flags]]))
         self._batch_flags = []
+        self._batch_checks = []
         if flags_ok:
             return False
         with self._quiet():
-            bad = check_batch(self._batch, self._batch_label)
+            bad = check_fields(self._batch_fields, self._mask_fields)
         if bad:
             self._fail(runner, "data", {"fields": bad})
             return True
         return False
 
-    def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
-        stack = runner.module_stack
-        if not stack:
-            if not torch.is_grad_enabled() or self.failure is not None:
-                return
-            if not any(module is r for r in runner.roots):
-                return
-            self._adopt_model(runner, module)
-            if not self._batch_seen and not self._external_batch:
-                self._take_batch(runner, inputs, "inputs")
-            out = output if isinstance(output, torch.Tensor) else next((t for _, t in _leaves_with_paths(output, "")), None)
-            if out is not None and out.is_floating_point() and out.numel():
-                # read only if the script raises before any backward (e.g. its own `assert not isnan(loss)`);
-                # a sum is NaN when an element is NaN (deliberate -inf masks give -inf, not NaN)
-                with self._quiet():
-                    self._out_flag = (runner.step, out.detach().sum())
-                self._out_tensor = out if self.locator is not None else None
-            return
-        if len(stack) == 1 and len(self._acts) < MAX_LAYERS and id(module) not in self._acts and torch.is_grad_enabled():
-            out = output if isinstance(output, torch.Tensor) else next((t for _, t in _leaves_with_paths(output, "")), None)
-            if out is None or not out.is_floating_point() or not out.numel():
-                return
-            with self._quiet():
-                # the L2 norm is one fast kernel (the inf-norm is several times slower on CPU); RMS = norm / sqrt(n)
-                self._acts[id(module)] = (module, torch.linalg.vector_norm(out.detach()), out.numel())
-
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
+        self._out_flag = None
         if self.locator is not None:
             self.locator.phase_hint = "backward"
 
@@ -263,29 +420,32 @@ class NanObserver(Observer):
             return
         roots = [tensors] if isinstance(tensors, torch.Tensor) else [t for t in tensors if isinstance(t, torch.Tensor)]
         with self._quiet():
-            loss = roots[0].detach().float().sum() if roots else torch.zeros(())
-            model = self.model if self.model is not None else (runner.roots[0] if runner.roots else None)
-            if model is not None:
-                self._adopt_model(runner, model)
-            params = [p for p in (model.parameters() if model is not None else []) if p.grad is not None and p.grad.layout == torch.strided]
+            loss = roots[0].detach() if roots else torch.zeros(())
+            if loss.dim() or not loss.is_floating_point():
+                loss = loss.float().sum()
+            params = self._watched_params(runner)
             grads = [p.grad for p in params]
-            norms = torch._foreach_norm(grads) if grads else []
-            acts = [(runner.module_name(m), a, n) for m, a, n in self._acts.values()]
+            if any(g is None for g in grads):
+                params = [p for p, g in zip(params, grads) if g is not None]
+                grads = [p.grad for p in params]
+            checks = self._batch_checks
+            norms = _norms([*grads, *checks] if checks else grads, False)
+            acts = list(self._acts.values())
             flags = self._batch_flags
-            device = norms[0].device if norms else loss.device
-            parts = [loss.to(device).reshape(()), *[n.float().to(device) for n in norms], *[a.float().to(device) for _, a, _ in acts], *[f.float().to(device) for f in flags]]
-            numbers = torch.stack(parts).cpu().double().tolist()  # float64 on the CPU: MPS has none
-        loss_value = numbers[0]
-        grad_norms = numbers[1 : 1 + len(grads)]
-        act_values = numbers[1 + len(grads) : 1 + len(grads) + len(acts)]
-        if flags and self._check_pending_batch(runner, all(_finite(v) for v in numbers[1 + len(grads) + len(acts) :])):
+            numbers = _read([loss, *norms, *[a for _, a, _ in acts], *flags])
+        ng, nc, na = len(grads), len(checks), len(acts)
+        total = sum(numbers)
+        if math.isfinite(total):  # the common case: everything finite
+            if checks or flags:
+                self._batch_checks, self._batch_flags = [], []
+            self._frame = {"step": runner.step, "loss": numbers[0], "_grads": (params, numbers[1 : 1 + ng]), "_acts": (acts, numbers[1 + ng + nc : 1 + ng + nc + na])}
             return
-        self._frame = {
-            "step": runner.step,
-            "loss": loss_value,
-            "grad_norm": math.sqrt(sum(g * g for g in grad_norms)) if grad_norms else None,
-            "layers": self._layer_frame(params, grad_norms, acts, act_values),
-        }
+        loss_value = numbers[0]
+        grad_norms = numbers[1 : 1 + ng]
+        batch_values = numbers[1 + ng : 1 + ng + nc] + numbers[1 + ng + nc + na :]
+        if (checks or flags) and self._check_pending_batch(runner, all(_finite(v) for v in batch_values)):
+            return
+        self._frame = {"step": runner.step, "loss": loss_value, "_grads": (params, grad_norms), "_acts": (acts, numbers[1 + ng + nc : 1 + ng + nc + na])}
         if not _finite(loss_value) and self._scaler_seen and self._unscaled_loss is not None:
             with self._quiet():
                 unscaled_ok = bool(torch.isfinite(self._unscaled_loss).all())
@@ -321,18 +481,22 @@ class NanObserver(Observer):
         if self.failure is not None:
             return
         completed = runner.step - 1  # the runner already advanced
-        params = [p for g in optimizer.param_groups for p in g["params"] if p.layout == torch.strided]
+        params = [p for g in optimizer.param_groups for p in g["params"]]
         with self._quiet():
-            norms = torch._foreach_norm([p.detach() for p in params]) if params else []
-            numbers = torch.stack([n.float().to(norms[0].device) for n in norms]).cpu().double().tolist() if norms else []
-        if optimizer is runner.primary_optimizer:
-            fp = float(sum(numbers))
+            numbers = _read(_norms(params))
+        fp = float(sum(numbers))
+        primary = optimizer is runner.primary_optimizer
+        if primary:
             self.fingerprints[completed] = fp
-            self._check_divergence(completed, fp)
+            if len(self.fingerprints) > MAX_FINGERPRINTS:
+                for old in sorted(self.fingerprints)[: MAX_FINGERPRINTS // 4]:
+                    del self.fingerprints[old]
+            if self.expected:
+                self._check_divergence(completed, fp)
         self._frame.setdefault("step", completed)
-        self._frame["param_norm"] = math.sqrt(sum(n * n for n in numbers)) if all(_finite(n) for n in numbers) else float("nan")
-        bad = [p for p, n in zip(params, numbers) if not _finite(n)]
-        if bad:
+        self._frame["_params"] = numbers
+        if not math.isfinite(fp):
+            bad = [p for p, n in zip(params, numbers) if not _finite(n)]
             with self._quiet():
                 truly = [p for p in bad if not bool(torch.isfinite(p).all())]
             if truly:
@@ -341,11 +505,14 @@ class NanObserver(Observer):
                 detail = {"target": "param", "parameters": listed, "parameters_total": len(truly), "optimizer": self._optimizer_info(optimizer), "_tensor": truly[0]}
                 self._fail(runner, "optimizer", detail, step=completed)
                 return
-        if optimizer is runner.primary_optimizer:
+        if primary:
             self._push_frame()
             self._batch_seen = False
             self._batch = None
+            self._batch_fields = []
+            self._batch_checks = []
             self._batch_flags = []
+            self._target_done = False
             self._out_flag = None
             if self.replay_step is not None and runner.step == self.replay_step:
                 self._arm(runner)
@@ -357,17 +524,35 @@ class NanObserver(Observer):
         if self.failure is None:  # a batch that never reached a backward pass
             self._check_pending_batch(runner)
         if self.failure is None and reason == "exception" and self._out_flag is not None:
-            step, flag = self._out_flag
+            step, out = self._out_flag
             with self._quiet():
-                output_nan = bool(torch.isnan(flag))
+                # a sum is NaN when an element is NaN (deliberate -inf masks give -inf, not NaN)
+                output_nan = bool(torch.isnan(out.detach().sum()))
             if output_nan:  # the script stopped itself on a NaN that came out of the model
-                self._fail(runner, "forward", {"target": "output", "stopped_by_script": True, "_tensor": self._out_tensor}, step=step)
+                self._fail(runner, "forward", {"target": "output", "stopped_by_script": True, "_tensor": out}, step=step)
         if self.locator is not None:
             if self.replay is None:
                 self._finish_replay(runner, None, {})
             self.locator.disarm()
 
     # -- frames ----------------------------------------------------------------------------------
+    def _frame_dict(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """A reported frame from the raw numbers a step kept: loss, gradient and parameter norms, layers."""
+        frame = {k: v for k, v in raw.items() if not k.startswith("_")}
+        params, grad_norms = raw.get("_grads") or ([], [])
+        acts, act_values = raw.get("_acts") or ([], [])
+        if "_grads" in raw:
+            frame["grad_norm"] = math.sqrt(sum(g * g for g in grad_norms)) if grad_norms else None
+        if "_params" in raw:
+            numbers = raw["_params"]
+            frame["param_norm"] = math.sqrt(sum(n * n for n in numbers)) if all(_finite(n) for n in numbers) else float("nan")
+        if "_grads" in raw or "_acts" in raw:
+            frame["layers"] = self._layer_frame(params, grad_norms, [(self._module_name(m), a, n) for m, a, n in acts], act_values)
+        return frame
+
+    def _module_name(self, module: Any) -> str:
+        return self._runner.module_name(module) if self._runner is not None else type(module).__name__
+
     def _layer_frame(self, params, grad_norms, acts, act_values) -> dict[str, Any]:
         layers: dict[str, dict[str, float]] = {}
         for (name, _, numel), value in zip(acts, act_values):
@@ -384,7 +569,8 @@ class NanObserver(Observer):
         if self._frame:
             self.frames.append(self._frame)
         self._frame = {}
-        self._acts = {}
+        if self._acts:
+            self._acts = {}
 
     # -- details for a failure ---------------------------------------------------------------------
     @staticmethod
@@ -415,36 +601,51 @@ class NanObserver(Observer):
                     entry["eps"] = g["eps"]
         return entry
 
+    def _live_state(self) -> dict[str, Any]:
+        optimizer = self.optimizer or (self._runner.primary_optimizer if self._runner is not None else None)
+        if optimizer is None and self._runner is not None and len(self._runner.optimizers) == 1:
+            optimizer = self._runner.optimizers[0]
+        return {"model_state": to_cpu(self.model.state_dict()), "optimizer_state": to_cpu(optimizer.state_dict()) if optimizer is not None else None}
+
     def _save_batch(self, step: int, phase: str) -> None:
-        """Write the offending batch and the last good snapshot, so the user can replay the step."""
+        """Write the offending batch (with its step index) and the last good snapshot, so the user can replay the step.
+
+        The file holds ``step`` (the failing step, also the index of ``batch``), ``batch`` and
+        ``batch_kind``; ``snapshot_step`` with ``model_state``, ``optimizer_state``, ``rng_state``
+        and ``batches`` (step -> batch) for ``replay_steps``: restore the state and run those steps
+        in order to reach the failure. When no snapshot can replay up to the failing step and the
+        failure came before ``optimizer.step()``, the snapshot is the live state at the start of the
+        failing step (``snapshot_step == step``; BatchNorm running statistics already include its
+        forward). ``state_at_step`` is that live state whenever the snapshot is older.
+        """
         if not self.save_dir:
             return
         try:
             os.makedirs(self.save_dir, exist_ok=True)
             path = os.path.join(self.save_dir, f"nan_step{step}.pt")
             snap = self.ring.latest_before(step)
-            payload: dict[str, Any] = {"step": step, "phase": phase, "batch": to_cpu(self._batch) if self._batch is not None else None}
-            if phase != "optimizer" and self.model is not None:
+            complete = snap is not None and snap.replayable_until(step)
+            kept = snap.batches.get(step) if complete else None
+            batch = kept if kept is not None else (to_cpu(self._batch) if self._batch is not None else None)
+            payload: dict[str, Any] = {"step": step, "phase": phase, "batch": batch, "batch_kind": self.batch_kind,
+                                       "batch_note": _BATCH_NOTE[self.batch_kind], "targets_captured": self.batch_kind == "setup" or self.targets_seen}
+            before_update = phase != "optimizer" and self.model is not None
+            if complete:
+                payload.update({"snapshot_step": snap.step, "model_state": snap.model_state, "optimizer_state": snap.optimizer_state,
+                                "rng_state": snap.rng, "batches": {s: snap.batches[s] for s in range(snap.step, step + 1)},
+                                "replay_steps": list(range(snap.step, step + 1))})
+                if before_update and snap.step < step:
+                    payload["state_at_step"] = self._live_state()
+            elif before_update:
                 # detected before optimizer.step(): the live parameters are the ones the step started from
-                # (BatchNorm running statistics already include this step's forward)
-                optimizer = self.optimizer or (self._runner.primary_optimizer if self._runner is not None else None)
-                if optimizer is None and self._runner is not None and len(self._runner.optimizers) == 1:
-                    optimizer = self._runner.optimizers[0]
-                payload.update({"snapshot_step": step, "model_state": to_cpu(self.model.state_dict()),
-                                "optimizer_state": to_cpu(optimizer.state_dict()) if optimizer is not None else None,
-                                "batches": {step: payload["batch"]}})
-            elif snap is not None:
-                payload.update(
-                    {
-                        "snapshot_step": snap.step,
-                        "model_state": snap.model_state,
-                        "optimizer_state": snap.optimizer_state,
-                        "batches": snap.batches,
-                        "rng_state": snap.rng,
-                    }
-                )
+                payload.update({"snapshot_step": step, **self._live_state(), "batches": {step: batch}, "replay_steps": [step]})
+            elif snap is not None:  # the update failed and the ring lacks some batches after the snapshot
+                payload.update({"snapshot_step": snap.step, "model_state": snap.model_state, "optimizer_state": snap.optimizer_state,
+                                "rng_state": snap.rng, "batches": {**snap.batches, step: batch},
+                                "missing_batches": [s for s in range(snap.step, step) if s not in snap.batches]})
             torch.save(payload, path)
             self.batch_file = path
+            self.saved = {k: payload.get(k) for k in ("step", "snapshot_step", "replay_steps", "missing_batches", "batch_kind", "targets_captured")}
         except Exception as exc:  # noqa: BLE001 - a full disk must not hide the diagnosis; the error is reported
             self.batch_file = None
             self.failure["save_error"] = f"{type(exc).__name__}: {exc}"
@@ -505,12 +706,15 @@ class NanObserver(Observer):
         last = sorted(self.fingerprints)[-64:]
         return {
             "failure": failure,
-            "frames": list(self.frames),
+            "frames": [self._frame_dict(f) for f in self.frames],
             "fingerprints": {str(s): self.fingerprints[s] for s in last},
             "scaler_events": self.scaler_events[:50],
             "scaler_events_total": len(self.scaler_events),
             "snapshots": self.ring.describe(),
             "batch_file": self.batch_file,
+            "saved": self.saved,
+            "batch_kind": self.batch_kind,
+            "targets_captured": self.batch_kind == "setup" or self.targets_seen,
             "replay": self.replay,
             "divergence": self.divergence,
             "model_seen": self.model is not None,
@@ -522,3 +726,26 @@ class NanObserver(Observer):
         if optimizer is not None and snap.optimizer_state is not None:
             optimizer.load_state_dict(snap.optimizer_state)
         set_rng_state(snap.rng)
+
+
+class NanReplayObserver(NanObserver):
+    """The watcher of a replay run: the same checks, plus the runner's global module hooks.
+
+    The hooks give the module stack and names the operation-level locator reports, and the
+    per-layer activation norms (RMS of each top-level child's output) that the frames of the
+    steps before the failure carry. They cost time on every module call, so the first,
+    cheap run does without them.
+    """
+
+    wants_module_stack = True
+
+    def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
+        stack = runner.module_stack
+        if len(stack) != 1 or len(self._acts) >= MAX_LAYERS or self.failure is not None or not torch.is_grad_enabled() or id(module) in self._acts:
+            return
+        out = output if isinstance(output, torch.Tensor) else next((t for _, t in _leaves_with_paths(output, "")), None)
+        if out is None or not out.is_floating_point() or not out.numel():
+            return
+        with self._quiet():
+            # the L2 norm is one fast kernel (the inf-norm is several times slower on CPU); RMS = norm / sqrt(n)
+            self._acts[id(module)] = (module, torch.linalg.vector_norm(out.detach()), out.numel())

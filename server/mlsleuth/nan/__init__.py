@@ -161,6 +161,9 @@ def build_report(result: Any, *, info: dict[str, Any], path: str, command: str):
         if failure:
             stats["failure_step"] = failure.get("step")
             stats["seconds_to_detection"] = failure.get("seconds")
+        replayed = (payload.get("replay_run") or {}).get("replayed")
+        if replayed:
+            stats["replayed_steps"] = replayed
     report.finalize(stats=stats)
     report.summary.text = _summary(report, status, steps, failure)
     return report

@@ -185,6 +185,71 @@ def trend_sentence(t: dict[str, Any]) -> str:
     return "Frames before: too few steps before the failure to tell growth from a sudden jump."
 
 
+def merge_frames(first: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first run's frames, with the per-layer activation RMS that only the replay measures added by step."""
+    acts = {f.get("step"): f.get("layers") or {} for f in replayed}
+    merged = []
+    for f in first:
+        extra = acts.get(f.get("step"))
+        if extra:
+            layers = {name: dict(vals) for name, vals in (f.get("layers") or {}).items()}
+            for name, vals in extra.items():
+                if "act_rms" in vals:
+                    layers.setdefault(name, {})["act_rms"] = vals["act_rms"]
+            f = {**f, "layers": layers}
+        merged.append(f)
+    return merged
+
+
+def _span(first: int, last: int) -> str:
+    return f"step {first}" if first == last else f"steps {first}-{last}"
+
+
+def replay_sentence(replay_run: dict[str, Any]) -> str:
+    """Which steps the replay ran, from where, and how each was checked."""
+    r = replay_run.get("replayed") or {}
+    if not r:
+        return ""
+    first, failing = r.get("first"), r.get("failing")
+    if not isinstance(first, int) or not isinstance(failing, int):
+        return ""
+    start = (f"from the snapshot taken at the start of step {first}" if r.get("from") == "snapshot"
+             else "by running the script again from its start")
+    text = f" Replayed {_span(first, failing)} {start}"
+    if failing > first:
+        text += f": {_span(first, failing - 1)} with the cheap checks (parameters compared with the first run after each), step {failing} with every operation checked."
+    else:
+        text += " with every operation checked."
+    return text
+
+
+def saved_sentence(data: dict[str, Any], step: int) -> str:
+    """Where the offending batch went, what it holds and which steps the saved snapshot replays."""
+    batch_file = data.get("batch_file")
+    if not batch_file:
+        return ""
+    saved = data.get("saved") or {}
+    kind = saved.get("batch_kind") or data.get("batch_kind")
+    if kind == "model-call":
+        what = "the arguments of the model's first call in that step"
+        if not saved.get("targets_captured", data.get("targets_captured")):
+            what += " (not the loss targets: the loss is not computed by a torch.nn loss module, so mlsleuth cannot see them)"
+        else:
+            what += " and the target given to the loss module"
+    else:
+        what = "inputs and targets"
+    text = f" The batch of step {step} (index {step}: {what}) is saved in {batch_file}"
+    snap_step, steps = saved.get("snapshot_step"), saved.get("replay_steps")
+    if isinstance(snap_step, int) and steps:
+        text += (f" with the model, optimizer and RNG state at the start of step {snap_step} and the batches of {_span(steps[0], steps[-1])}: "
+                 "load them and run those steps to reproduce the failure.")
+    elif saved.get("missing_batches"):
+        text += f"; the snapshot of step {snap_step} lacks the batches of steps {saved['missing_batches'][:5]} (memory budget)."
+    else:
+        text += " (torch.load it to replay the step)."
+    return text
+
+
 def build_findings(payload: dict[str, Any], *, path: str | None, command: str) -> list[Finding]:
     """Findings for one nan run (empty when no non-finite value appeared)."""
     data = (payload.get("observers") or {}).get("nan") or {}
@@ -207,15 +272,19 @@ def build_findings(payload: dict[str, Any], *, path: str | None, command: str) -
     replay_run = payload.get("replay_run") or {}
     replay = ((replay_run.get("nan") or {}).get("replay")) or {}
     origin = replay.get("origin") if replay.get("reproduced") else None
-    t = trend(data.get("frames") or [], step)
+    t = trend(merge_frames(data.get("frames") or [], (replay_run.get("nan") or {}).get("frames") or []), step)
     batch_file = data.get("batch_file")
-    batch_note = f" The batch of step {step} and the last good snapshot are saved in {batch_file} (torch.load it to replay the step)." if batch_file else ""
+    batch_note = saved_sentence(data, step) + replay_sentence(replay_run)
     measurements: dict[str, Any] = {"cheap_watch": failure, "trend": t}
     if batch_file:
         measurements["batch_file"] = batch_file
+        if data.get("saved"):
+            measurements["saved"] = data["saved"]
     if replay:
         measurements["replay"] = {k: replay.get(k) for k in ("step", "reproduced", "phase", "ops_seen")}
         measurements["origins"] = (replay.get("origins") or [])[:6]
+    if replay_run.get("replayed"):
+        measurements.setdefault("replay", {})["replayed_steps"] = replay_run["replayed"]
 
     phase = failure.get("phase")
     if phase == "data" or (origin and origin.get("kind") == "external" and not origin.get("parameter")):
@@ -348,8 +417,8 @@ def _nondeterminism(replay_run, replay, failure, step, path, command) -> Finding
         rule="nan-replay-nondeterministic", category="reproducibility", severity="warning",
         message="the run is not deterministic: replaying it did not repeat the first run exactly",
         location=Location(path=path, step=step),
-        observation="; ".join(bits) + ".",
-        measurements={"divergence": divergence, "replay_failure": replay_failure},
+        observation="; ".join(bits) + "." + replay_sentence(replay_run),
+        measurements={"divergence": divergence, "replay_failure": replay_failure, "replayed_steps": replay_run.get("replayed")},
         next_test=f"Seed random, numpy and torch at the top of the script, set torch.use_deterministic_algorithms(True), torch.backends.cudnn.benchmark = False and num_workers=0 (or seeded workers), then run `{command}` again.",
         fix="Make the run reproducible first; a failure that moves between runs cannot be pinned to one operation.",
     )

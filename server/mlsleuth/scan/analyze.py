@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from mlsleuth.config import Selection
 from mlsleuth.report import ErrorEntry, Finding
 from mlsleuth.scan.context import FileContext
-from mlsleuth.scan.registry import Rule, all_rules
+from mlsleuth.scan.registry import Rule, TextProbe, all_rules
 
 SUPPRESS = re.compile(r"#\s*mlsleuth:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
 ALL = "*"
@@ -55,16 +55,30 @@ def active_rules(selection: Selection | None) -> list[Rule]:
     return [cls() for cls in rules.values() if sel.allows(cls.id, cls.category, cls.severity)]
 
 
+def rules_for(source: str, rules: list[Rule]) -> list[Rule]:
+    """The rules among ``rules`` that can fire on ``source`` (their trigger gates pass)."""
+    probe = TextProbe(source)
+    return [r for r in rules if r.applies_to(probe)]
+
+
 def analyze_source(
     source: str,
     display_path: str = "<string>",
     selection: Selection | None = None,
     rules: list[Rule] | None = None,
+    *,
+    gated: bool = False,
 ) -> FileResult:
-    """Findings for one Python source text. Never raises for bad input."""
+    """Findings for one Python source text. Never raises for bad input.
+
+    Only the rules whose :meth:`~mlsleuth.scan.registry.Rule.applies_to` gate
+    passes run (``gated=True``: the caller already filtered ``rules`` with
+    :func:`rules_for`); with none left, the text is not even parsed.
+    """
     result = FileResult()
     rules = active_rules(selection) if rules is None else rules
-    rules = [r for r in rules if any(t in source for t in r.triggers)]
+    if not gated:
+        rules = rules_for(source, rules)
     if not rules:
         return result
     try:

@@ -8,6 +8,13 @@ When no ``rg`` binary can be found, a pure-Python walker with basic
 ``.gitignore`` support takes over, and the scan's statistics say so.
 
 Explicit file arguments are always scanned, even when ignored or excluded.
+
+Symbolic links inside scanned folders are followed by default
+(``follow_symlinks=False`` skips them). With ``confine_to`` (what a server
+serving one folder passes), nothing whose real path lies outside that folder
+is listed: a link that leaves it, or a path given that does, becomes one
+``outside-root`` error entry and is never read. Link loops become
+``symlink-loop`` entries either way.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ NO_RG_ENV = "MLSLEUTH_NO_RG"  # set to 1 to force the pure-Python walker (tests,
 RG_ENV = "MLSLEUTH_RG"  # explicit path to an rg binary
 _RG_FILTER = ["--type-add", "mlsleuth:*.py", "--type-add", "mlsleuth:*.ipynb", "-t", "mlsleuth"]
 _RG_COMMON = ["--follow", "--no-require-git", "--no-config", "--color", "never"]
+_RG_NOFOLLOW = ["--no-require-git", "--no-config", "--color", "never"]
 
 
 def find_rg() -> str | None:
@@ -132,7 +140,7 @@ def run_rg(rg: str, args: list[str], root: str) -> tuple[list[str], list[ErrorEn
     return paths, errors
 
 
-def _walk_python(directory: str, root: str, listing: Listing) -> list[str]:
+def _walk_python(directory: str, root: str, listing: Listing, follow: bool = True) -> list[str]:
     """The no-ripgrep walker: skips hidden entries, honours each folder's ``.gitignore``."""
     found: list[str] = []
     seen: set[tuple[int, int]] = set()
@@ -167,7 +175,7 @@ def _walk_python(directory: str, root: str, listing: Listing) -> list[str]:
             listing.errors.append(_os_error(folder, exc, root))
             return
         for entry in entries:
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or (not follow and entry.is_symlink()):
                 continue
             try:
                 is_dir = entry.is_dir()  # follows symlinks
@@ -208,14 +216,79 @@ def _os_error(path: str, exc: OSError, root: str) -> ErrorEntry:
 
 
 def discover(
-    paths: Iterable[str | os.PathLike[str]], root: str, excludes: PathMatcher, *, rg: str | None, force_exclude: bool = False
+    paths: Iterable[str | os.PathLike[str]],
+    root: str,
+    excludes: PathMatcher,
+    *,
+    rg: str | None,
+    force_exclude: bool = False,
+    follow_symlinks: bool = True,
+    confine_to: str | os.PathLike[str] | None = None,
 ) -> Listing:
     """List the Python and notebook files under ``paths``.
 
     With ``force_exclude``, explicitly named files are dropped too when an
     exclude pattern covers them (what a pre-commit hook, which names every
-    staged file, needs).
+    staged file, needs). ``follow_symlinks`` and ``confine_to``: see the
+    module docstring.
     """
+    listing = _discover(paths, root, excludes, rg=rg, force_exclude=force_exclude, follow=follow_symlinks)
+    if confine_to is not None:
+        _confine(listing, os.path.realpath(os.fspath(confine_to)), root)
+    return listing
+
+
+def _inside(real: str, fence: str) -> bool:
+    return real == fence or real.startswith(fence.rstrip(os.sep) + os.sep)
+
+
+def _escape_point(path: str, fence: str) -> str:
+    """The outermost component of ``path`` whose real location lies outside ``fence`` (the link to report)."""
+    parts = os.path.abspath(path).split(os.sep)
+    for i in range(2, len(parts) + 1):
+        prefix = os.sep.join(parts[:i]) or os.sep
+        if os.path.islink(prefix) and not _inside(os.path.realpath(prefix), fence):
+            return prefix
+    return path
+
+
+def _confine(listing: Listing, fence: str, root: str) -> None:
+    """Drop (and report once per link) every listed file whose real path lies outside ``fence``."""
+    reported: set[str] = set()
+    kept: list[str] = []
+    for path in listing.files:
+        if _inside(os.path.realpath(path), fence):
+            kept.append(path)
+            continue
+        listing.explicit.discard(path)
+        where = _escape_point(path, fence)
+        if where in reported:
+            continue
+        reported.add(where)
+        listing.errors.append(
+            ErrorEntry(
+                kind="outside-root",
+                path=display_path(where, root),
+                message=f"resolves to {os.path.realpath(where)}, outside {fence}; it was not read (only files under the root are scanned)",
+            )
+        )
+    listing.files = kept
+    dirs = []
+    for d in listing.dirs:
+        if _inside(os.path.realpath(d), fence):
+            dirs.append(d)
+        elif d not in reported:
+            reported.add(d)
+            listing.errors.append(
+                ErrorEntry(kind="outside-root", path=display_path(d, root), message=f"resolves to {os.path.realpath(d)}, outside {fence}; it was not read")
+            )
+    listing.dirs = dirs
+    listing.errors = [e for e in listing.errors if not (e.kind == "no-python-files" and e.path and os.path.abspath(os.path.join(root, e.path)) in reported)]
+
+
+def _discover(
+    paths: Iterable[str | os.PathLike[str]], root: str, excludes: PathMatcher, *, rg: str | None, force_exclude: bool, follow: bool
+) -> Listing:
     listing = Listing(rg=rg, walker="ripgrep" if rg else "python")
     dirs: list[str] = []
     order: list[str] = []
@@ -249,12 +322,12 @@ def discover(
     walked: list[str] = []
     if dirs:
         if rg:
-            listed, errors = run_rg(rg, [*_RG_COMMON, "--files", *_RG_FILTER, "--", *dirs], root)
+            listed, errors = run_rg(rg, [*(_RG_COMMON if follow else _RG_NOFOLLOW), "--files", *_RG_FILTER, "--", *dirs], root)
             listing.errors.extend(errors)
             walked = sorted(os.path.abspath(p) for p in listed)  # rg lists in parallel: fix the order
         else:
             for d in dirs:
-                walked.extend(_walk_python(d, root, listing))
+                walked.extend(_walk_python(d, root, listing, follow))
     named = sorted((d.rstrip(os.sep) + os.sep for d in dirs), key=len, reverse=True)
     for path in walked:
         if excludes and _excluded(path, excludes, named):

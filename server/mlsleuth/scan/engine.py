@@ -35,7 +35,7 @@ from mlsleuth import __version__
 from mlsleuth.config import Config, ConfigError, Selection, load_config
 from mlsleuth.report import SEVERITY_RANK, ErrorEntry, Finding, Report
 from mlsleuth.scan import discovery
-from mlsleuth.scan.analyze import active_rules, analyze_source
+from mlsleuth.scan.analyze import active_rules, analyze_source, rules_for
 from mlsleuth.scan.cache import (
     ScanCache,
     choose_cache_dir,
@@ -146,8 +146,9 @@ def analyze_blob(display: str, data: bytes, kind: str, explicit: bool, rules: li
         text = nb.source
         if len(text) > code_limit:
             return {"findings": [], "errors": [{"kind": "file-too-large", "message": f"its code cells hold {len(text):,} characters, over the limit"}], "suppressed": 0, "parsed": False}
-    parsed = any(t in text for r in rules for t in r.triggers)
-    result = analyze_source(text, display, rules=rules)
+    wanted = rules_for(text, rules)
+    parsed = bool(wanted)
+    result = analyze_source(text, display, rules=wanted, gated=True)
     if explicit and not parsed and nb is None:
         problem = _syntax_problem(text)  # an explicitly named file is always checked for syntax
         parsed = True
@@ -226,6 +227,8 @@ def scan_paths(
     progress: Progress | None = None,
     max_file_size_mb: float | None = None,
     force_exclude: bool = False,
+    follow_symlinks: bool = True,
+    confine_to: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Scan files and folders; return a finalized ``Report`` (tool ``scan``).
 
@@ -236,6 +239,12 @@ def scan_paths(
     select/ignore/min-severity. ``progress(done, total)`` is called as
     candidate files are finished. Explicitly named files are scanned even if
     ignored or excluded, unless ``force_exclude`` is set.
+
+    Symbolic links in scanned folders are followed unless ``follow_symlinks``
+    is False. ``confine_to`` (a folder; a server passes its root) keeps the
+    scan inside it: a path given, a file or a linked folder whose real
+    location is outside is not read and is reported once as an
+    ``outside-root`` error entry; link loops are reported as ``symlink-loop``.
     """
     started = time.perf_counter()
     if isinstance(paths, (str, os.PathLike)):
@@ -261,7 +270,9 @@ def scan_paths(
     rg = discovery.find_rg()
     exclude_base = str(config.root) if config.root else str(root_path)
     excludes = PathMatcher(list(config.exclude), exclude_base)
-    listing = discovery.discover(given_abs, str(root_path), excludes, rg=rg, force_exclude=force_exclude)
+    listing = discovery.discover(
+        given_abs, str(root_path), excludes, rg=rg, force_exclude=force_exclude, follow_symlinks=follow_symlinks, confine_to=confine_to
+    )
     shown_as = dict(zip(given_abs, given))
     for err in listing.errors:
         if err.kind == "not-found" and err.path in shown_as:
@@ -316,7 +327,8 @@ def scan_paths(
         unknown = [p for _, p, _ in pending if p not in listing.explicit and not p.endswith(".ipynb")]
         if unknown:
             candidate_set = set()
-            if len(pending) == len(listing.files) and listing.dirs and not listing.explicit:
+            # rg over the folders is quickest, but it follows links on its own: not when confined
+            if len(pending) == len(listing.files) and listing.dirs and not listing.explicit and confine_to is None and follow_symlinks:
                 candidate_set = discovery.rg_candidates(rg, listing.dirs, triggers, str(root_path))
             else:
                 for start in range(0, len(unknown), _RG_FILE_ARGS_CHUNK):

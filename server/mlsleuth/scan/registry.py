@@ -27,13 +27,25 @@ class attributes ``id``, ``category``, ``severity`` and ``triggers``, and a
 ``triggers`` are plain substrings; a file that contains none of any active
 rule's triggers is never parsed (the scanner asks ripgrep for candidates
 first), so every rule must list the words it cannot fire without.
+
+``requires`` narrows further: a tuple of groups, each a tuple of substrings
+or patterns (:func:`word`, :data:`STEP_CALL`), and the file must
+contain something from *every* group as well as one trigger. A rule runs on
+a file only when :meth:`Rule.applies_to` says so, and the file is parsed
+only when some active rule applies. Both are necessary conditions, never
+heuristics: every entry must be text that any file the rule can fire on
+necessarily contains (an identifier a qualified name resolves through, a
+word the rule's own text test needs). ``tests/test_scan_triggers.py`` runs
+every rule ungated on every test fixture and fails when a rule fires on a
+source its gate would have skipped.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from mlsleuth import catalog
 from mlsleuth.report import Finding, Location
@@ -43,13 +55,131 @@ if TYPE_CHECKING:
 
 TOOL = "scan"
 
+Term = Union[str, "re.Pattern[str]", "Word"]
+
+# ``x.step`` as tokens: a ``.`` then the identifier ``step``, allowing what Python
+# allows between them (spaces, newlines inside brackets, backslash continuations,
+# comments). Every optimizer or scheduler ``step()`` event has it.
+STEP_CALL = re.compile(r"\.(?:\s|\\|#[^\n]*\n)*step\b")  # unambiguous: no backtracking blow-up
+
+
+class Word:
+    """An identifier that must occur whole (``nn`` in ``torch.nn``, not in ``inner``).
+
+    Searched with ``str.find`` and a look at the neighbouring characters:
+    some 20 times faster than a ``\\b...\\b`` regular expression on large files.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"word({self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Word) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("word", self.name))
+
+    def search(self, text: str) -> bool:
+        name, size = self.name, len(self.name)
+        at = text.find(name)
+        while at >= 0:
+            before = text[at - 1] if at else " "
+            after = text[at + size : at + size + 1] or " "
+            if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+                return True
+            at = text.find(name, at + 1)
+        return False
+
+
+def word(name: str) -> Word:
+    """``name`` as a whole identifier, for ``requires`` groups."""
+    return Word(name)
+
+
+def case_variants(name: str) -> tuple[str, ...]:
+    """Every upper/lower-case spelling of a short word, as plain triggers (``nan``, ``NaN``, ``NAN``...)."""
+    spellings = [""]
+    for ch in name:
+        spellings = [s + c for s in spellings for c in dict.fromkeys((ch.lower(), ch.upper()))]
+    return tuple(spellings)
+
+
+class NoCase:
+    """A substring in any letter case (what :func:`case_variants` spells out for ripgrep)."""
+
+    __slots__ = ("lower",)
+
+    def __init__(self, lower: str) -> None:
+        self.lower = lower
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NoCase) and other.lower == self.lower
+
+    def __hash__(self) -> int:
+        return hash(("nocase", self.lower))
+
+
+class TextProbe:
+    """One file's text, answering term lookups once each (many rules share terms)."""
+
+    __slots__ = ("_lower", "_seen", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lower: str | None = None
+        self._seen: dict[Any, bool] = {}
+
+    def has(self, term: Any) -> bool:
+        found = self._seen.get(term)
+        if found is None:
+            if isinstance(term, str):
+                found = term in self.text
+            elif isinstance(term, NoCase):
+                if self._lower is None:
+                    self._lower = self.text.lower()
+                found = term.lower in self._lower
+            else:
+                found = bool(term.search(self.text))
+            self._seen[term] = found
+        return found
+
+
+def _gate_terms(triggers: tuple[str, ...]) -> tuple[Any, ...]:
+    """Triggers with every case spelling of one word folded into a single :class:`NoCase` term."""
+    folded: list[Any] = []
+    seen: set[str] = set()
+    for t in triggers:
+        low = t.lower()
+        if low in seen:
+            continue
+        if len(low) <= 6 and set(case_variants(low)) <= set(triggers):
+            folded.append(NoCase(low))
+            seen.add(low)
+        else:
+            folded.append(t)
+    return tuple(folded)
+
 
 class Rule:
     id: ClassVar[str]
     category: ClassVar[str]
     severity: ClassVar[str]
     triggers: ClassVar[tuple[str, ...]]
+    requires: ClassVar[tuple[tuple[Term, ...], ...]] = ()
     doc: ClassVar[catalog.RuleDoc]
+
+    _gate: ClassVar[tuple[tuple[Any, ...], ...]] = ()
+
+    @classmethod
+    def applies_to(cls, text: str | TextProbe) -> bool:
+        """Whether the rule can fire on ``text`` at all: one trigger and something of every ``requires`` group."""
+        probe = text if isinstance(text, TextProbe) else TextProbe(text)
+        return all(any(probe.has(t) for t in group) for group in cls._gate)
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -103,8 +233,12 @@ def register_rule(cls: type[Rule]) -> type[Rule]:
             raise catalog.CatalogError(f"rule class {cls.__name__} lacks `{attr}`")
     if not cls.triggers or not all(isinstance(t, str) and t for t in cls.triggers):
         raise catalog.CatalogError(f"rule {cls.id}: triggers must be a non-empty tuple of non-empty strings")
+    for group in cls.requires:
+        if not isinstance(group, tuple) or not group or not all((isinstance(t, str) and t) or isinstance(t, (re.Pattern, Word)) for t in group):
+            raise catalog.CatalogError(f"rule {cls.id}: requires must be a tuple of non-empty tuples of strings or patterns")
     if cls.id in RULES and RULES[cls.id] is not cls:
         raise catalog.CatalogError(f"rule id {cls.id!r} defined twice")
+    cls._gate = (_gate_terms(cls.triggers), *cls.requires)
     cls.doc = catalog.register(catalog.parse_doc(cls.id, TOOL, cls.category, cls.severity, cls.__doc__))
     RULES[cls.id] = cls
     return cls

@@ -8,6 +8,8 @@ and registers what lives here:
 * :mod:`.running` - run blocking work on a worker thread, or a prepared child
   process, under a timeout with progress and cancellation;
 * :mod:`.tools` - one module per MCP tool, listed in ``tools.TOOL_MODULES``;
+* :mod:`.sweep_child` - the child process ``compare_sweep`` runs in (killable
+  mid-read), and the bounded PNG it can return;
 * :mod:`.skill_files` - find the skill's Markdown (wheel or checkout);
 * :mod:`.resources`, :mod:`.prompts` - handbook resources and the debugging prompt;
 * :mod:`.install` - ``mlsleuth install-skill``;

@@ -78,15 +78,28 @@ def inside_root(root: Path, path: str | None) -> bool:
     return target == root or target.is_relative_to(root)
 
 
-def withhold_outside(report, root: Path) -> int:
-    """Drop findings and errors about files that resolve outside ``root`` (reached via symlinks).
+OUTSIDE_ROOT_KIND = "outside-root"  # the scan engine's error kind for a link it did not follow (confine_to)
+OUTSIDE_ROOT_MESSAGE = (
+    "a symbolic link that leads outside the served root; it was not read (only files under the root are scanned). "
+    "Restart the server with a wider --root to scan what it points to"
+)
 
-    The scanner follows symbolic links, which is right on the command line but
-    would let a link inside the served tree expose code outside it. Returns how
-    many entries were withheld; the report is re-finalized when any were.
+
+def withhold_outside(report, root: Path) -> int:
+    """Keep a scan report to the served root (a second line behind the engine's ``confine_to``).
+
+    The scan engine, confined to the root, reads nothing a symbolic link leads
+    to outside it and reports each such link as an ``outside-root`` error entry;
+    their messages, which name the link's target, are replaced here so the
+    server says nothing about what lies outside. Any other finding or error
+    about a file that resolves outside the root is dropped. Returns how many
+    entries were withheld; the report is re-finalized when any were.
     """
+    for error in report.errors:
+        if error.kind == OUTSIDE_ROOT_KIND:
+            error.message, error.detail = OUTSIDE_ROOT_MESSAGE, None
     findings = [f for f in report.findings if inside_root(root, f.location.path)]
-    errors = [e for e in report.errors if inside_root(root, e.path)]
+    errors = [e for e in report.errors if e.kind == OUTSIDE_ROOT_KIND or inside_root(root, e.path)]
     withheld = (len(report.findings) - len(findings)) + (len(report.errors) - len(errors))
     if withheld:
         report.findings, report.errors = findings, errors

@@ -11,6 +11,10 @@ Two shapes of work exist:
   :func:`run_prepared` starts it, forwards its progress, and turns the outcome
   into a report. A cancel or timeout kills the child's whole process group;
   a crash of the user's code becomes a report with errors, never a server crash.
+* library work that cannot stop at a checkpoint (``compare_sweep``: parsing a
+  user-given results file can block or take long inside one call) runs our
+  own code in a child through :func:`run_child`, with its own small limiter,
+  so a cancel or timeout kills it like user code.
 
 Progress reaches the client at most once a second, plus a keep-alive every
 few seconds while nothing changes (clients time out silent calls). The MCP
@@ -116,7 +120,18 @@ def kill_active_children() -> int:
 
 _thread_limiter: anyio.CapacityLimiter | None = None
 _run_limiter: anyio.CapacityLimiter | None = None
+_analysis_limiter: anyio.CapacityLimiter | None = None
 MAX_CONCURRENT_RUNS = 2  # runs of user code at once; more queue (with keep-alive progress)
+MAX_CONCURRENT_ANALYSES = 2  # children running our own analysis code (compare_sweep) at once
+
+
+def analysis_limiter() -> anyio.CapacityLimiter:
+    """The limiter for children that run mlsleuth's own analyses, separate from user-code runs
+    so a long training run does not queue a sweep comparison behind it."""
+    global _analysis_limiter
+    if _analysis_limiter is None:
+        _analysis_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_ANALYSES)
+    return _analysis_limiter
 
 
 def _child_limiter() -> anyio.CapacityLimiter:
@@ -183,15 +198,24 @@ class PreparedLike(Protocol):
     def to_report(self, child_result: Any) -> Report: ...
 
 
-async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, tool: str, what: str) -> Report:
-    """Start a prepared child run, await it with progress, and return its report.
+async def run_child(
+    child: Any,
+    ctx: ProgressReporter | None,
+    *,
+    tool: str,
+    what: str,
+    limiter: anyio.CapacityLimiter | None = None,
+) -> Any:
+    """Start an unstarted :class:`~mlsleuth.childproc.ChildRun` and await its
+    :class:`~mlsleuth.childproc.ChildResult`, forwarding its progress.
 
-    Cancellation by the client kills the child's process group (in
-    ``ChildRun.wait_async``) and propagates. Everything else - the child failing
-    to start, the user's code crashing, ``to_report`` failing - becomes a
-    report with an error entry, so the agent always gets something to act on.
+    At most ``limiter``'s capacity of children run at once (default: the
+    user-code limiter); a call that waits says so in its progress. A client
+    cancel kills the child's process group (``ChildRun.wait_async``) and
+    propagates; a timeout comes back as a result with ``timed_out``. If the
+    child cannot start, the ``OSError``/``ValueError`` propagates and its
+    scratch folder is gone.
     """
-    child = prepared.child
     state = _Progress(message=what)
 
     def on_progress(event: dict[str, Any]) -> None:
@@ -206,38 +230,51 @@ async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, 
             state.message = f"{what}: {msg[:200]}"
         state.version += 1
 
-    result_box: dict[str, Any] = {}
+    box: dict[str, Any] = {}
     async with anyio.create_task_group() as tg:
         tg.start_soon(_pump, ctx, state, what)
         try:
-            limiter = _child_limiter()
+            limiter = limiter or _child_limiter()
             if limiter.available_tokens == 0:
-                state.message = f"{what}: waiting for another run of user code to finish"
+                state.message = f"{what}: waiting for another run to finish"
             async with limiter:
                 state.message = what
                 try:
                     child.start()
                 except (OSError, ValueError) as exc:
-                    child.cleanup()
-                    result_box["start_error"] = exc
+                    box["start_error"] = exc
                 else:
                     log.info("%s: started child pid %s", tool, child.pid)
                     _ACTIVE_CHILDREN.add(child)
                     try:
-                        result_box["result"] = await child.wait_async(on_progress)
+                        box["result"] = await child.wait_async(on_progress)
                     finally:
                         _ACTIVE_CHILDREN.discard(child)
         finally:
-            if child.proc is None and "start_error" not in result_box:
-                child.cleanup()  # cancelled while queued: remove the unused scratch folder
+            if child.proc is None:
+                child.cleanup()  # never started (start failed, or cancelled while queued): remove the scratch folder
             tg.cancel_scope.cancel()
-    if "start_error" in result_box:
-        exc = result_box["start_error"]
+    if "start_error" in box:
+        raise box["start_error"]
+    return box["result"]
+
+
+async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, tool: str, what: str) -> Report:
+    """Start a prepared child run, await it with progress, and return its report.
+
+    Cancellation by the client kills the child's process group (in
+    ``ChildRun.wait_async``) and propagates. Everything else - the child failing
+    to start, the user's code crashing, ``to_report`` failing - becomes a
+    report with an error entry, so the agent always gets something to act on.
+    """
+    child = prepared.child
+    try:
+        result = await run_child(child, ctx, tool=tool, what=what)
+    except (OSError, ValueError) as exc:
         return Report(
             tool=tool,
             errors=[ErrorEntry(kind="start-failed", message=f"could not start the child process ({' '.join(child.argv[:2])}...): {exc}; check that the interpreter exists and is executable")],
         ).finalize()
-    result = result_box["result"]
     log.info("%s: child pid %s %s", tool, child.pid, result.describe_end())
     try:
         report = prepared.to_report(result)

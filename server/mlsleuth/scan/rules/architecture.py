@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.context import FileContext, dotted
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import Rule, register_rule, word
 from mlsleuth.scan.rules.evaluation import _is_module_class
 
 # nn classes that hold no parameters and no buffers.
@@ -83,7 +83,10 @@ class ModulesInPlainContainer(Rule):
     id = "modules-in-plain-container"
     category = "architecture"
     severity = "error"
-    triggers = ("nn.", "torch.nn")
+    # a class whose base resolves to torch.nn.* (the identifier `nn` is on its import),
+    # ends in "Module", or is a PreTrainedModel; in a file that imports torch
+    triggers = ("nn", "Module", "PreTrainedModel")
+    requires = ((word("nn"), "Module", "PreTrainedModel"), ("torch",), ("class",))
 
     def check(self, ctx):
         if not ctx.imports_any("torch"):

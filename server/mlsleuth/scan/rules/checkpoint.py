@@ -6,7 +6,7 @@ import ast
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import FileContext, call_method, constant, dotted, keyword
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import Rule, case_variants, register_rule
 
 
 @register_rule
@@ -30,7 +30,8 @@ class LoadStateDictStrictFalseIgnored(Rule):
     id = "load-state-dict-strict-false-ignored"
     category = "architecture"
     severity = "warning"
-    triggers = ("strict=False", "strict = False")
+    triggers = ("strict",)
+    requires = (("load_state_dict",), ("False",))
 
     def check(self, ctx: FileContext):
         for node in ctx.all_nodes:
@@ -115,7 +116,8 @@ class BestStateDictByReference(Rule):
     id = "best-state-dict-by-reference"
     category = "evaluation"
     severity = "error"
-    triggers = ("state_dict(", "best")
+    triggers = case_variants("best")  # a name with the word "best" in any case
+    requires = (("state_dict", "parameters", "train"),)
 
     def check(self, ctx: FileContext):
         for node in ctx.all_nodes:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from mlsleuth.scan.context import FileContext, dotted, keyword
 from mlsleuth.scan.loop_model import Trace, dedupe, loop_model, step_loops
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import STEP_CALL, Rule, register_rule, word
 
 _EVAL_FUNC = re.compile(
     r"^(val|valid|validate|validation|eval|evaluate|evaluation|test|predict|inference|infer|run_eval|run_validation)"
@@ -242,6 +242,7 @@ class TrainModeNotRestored(Rule):
     category = "evaluation"
     severity = "warning"
     triggers = (".eval(", ".train(False", "train(mode=False")
+    requires = (("backward",), (STEP_CALL,))
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -354,6 +355,8 @@ class FunctionalDropoutAlwaysOn(Rule):
     category = "evaluation"
     severity = "error"
     triggers = ("dropout",)
+    # torch.nn.functional.dropout*, inside a method of an nn.Module subclass
+    requires = (("functional",), ("class",), (word("nn"), "Module", "PreTrainedModel"))
 
     def check(self, ctx):
         for call in _calls_named(ctx, "dropout"):
@@ -480,6 +483,7 @@ class TrainModeNeverSet(Rule):
     category = "evaluation"
     severity = "warning"
     triggers = ("from_pretrained",)
+    requires = (("backward",), (STEP_CALL,))
 
     def check(self, ctx):
         model = loop_model(ctx)

@@ -70,6 +70,7 @@ class SoftmaxIntoLogitLoss(Rule):
     category = "loss"
     severity = "error"
     triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
+    requires = (("cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"),)  # the check's own first test
 
     def check(self, ctx: FileContext):
         if not flow_a.mentions(ctx, "cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"):
@@ -122,6 +123,7 @@ class SoftmaxIntoNllLoss(Rule):
     category = "loss"
     severity = "error"
     triggers = ("softmax", "Softmax")
+    requires = (("nll_loss", "NLLLoss"),)
 
     def check(self, ctx: FileContext):
         if not flow_a.mentions(ctx, "nll_loss", "NLLLoss"):
@@ -255,6 +257,7 @@ class CausalLmUnshiftedLabels(Rule):
     category = "loss"
     severity = "error"
     triggers = ("input_ids", "tokens", "token_ids")
+    requires = (("cross_entropy", "CrossEntropyLoss"), (_CAUSAL_HINTS,))
 
     def check(self, ctx: FileContext):
         if not flow_a.mentions(ctx, "cross_entropy", "CrossEntropyLoss"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import (
@@ -14,7 +15,7 @@ from mlsleuth.scan.context import (
     dotted,
     keyword,
 )
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import Rule, case_variants, register_rule, word
 
 _NAN_NAMES = {"math.nan", "numpy.nan", "numpy.NaN", "numpy.NAN", "torch.nan", "float.nan"}
 
@@ -66,7 +67,8 @@ class NanEqualityCheck(Rule):
     id = "nan-equality-check"
     category = "numerical"
     severity = "error"
-    triggers = ("nan", "NaN", "NAN")
+    triggers = case_variants("nan")  # float("NaN") in any case, math.nan, np.NaN, ...
+    requires = (("==", "!=", word("is")),)
 
     def check(self, ctx: FileContext):
         for node in ctx.all_nodes:
@@ -145,7 +147,8 @@ class LogOfSoftmax(Rule):
     id = "log-of-softmax"
     category = "numerical"
     severity = "warning"
-    triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid")
+    triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
+    requires = ((word("log"), word("log_")),)  # torch.log / np.log / .log()
 
     def check(self, ctx: FileContext):
         for call in ctx.calls():
@@ -418,7 +421,8 @@ class NanLossSkip(Rule):
     id = "nan-loss-skip"
     category = "numerical"
     severity = "info"
-    triggers = ("isnan", "isinf", "isfinite")
+    triggers = ("isnan", "isinf", "isfinite", "isneginf", "isposinf")
+    requires = (("continue",), (re.compile("loss", re.IGNORECASE),))
 
     def check(self, ctx: FileContext):
         for node in ctx.all_nodes:
@@ -516,7 +520,8 @@ class NaiveSoftmaxExp(Rule):
     id = "naive-softmax-exp"
     category = "numerical"
     severity = "warning"
-    triggers = ("exp(",)
+    triggers = ("exp",)
+    requires = ((word("exp"),), (word("sum"),), ("/",))
 
     def check(self, ctx: FileContext):
         for node in ctx.all_nodes:
@@ -619,7 +624,8 @@ class StdDivisionWithoutEps(Rule):
     id = "std-division-without-eps"
     category = "numerical"
     severity = "warning"
-    triggers = ("std(",)
+    triggers = ("std",)  # torch.std, np.std, np.nanstd, .std()
+    requires = (("/",),)
 
     def check(self, ctx: FileContext):
         if not ctx.imports_any(*_ML_FRAMEWORKS):

@@ -137,6 +137,7 @@ class OptimizerMissesParameters(Rule):
     category = "training-loop"
     severity = "warning"
     triggers = ("optim", "AdamW", "Adafactor")
+    requires = (("parameters",), ("class",))
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -223,6 +224,7 @@ class UnfrozenAfterOptimizerBuilt(Rule):
     category = "training-loop"
     severity = "warning"
     triggers = ("requires_grad",)
+    requires = (("optim", "AdamW", "Adafactor"),)  # an optimizer construction (see optimizer-misses-parameters)
 
     def check(self, ctx):
         model = loop_model(ctx)

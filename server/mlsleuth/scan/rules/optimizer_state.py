@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mlsleuth.report import Finding
 from mlsleuth.scan.context import FileContext, argument, constant, keyword
 from mlsleuth.scan.loop_model import Event, dedupe, loop_model
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import STEP_CALL, Rule, register_rule
 
 # Optimizers that keep nothing between steps when built like this: rebuilding them costs time only.
 _STATELESS_UNLESS_MOMENTUM = {"SGD"}
@@ -75,6 +75,7 @@ class OptimizerRebuiltInLoop(Rule):
     severity = "error"
     # The recognised optimizer constructions all spell one of these (torch.optim, transformers' AdamW/Adafactor, timm).
     triggers = ("optim", "Adam", "Adafactor")
+    requires = ((STEP_CALL,),)  # the optimizer's step() in the loop
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         if not ctx.imports_any("torch", "transformers", "timm", "apex", "bitsandbytes", "torch_optimizer"):

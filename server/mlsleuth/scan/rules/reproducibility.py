@@ -6,7 +6,7 @@ import ast
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import FileContext, constant, keyword
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import STEP_CALL, Rule, register_rule
 
 _RNG_CONSTRUCTORS = {
     "numpy.random.default_rng": "NumPy Generator",
@@ -221,6 +221,7 @@ class ConstantReseed(Rule):
     category = "reproducibility"
     severity = "warning"
     triggers = ("seed",)
+    requires = (("__getitem", "backward", STEP_CALL),)  # per sample, or in a loop with backward()/step()
 
     def check(self, ctx: FileContext):
         for call in ctx.calls():

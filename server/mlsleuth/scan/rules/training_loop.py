@@ -9,6 +9,7 @@ same way by every rule.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from mlsleuth.report import Finding
@@ -23,7 +24,7 @@ from mlsleuth.scan.loop_model import (
     scheduler_unit,
     step_loops,
 )
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import STEP_CALL, Rule, register_rule
 
 
 def _loop_line(loop: ast.AST) -> int:
@@ -110,6 +111,7 @@ class MissingZeroGrad(_LoopRule):
     category = "training-loop"
     severity = "error"
     triggers = ("backward",)
+    requires = ((STEP_CALL,),)  # a loop with an optimizer step(): `x.step`
 
     def check_loop(self, ctx, trace, loop, events):
         kinds = {e.kind for e in events}
@@ -164,6 +166,7 @@ class ZeroGradBetweenBackwardAndStep(_LoopRule):
     category = "training-loop"
     severity = "error"
     triggers = ("backward",)
+    requires = ((STEP_CALL,),)  # a loop with an optimizer step(): `x.step`
 
     def check_loop(self, ctx, trace, loop, events):
         steps = _optimizer_steps(events)
@@ -215,6 +218,7 @@ class StepBeforeBackward(_LoopRule):
     category = "training-loop"
     severity = "error"
     triggers = ("backward",)
+    requires = ((STEP_CALL,),)  # a loop with an optimizer step(): `x.step`
 
     def check_loop(self, ctx, trace, loop, events):
         steps = _optimizer_steps(events)
@@ -291,6 +295,7 @@ class SchedulerBeforeOptimizer(_SchedulerRule):
     category = "training-loop"
     severity = "warning"
     triggers = ("sched", "lr_policy")
+    requires = ((STEP_CALL,),)
 
     def check_trace(self, ctx, trace):
         for sched in _scheduler_events(trace):
@@ -344,6 +349,7 @@ class EpochSchedulerSteppedPerBatch(_SchedulerRule):
     category = "hyperparameter"
     severity = "warning"
     triggers = ("sched",)
+    requires = ((STEP_CALL,),)
 
     def check_trace(self, ctx, trace):
         batch_loops = set(step_loops(trace))
@@ -388,6 +394,7 @@ class StepSchedulerSteppedPerEpoch(_SchedulerRule):
     category = "hyperparameter"
     severity = "warning"
     triggers = ("sched",)
+    requires = ((STEP_CALL,),)
 
     def check_trace(self, ctx, trace):
         batch_loops = set(step_loops(trace))
@@ -469,6 +476,7 @@ class AccumulationLossNotScaled(_LoopRule):
     category = "training-loop"
     severity = "warning"
     triggers = ("backward",)
+    requires = (("%",), (STEP_CALL,))  # the step is guarded by `... % n == 0`
 
     def check_loop(self, ctx, trace, loop, events):
         steps = [e for e in _optimizer_steps(events) if e.loops[-1] is loop]
@@ -547,6 +555,7 @@ class ClipGradMisplaced(_LoopRule):
     category = "training-loop"
     severity = "warning"
     triggers = ("clip_grad",)
+    requires = ((STEP_CALL,),)
 
     def check_loop(self, ctx, trace, loop, events):
         for clip in events:
@@ -605,6 +614,7 @@ class ClipWithoutUnscale(_LoopRule):
     category = "numerical"
     severity = "warning"
     triggers = ("clip_grad",)
+    requires = ((STEP_CALL,), (re.compile("scale", re.IGNORECASE),))  # scaler.scale(loss), scaler.step(opt)
 
     def check_loop(self, ctx, trace, loop, events):
         for clip in events:
@@ -706,6 +716,7 @@ class BroadExceptAroundTrainingStep(Rule):
     category = "training-loop"
     severity = "warning"
     triggers = ("backward",)
+    requires = (("except",), (STEP_CALL,))
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -796,6 +807,7 @@ class LossAccumulatedWithGraph(Rule):
     category = "training-loop"
     severity = "warning"
     triggers = ("backward",)
+    requires = (("+=", "append"), (STEP_CALL,))
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -915,6 +927,7 @@ class LossRewrappedAfterGraphCut(Rule):
     category = "training-loop"
     severity = "error"
     triggers = ("requires_grad",)
+    requires = (("backward",), (STEP_CALL,))
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -991,6 +1004,7 @@ class RetainGraphInLoop(_LoopRule):
     category = "training-loop"
     severity = "info"
     triggers = ("retain_graph",)
+    requires = (("backward",), (STEP_CALL,))
 
     def check_loop(self, ctx, trace, loop, events):
         for event in events:
@@ -1033,6 +1047,7 @@ class BackwardUnderNoGrad(Rule):
     category = "training-loop"
     severity = "error"
     triggers = ("backward",)
+    requires = (("no_grad", "inference_mode", "set_grad_enabled"), (STEP_CALL,))
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -1125,6 +1140,7 @@ class LossTermCutFromGraph(Rule):
     category = "loss"
     severity = "warning"
     triggers = ("backward",)
+    requires = (("item", "tolist", "numpy", "float"), (STEP_CALL,))
 
     def check(self, ctx):
         model = loop_model(ctx)

@@ -12,7 +12,9 @@ Adding a tool takes two steps:
    user's code hands its library's ``prepare_X`` to
    :func:`._runtime.run_user_code` (child process, progress, timeout,
    cancellation); one that runs in-process library code uses
-   :func:`..running.run_in_thread`;
+   :func:`..running.run_in_thread` when the library calls its ``progress``
+   callback often (the cancellation points), and otherwise runs it in a
+   child through :func:`..running.run_child` (see ``sweep``);
 2. add the module's name to :data:`TOOL_MODULES`.
 
 Tool modules import their capability library inside the tool function, never

@@ -92,7 +92,9 @@ def register(server, env) -> None:
 
         def work(progress):
             try:
-                return scan_paths(labels, root=root, selection=selection, config=config, progress=progress)
+                # confine_to: a symbolic link in the tree that leaves the root is not followed;
+                # the engine reports it as an `outside-root` error entry instead.
+                return scan_paths(labels, root=root, selection=selection, config=config, progress=progress, confine_to=root)
             except ConfigError as exc:
                 raise ToolError(f"{exc}. Fix the arguments (list_rules shows the ids) or the [tool.mlsleuth] configuration, and call scan again") from None
             except WorkCancelled:
