@@ -326,3 +326,33 @@ def test_a_group_of_zombies_counts_as_dead(tmp_path):
     assert not _group_alive(sleeper.pid)  # ... but nothing in the group runs
     sleeper.wait()
     assert not _group_alive(sleeper.pid)
+
+
+def test_child_progress_is_throttled_but_keeps_first_last_and_forced(tmp_path, monkeypatch):
+    from mlsleuth.harness import channel
+
+    path = tmp_path / "progress.jsonl"
+    monkeypatch.setenv(channel.PROGRESS_ENV, str(path))
+    monkeypatch.setattr(channel, "_last_progress_at", None)
+    clock = [100.0]
+    monkeypatch.setattr(channel.time, "monotonic", lambda: clock[0])
+    written = []
+    for step in range(1, 101):  # 100 steps, 1 ms apart: only the first and the last get through
+        clock[0] += 0.001
+        written.append(channel.progress(f"step {step}", done=step, total=100, step=step))
+    assert written[0] and written[-1] and sum(written) == 2
+    assert channel.progress("replaying", force=True)  # a phase change is never dropped
+    assert not channel.progress("step", done=1, total=None)
+    clock[0] += channel.PROGRESS_MIN_INTERVAL_S
+    assert channel.progress("step", done=2, total=None)  # the interval has passed
+    import json
+
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [e["message"] for e in lines] == ["step 1", "step 100", "replaying", "step"]
+
+
+def test_child_progress_without_a_parent_writes_nothing(tmp_path, monkeypatch):
+    from mlsleuth.harness import channel
+
+    monkeypatch.delenv(channel.PROGRESS_ENV, raising=False)
+    assert channel.progress("step", done=1, total=2) is False

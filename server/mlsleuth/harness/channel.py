@@ -44,10 +44,38 @@ def write_result(payload: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def progress(message: str, done: float | None = None, total: float | None = None, **extra: Any) -> None:
+# The parent polls the progress file a few times a second and the MCP client wants an
+# update every few seconds, so one line per optimizer step (thousands a minute on a
+# small model) would only cost the watched run an open/write/close per step.
+PROGRESS_MIN_INTERVAL_S = 0.25
+_last_progress_at: float | None = None
+
+
+def progress(
+    message: str,
+    done: float | None = None,
+    total: float | None = None,
+    *,
+    force: bool = False,
+    **extra: Any,
+) -> bool:
+    """Append one progress event; return whether it was written.
+
+    Events closer than :data:`PROGRESS_MIN_INTERVAL_S` to the previous one are
+    dropped, except the first, the last (``done == total``) and ``force=True``
+    ones (a change of phase the parent should hear about at once).
+    """
+    global _last_progress_at
     path = os.environ.get(PROGRESS_ENV)
     if not path:
-        return
+        return False
+    now = time.monotonic()
+    finished = done is not None and total is not None and done >= total
+    recent = _last_progress_at is not None and now - _last_progress_at < PROGRESS_MIN_INTERVAL_S
+    if recent and not (force or finished):
+        return False
+    _last_progress_at = now
     event = {"t": time.time(), "message": message, "done": done, "total": total, **extra}
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(jsonable(event)) + "\n")
+    return True

@@ -79,7 +79,7 @@ def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
         env = dict(os.environ)
         env[channel.RESULT_ENV] = result_path
         env.pop(channel.PROGRESS_ENV, None)  # the replay's steps must not look like progress of the first run
-        channel.progress(f"replaying step {step} with operation-level instrumentation", step=step, replay=True)
+        channel.progress(f"replaying step {step} with operation-level instrumentation", step=step, replay=True, force=True)
         with open(err_path, "wb") as err:
             proc = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), cfg_path],
@@ -214,7 +214,7 @@ def replay_function(config: dict[str, Any], setup: Any, model: Any, optimizer: A
     missing = [s for s in range(snap.step, step + 1) if s not in snap.batches]
     if missing:
         return {"status": "no-snapshot", "error": f"the snapshot of step {snap.step} lacks the batches of steps {missing[:5]} (the memory budget could not hold them; raise --memory-budget or lower --snapshot-every)"}
-    channel.progress(f"replaying steps {snap.step}..{step} from the snapshot of step {snap.step}", step=step, replay=True)
+    channel.progress(f"replaying steps {snap.step}..{step} from the snapshot of step {snap.step}", step=step, replay=True, force=True)
     cfg = dict(config)
     cfg.update({"replay_step": step, "expected": obs.fingerprints, "save_dir": None, "snapshot_every": 0, "copy_batches": False})
     obs2 = NanReplayObserver(cfg)
