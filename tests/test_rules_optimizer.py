@@ -28,15 +28,35 @@ def test_adamw_zero_decay_and_decoupled_flag_are_fine():
         import torch
 
         def make(model, args):
+            no_decay = 0.0
             a = torch.optim.AdamW(model.parameters(), weight_decay=0.01)
             b = torch.optim.Adam(model.parameters(), weight_decay=0)
             c = torch.optim.Adam(model.parameters(), weight_decay=0.01, decoupled_weight_decay=True)
-            d = torch.optim.Adam(model.parameters(), weight_decay=args.wd)
+            d = torch.optim.AdamW(model.parameters(), weight_decay=args.wd)
             e = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=5e-4)
-            return a, b, c, d, e
+            f = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=0.0)
+            g = torch.optim.Adam(model.parameters(), weight_decay=no_decay)
+            h = torch.optim.Adam(model.parameters(), weight_decay=args.wd, decoupled_weight_decay=True)
+            return a, b, c, d, e, f, g, h
         """,
         WD,
     )
+
+
+def test_adam_weight_decay_from_a_setting_is_a_coupled_decay_knob():
+    src = """
+        import torch
+
+        def make(model, args, cfg):
+            a = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)  # expect: adam-coupled-weight-decay
+            wd = cfg["optim"]["weight_decay"]
+            b = torch.optim.RAdam(model.parameters(), weight_decay=wd)  # expect: adam-coupled-weight-decay
+            return a, b
+        """
+    check(src, WD)
+    found = messages(src, "adam-coupled-weight-decay")
+    assert {f.severity for f in found} == {"info"}
+    assert all("whenever it is non-zero" in f.message for f in found)
 
 
 MP = {"optimizer-misses-parameters"}
@@ -277,3 +297,135 @@ def test_lightning_manual_optimization_fetches_the_same_optimizer():
         """,
         REBUILT,
     )
+
+
+def test_backbone_only_run_without_gradients_is_a_deliberate_probe():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Probe(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Sequential(nn.Conv2d(3, 512, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+                self.head = nn.Linear(512, 10)
+
+            def forward(self, x):
+                self.backbone.eval()
+                with torch.no_grad():
+                    feats = self.backbone(x)
+                return self.head(feats)
+
+        class Distilled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.teacher = nn.Linear(32, 32)
+                self.student = nn.Linear(32, 32)
+                self.proj = nn.Linear(32, 10)
+
+            def forward(self, x):
+                target = self.teacher(x).detach()
+                mid = self.student.forward(x)
+                return self.proj(mid), target
+
+        class Encoded(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(32, 16)
+                self.head = nn.Linear(16, 2)
+
+            @torch.no_grad()
+            def embed(self, x):
+                return self.encoder(x)
+
+            def forward(self, x):
+                z = self.encoder.forward(x)
+                z = z.detach()
+                return self.head(z)
+
+        class Helper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(32, 16)
+                self.head = nn.Linear(16, 2)
+
+            def extract(self, x):
+                return self.encoder(x).flatten(1)
+
+            def forward(self, x):
+                with torch.no_grad():
+                    z = self.extract(x)
+                return self.head(z)
+
+        model = Probe()
+        opt = torch.optim.SGD(model.head.parameters(), lr=0.1)
+        helper = Helper()
+        opt4 = torch.optim.SGD(helper.head.parameters(), lr=0.1)
+        distilled = Distilled()
+        opt2 = torch.optim.Adam([{"params": distilled.student.parameters()}, {"params": distilled.proj.parameters()}])
+        enc = Encoded()
+        opt3 = torch.optim.Adam(enc.head.parameters())
+        """,
+        MP,
+    )
+
+
+def test_backbone_whose_output_reaches_the_loss_with_gradients_is_reported():
+    src = """
+        import torch
+        import torch.nn as nn
+
+        class Probe(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Sequential(nn.Linear(32, 32), nn.ReLU())
+                self.head = nn.Linear(32, 10)
+
+            @torch.no_grad()
+            def features(self, x):
+                return self.backbone(x)
+
+            def forward(self, x):
+                feats = self.backbone(x)
+                print(feats.detach().norm())
+                return self.head(feats)
+
+        class Partly(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(32, 32)
+                self.head = nn.Linear(32, 10)
+
+            def forward(self, x):
+                with torch.no_grad():
+                    feats = self.backbone(x)
+                return self.head(feats)
+
+        class Helper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(32, 16)
+                self.head = nn.Linear(16, 2)
+
+            def extract(self, x):
+                return self.encoder(x)
+
+            def forward(self, x):
+                with torch.no_grad():
+                    warm = self.extract(x)
+                return self.head(self.extract(x) + warm)
+
+        model = Probe()
+        opt = torch.optim.SGD(model.head.parameters(), lr=0.1)  # expect: optimizer-misses-parameters
+        helper = Helper()
+        opt4 = torch.optim.SGD(helper.head.parameters(), lr=0.1)  # expect: optimizer-misses-parameters
+        partly = Partly()
+        x, y = torch.randn(4, 32), torch.randint(0, 10, (4,))
+        feats = partly.backbone(x)  # the training script runs the backbone itself, with gradients
+        loss = nn.functional.cross_entropy(partly.head(feats), y)
+        opt2 = torch.optim.SGD(partly.head.parameters(), lr=0.1)  # expect: optimizer-misses-parameters
+        """
+    check(src, MP)
+    texts = [f.message for f in messages(src, "optimizer-misses-parameters")]
+    assert sum("backbone" in t for t in texts) == 2 and sum("helper.encoder" in t for t in texts) == 1

@@ -546,7 +546,7 @@ def test_jobs_must_be_positive(tmp_path):
 def test_summary_stats_describe_the_run(tmp_path):
     write(tmp_path / "a.py", BUGGY)
     write(tmp_path / "b.py", "x = 1\n")  # no trigger word: listed, not a candidate
-    write(tmp_path / "c.py", "import math\nok = math.isnan(1.0) == False\n")  # passes a rule's gate, no finding
+    write(tmp_path / "c.py", "import math\nok = math.isnan(x) or x == float('inf')\n")  # passes a rule's gate, no finding
     stats = scan(tmp_path).summary.stats
     assert stats["files_listed"] == 3 and stats["candidates"] == 2 and stats["parsed"] == 2
     assert stats["cache_hits"] == 0 and stats["analyzed"] == 2
@@ -625,3 +625,46 @@ def test_indented_magic_at_top_level_does_not_drop_the_cell():
     nb = notebook_source(notebook(("code", "import math\n  %timeit math.sqrt(2)\nbad = 1.0 == math.nan\n")))
     assert nb.cell_errors == []
     assert nb.source.splitlines() == ["import math", "", "bad = 1.0 == math.nan"]
+
+
+# -- parse statistics and notebooks exported as .py ------------------------------------------------
+def test_files_that_fail_to_parse_are_errors_not_parsed_files(tmp_path):
+    write(tmp_path / "good.py", BUGGY)
+    write(tmp_path / "broken.py", "import math\n\ndef check(loss:\n    return loss == math.nan\n")  # has triggers
+    write(tmp_path / "named.py", "x = (1,\n")  # no trigger word, but named on the command line
+    report = scan(tmp_path, tmp_path, tmp_path / "named.py")
+    stats = report.summary.stats
+    assert stats["candidates"] == 3 and stats["analyzed"] == 3
+    assert stats["parsed"] == 1  # only good.py; the other two are counted as errors
+    assert kinds(report) == {"broken.py": "syntax-error", "named.py": "syntax-error"}
+    assert located(report) == {("good.py", None, 5)}
+
+
+def test_notebook_exported_as_py_with_magics_is_scanned_with_a_note(tmp_path):
+    exported = (
+        "%matplotlib inline\n"
+        "!pip install -q torch\n"
+        "import math\n"
+        "files = !ls data\n"
+        "%%time\n"
+        "def check(loss):\n"
+        "    %time loss.item()\n"
+        "    if loss == math.nan:\n"
+        "        raise RuntimeError('nan')\n"
+    )
+    write(tmp_path / "colab_export.py", exported)
+    report = scan(tmp_path)
+    assert report.errors == []
+    assert located(report) == {("colab_export.py", None, 8)}  # line numbers do not shift
+    assert report.summary.stats["parsed"] == 1
+    (note,) = [n for n in report.summary.stats.get("notes", []) if "magic" in n]
+    assert note.startswith("colab_export.py:") and "lines 1, 2, 4, 5, 7" in note
+
+
+def test_a_genuine_syntax_error_next_to_magics_is_still_reported(tmp_path):
+    write(tmp_path / "export.py", "%matplotlib inline\nimport math\nbad = 1.0 == math.nan\ndef f(:\n    pass\n")
+    write(tmp_path / "plain.py", "import math\nratio = 10 % 3\nbad = 1.0 == math.nan\ndef g(:\n    pass\n")
+    report = scan(tmp_path)
+    assert kinds(report) == {"export.py": "syntax-error", "plain.py": "syntax-error"}
+    assert report.findings == [] and report.summary.stats["parsed"] == 0
+    assert not any("magic" in n for n in report.summary.stats.get("notes", []))

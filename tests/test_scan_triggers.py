@@ -20,7 +20,17 @@ import pytest
 from mlsleuth.scan.analyze import rules_for
 from mlsleuth.scan.context import FileContext
 from mlsleuth.scan.notebook import notebook_source
-from mlsleuth.scan.registry import STEP_CALL, all_rules, case_variants, word
+from mlsleuth.scan.registry import (
+    MODULE_CLASS,
+    STEP_CALL,
+    CallTo,
+    all_rules,
+    any_case,
+    call_to,
+    case_variants,
+    word,
+)
+from mlsleuth.scan.rules.evaluation import _is_module_class
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
@@ -141,3 +151,122 @@ def test_aliased_imports_still_pass_the_gates():
     assert rules["modules-in-plain-container"].applies_to(textwrap.dedent(plain_container))
     nan_check = "ok = loss == float('Nan')\n"
     assert rules["nan-equality-check"].applies_to(nan_check)
+    assert rules["nan-equality-check"].applies_to("from numpy import nan as MISSING\nok = x == MISSING\n")
+    # "nan" only inside other words (isnan, nan_to_num): no NaN literal to compare with
+    assert not rules["nan-equality-check"].applies_to("if torch.isnan(x).any() or y == 0:\n    x = torch.nan_to_num(x)\n")
+
+
+# -- structural gate kinds: MODULE_CLASS and call_to ------------------------------------------
+
+
+def _gate_terms_of(kind: type) -> list:
+    return sorted({t for r in all_rules().values() for g in r._gate for t in g if isinstance(t, kind)}, key=repr)
+
+
+def test_call_to_holds_wherever_the_ast_has_such_a_call():
+    """Every ``call_to`` a rule requires is True on every fixture that calls one of its names."""
+    terms = _gate_terms_of(CallTo)
+    assert len(terms) >= 8
+    checked = 0
+    for label, text in SOURCES:
+        tree = _parses(text)
+        if tree is None:
+            continue
+        ctx = FileContext(text, tree, label)
+        for term in terms:
+            if ctx.calls_named(*term.names):
+                checked += 1
+                assert term.search(text), f"{term!r} is False on {label}, which calls it"
+    assert checked > 50
+
+
+def test_module_class_holds_wherever_the_ast_has_a_module_class():
+    checked = 0
+    for label, text in SOURCES:
+        tree = _parses(text)
+        if tree is None:
+            continue
+        ctx = FileContext(text, tree, label)
+        if any(_is_module_class(ctx, c) for c in ctx.classes):
+            checked += 1
+            assert MODULE_CLASS.search(text), f"MODULE_CLASS is False on {label}, which defines an nn.Module"
+    assert checked > 30
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class Net(nn.Module):\n    pass\n",
+        "class Head(torch.nn.Linear):\n    pass\n",
+        "class Lit(pl.LightningModule):\n    pass\n",
+        "class Bert(PreTrainedModel):\n    pass\n",
+        "from torch.nn import Module as Base\n\nclass Net(Base):\n    pass\n",
+        "from torch import nn as T\nclass Net(T.Linear): pass\n",
+        "from torch.nn import (  # the layers (all of them)\n    Conv2d,\n    Linear as Dense,\n)\n\nclass Net(Dense):\n    pass\n",
+        "from torch.nn \\\n    import Sequential as Seq\nclass Net(Seq): pass\n",
+        "class Net(\\\n    nn.Module,\n):\n    pass\n",
+        "def build():\n    @decorate\n    class Inner(  # a comment in the header: read as a possible module\n        Base, metaclass=Meta):\n        pass\n",
+        "class Net(nn.Module):\r\n    pass\r\n",
+        "import torch as T\nclass Net(T.nn.Module): pass\n",
+        "import torch.nn as tnn\nclass Head(tnn.Linear): pass\n",
+        "import torch\nclass Net((torch . nn . Module), metaclass=Meta): pass\n",
+        "x = 1\rclass Net(nn.Module):\r    pass\r",
+    ],
+)
+def test_module_class_finds_module_classes(source):
+    assert MODULE_CLASS.search(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the word gate passes (torch, nn, class), but no class can be an nn.Module
+        (
+            "import torch\nimport torch.nn as nn\nfrom enum import Enum\n\nclass Color(Enum):\n    RED = 1\n\n"
+            "def make():\n    return nn.Linear(2, 2)\n"
+        ),
+        "import torch.nn as nn\n\nclass Config:\n    '''Options; see class Net(nn.Module) in the docs.'''\n    layers = 2\n",
+        "from torch import nn\n\nclass Error(RuntimeError):\n    pass\n\n@classmethod\ndef subclass_hook(cls): ...\n",
+        # "Module" in a class name or in types.ModuleType; a base imported from elsewhere in an nn file
+        (
+            "import types\nimport torch.nn as nn\nfrom .graph import GraphBase\n\nclass LazyModule(types.ModuleType):\n    pass\n\n"
+            "class ModuleRecord(GraphBase):\n    pass\n"
+        ),
+    ],
+)
+def test_module_class_skips_files_without_one(source):
+    assert not MODULE_CLASS.search(source)
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("z = x / x.std(0)", True),
+        ("z = x / np.std (x, axis=0)", True),
+        ("z = (x - m) / torch.std(\n    x, 0)", True),
+        ("z = (x / x.std  # per feature\n     (0))", True),
+        ("z = x / x.std\\\n(0)", True),
+        ("z = x / np.nanstd(x, 0)", True),
+        ("from numpy import std as spread\nz = x / spread(x, 0)", True),
+        ("from numpy import (\n    mean,  # (centre)\n    std as spread,\n)\nz = x / spread(x, 0)", True),
+        ("s = x.std\nprint(s)", False),
+        ('code = "std::vector<int> v;"', False),
+        ("sys.stdout.write(stdin.read())", False),
+        ("z = x / s  # s: the standard deviation, computed above", False),
+    ],
+)
+def test_call_to(source, expected):
+    assert call_to("std", "nanstd").search(source) is expected
+
+
+def test_any_case_and_step_call_with_old_mac_line_ends():
+    assert any_case("loss").lower == "loss"
+    rules = {r.id: r for r in (cls() for cls in all_rules().values())}
+    assert rules["nan-loss-skip"].applies_to("for b in d:\n    if torch.isnan(LOSS):\n        continue\n")
+    assert STEP_CALL.search("(opt.  # step it\r step())")
+
+
+def test_gates_check_plain_words_before_patterns():
+    for cls in all_rules().values():
+        costs = [max(0 if isinstance(t, str) else 1 for t in group) for group in cls._gate]
+        assert costs == sorted(costs), cls.id

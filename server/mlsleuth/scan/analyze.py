@@ -34,6 +34,41 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     errors: list[ErrorEntry] = field(default_factory=list)
     suppressed: int = 0
+    parsed: bool = False  # the source (or its magic-free version) was parsed and the rules ran
+    notes: list[str] = field(default_factory=list)  # things the reader should know, e.g. ignored IPython magics
+
+
+def parse_source(source: str, display_path: str = "<string>") -> tuple[ast.Module | None, str, ErrorEntry | None, str | None]:
+    """(tree, text the tree was parsed from, error, note). Never raises for bad input.
+
+    A ``.py`` file exported from a notebook keeps IPython lines (``%matplotlib inline``,
+    ``!pip install x``) that are not Python; when the file does not parse and has such lines, they
+    are neutralised without shifting line numbers (as in notebooks) and the note says so. A
+    genuine syntax error is still an error.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(source, filename=display_path), source, None, None
+    except SyntaxError as exc:
+        from mlsleuth.scan.notebook import strip_script_magics
+
+        stripped = strip_script_magics(source) if "%" in source or "!" in source or "?" in source else None
+        if stripped is not None:
+            text, lines = stripped
+            shown = ", ".join(str(n) for n in lines[:8]) + (f" and {len(lines) - 8} more" if len(lines) > 8 else "")
+            note = (
+                f"IPython magics or shell commands on line{'s' if len(lines) > 1 else ''} {shown} were ignored"
+                " (a notebook exported as .py); the rest of the file was scanned"
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                return ast.parse(text, filename=display_path), text, None, note
+        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+        message = f"cannot parse ({where}): {exc.msg}; fix the syntax error to scan this file"
+        return None, source, ErrorEntry(kind="syntax-error", path=display_path, message=message), None
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+        return None, source, ErrorEntry(kind="parse-error", path=display_path, message=f"cannot parse: {exc}"), None
 
 
 def suppressions(source: str) -> tuple[dict[int, set[str]], set[str]]:
@@ -81,23 +116,14 @@ def analyze_source(
         rules = rules_for(source, rules)
     if not rules:
         return result
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            tree = ast.parse(source, filename=display_path)
-    except SyntaxError as exc:
-        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
-        result.errors.append(
-            ErrorEntry(
-                kind="syntax-error",
-                path=display_path,
-                message=f"cannot parse ({where}): {exc.msg}; fix the syntax error to scan this file",
-            )
-        )
+    tree, source, error, note = parse_source(source, display_path)
+    if tree is None:
+        assert error is not None
+        result.errors.append(error)
         return result
-    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
-        result.errors.append(ErrorEntry(kind="parse-error", path=display_path, message=f"cannot parse: {exc}"))
-        return result
+    result.parsed = True
+    if note:
+        result.notes.append(note)
     ctx = FileContext(source, tree, display_path)
     per_line, per_file = suppressions(source)
     for rule in rules:
@@ -124,4 +150,5 @@ def analyze_source(
                     detail=traceback.format_exc(limit=6)[-4000:],
                 )
             )
+    ctx.release()  # rules' caches point back at the context: free the tree now, not at the next GC
     return result

@@ -11,12 +11,17 @@ anywhere in a class. It is built once per file and shared by every rule.
 from __future__ import annotations
 
 import ast
+import operator
 from collections.abc import Iterator
 from functools import cached_property
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+_position = operator.attrgetter("lineno", "col_offset")  # source order of nodes
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -63,6 +68,54 @@ def constant(node: ast.AST | None) -> object:
     return ...
 
 
+# Fields that never hold a node worth visiting: names and numbers, and the
+# shared singleton nodes for load/store context and operators (``ctx``,
+# ``op``, ``ops``), which have no position and no single parent. Rules test
+# those through their owner (``isinstance(node.op, ast.Div)``).
+_NOT_CHILDREN = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "name", "asname", "arg", "module", "level", "kind", "type_comment", "is_async", "conversion", "tag", "rest", "kwd_attrs"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of AST class ``cls`` that can hold child nodes, in ``_fields`` order (memoised)."""
+    fields = () if cls is ast.Constant else tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
+    _CHILD_FIELDS[cls] = fields
+    return fields
+
+
+def iter_children(node: ast.AST) -> Iterator[ast.AST]:
+    """Like :func:`ast.iter_child_nodes`, without the context and operator singletons."""
+    fields = _CHILD_FIELDS.get(node.__class__)
+    if fields is None:
+        fields = child_fields(node.__class__)
+    for name in fields:
+        value = getattr(node, name, None)
+        if value.__class__ is list:
+            for child in value:
+                if isinstance(child, ast.AST):
+                    yield child
+        elif isinstance(value, ast.AST):
+            yield value
+
+
+def _bind(table: dict[str, list], target: ast.AST, value: ast.expr | None, stmt: ast.AST) -> None:
+    """Record the names ``target`` binds (see :meth:`FileContext.assignments`).
+
+    A module-level function, not a closure: a recursive closure refers to itself and
+    would keep the table, and the nodes in it, alive in a reference cycle.
+    """
+    if isinstance(target, ast.Name):
+        table.setdefault(target.id, []).append((stmt.lineno, stmt, value))
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
+        for i, elt in enumerate(target.elts):
+            _bind(table, elt, values[i] if values else None, stmt)
+    elif isinstance(target, ast.Starred):
+        _bind(table, target.value, None, stmt)
+
+
 class FileContext:
     """One parsed file, ready for rules."""
 
@@ -70,35 +123,58 @@ class FileContext:
         self.source = source
         self.tree = tree
         self.display_path = display_path
-        self.lines = source.splitlines()
-        self._parents: dict[ast.AST, ast.AST] = {}
-        # One breadth-first pass (the order of ast.walk) fills both the parent
-        # links and ``all_nodes``; it is the hot path on large trees.
+        # One breadth-first pass (the order of ast.walk) fills the parent links,
+        # ``all_nodes`` and the nodes by class; it is the hot path on large trees,
+        # so it only looks at the fields that can hold nodes (see child_fields).
+        parents: dict[ast.AST, ast.AST] = {}
         nodes: list[ast.AST] = [tree]
-        parents = self._parents
+        append = nodes.append
         node_type = ast.AST
-        i = 0
-        while i < len(nodes):
-            parent = nodes[i]
-            i += 1
-            for name in parent._fields:
+        seen: dict[type, tuple[tuple[str, ...], list[ast.AST]]] = {}  # class -> (child fields, its nodes)
+        for parent in nodes:  # the list grows while it is walked
+            entry = seen.get(parent.__class__)
+            if entry is None:
+                fields = _CHILD_FIELDS.get(parent.__class__)
+                entry = seen[parent.__class__] = (fields if fields is not None else child_fields(parent.__class__), [])
+            entry[1].append(parent)
+            for name in entry[0]:
                 value = getattr(parent, name, None)
-                if isinstance(value, node_type):
-                    parents[value] = parent
-                    nodes.append(value)
-                elif isinstance(value, list):
+                if value.__class__ is list:
                     for child in value:
                         if isinstance(child, node_type):
                             parents[child] = parent
-                            nodes.append(child)
+                            append(child)
+                elif isinstance(value, node_type):
+                    parents[value] = parent
+                    append(value)
+        self._parents = parents
         self.__dict__["all_nodes"] = nodes
+        self._by_class = {cls: entry[1] for cls, entry in seen.items()}
         self._assignments: dict[ast.AST, dict] = {}
+        self._calls: list[ast.Call] | None = None
+        self._calls_by_name: dict[str, list[int]] | None = None
+        self._methods: dict[ast.ClassDef, dict[str, FunctionNode]] = {}
+
+    def release(self) -> None:
+        """Drop every link and cache: the context must not be used afterwards.
+
+        Helpers cache objects on the context that point back at it (a loop model, flow
+        indexes), cycles that reference counting cannot free; they would keep the whole
+        tree alive until a garbage collection walks it, which on a large file costs as
+        much as the rules did.
+        """
+        self.__dict__.clear()
 
     @classmethod
     def from_source(cls, source: str, display_path: str = "<string>") -> FileContext:
         return cls(source, ast.parse(source, filename=display_path), display_path)
 
     # -- text -----------------------------------------------------------------
+    @cached_property
+    def lines(self) -> list[str]:
+        """The source's lines (split on first use: most files yield no finding that needs them)."""
+        return self.source.splitlines()
+
     def line_text(self, line: int | None) -> str:
         if line is None or not 1 <= line <= len(self.lines):
             return ""
@@ -163,40 +239,125 @@ class FileContext:
 
     def walk_scope(self, root: ast.AST) -> Iterator[ast.AST]:
         """Nodes under ``root`` in source order, not descending into nested functions or classes."""
-        stack = list(reversed(list(ast.iter_child_nodes(root))))
+        stack = list(iter_children(root))
+        stack.reverse()
+        pop, extend = stack.pop, stack.extend
         while stack:
-            node = stack.pop()
+            node = pop()
             yield node
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if isinstance(node, _NESTED_SCOPES):
                 continue
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            children = list(iter_children(node))
+            if children:
+                children.reverse()
+                extend(children)
+
+    def subtree(self, root: ast.AST) -> list[ast.AST]:
+        """``root`` and every node under it, in the order of :func:`ast.walk`."""
+        if root is self.tree:
+            return self.all_nodes
+        nodes = [root]
+        append = nodes.append
+        plans = _CHILD_FIELDS
+        node_type = ast.AST
+        for parent in nodes:
+            fields = plans.get(parent.__class__)
+            if fields is None:
+                fields = child_fields(parent.__class__)
+            for name in fields:
+                value = getattr(parent, name, None)
+                if value.__class__ is list:
+                    for child in value:
+                        if isinstance(child, node_type):
+                            append(child)
+                elif isinstance(value, node_type):
+                    append(value)
+        return nodes
 
     # -- collections ---------------------------------------------------------------
     @cached_property
     def all_nodes(self) -> list[ast.AST]:
         return list(ast.walk(self.tree))
 
+    def nodes_of(self, *classes: type) -> list[ast.AST]:
+        """Every node of exactly these AST classes (``ast.Call``, ...), in the order of :attr:`all_nodes`."""
+        index = self._by_class
+        if len(classes) == 1:
+            return list(index.get(classes[0], ()))
+        present = [c for c in set(classes) if c in index]
+        if len(present) <= 1:
+            return list(index[present[0]]) if present else []
+        wanted = set(present)
+        return [n for n in self.all_nodes if n.__class__ in wanted]
+
     def calls(self, root: ast.AST | None = None) -> list[ast.Call]:
         """Calls under ``root`` (default: the whole file), in source order."""
-        nodes = self.all_nodes if root is None else ast.walk(root)
-        found = [n for n in nodes if isinstance(n, ast.Call)]
-        found.sort(key=lambda c: (c.lineno, c.col_offset))
+        if root is None or root is self.tree:
+            if self._calls is None:
+                found = self.nodes_of(ast.Call)
+                found.sort(key=_position)
+                self._calls = found
+            return list(self._calls)
+        found = [n for n in self.subtree(root) if n.__class__ is ast.Call]
+        found.sort(key=_position)
         return found
+
+    def calls_named(self, *names: str) -> list[ast.Call]:
+        """The calls among :meth:`calls` whose callee's own name is one of ``names``, in source order.
+
+        The callee's own name is the attribute in ``a.b.name(...)`` and the name in ``name(...)``;
+        for a name bound by an import it is the imported name (``sm`` after ``from torch import
+        softmax as sm`` is ``softmax``). So every call whose :meth:`qualname` or
+        :func:`call_method` ends in one of ``names`` is here: a rule that only cares about such
+        calls can skip the rest of the file's calls without resolving them.
+        """
+        index = self._calls_by_name
+        if index is None:
+            index = self._index_calls_by_name()
+        calls = self._calls
+        assert calls is not None
+        if len(names) == 1:
+            return [calls[i] for i in index.get(names[0], ())]
+        picked = sorted(i for name in set(names) for i in index.get(name, ()))
+        return [calls[i] for i in picked]
+
+    def _index_calls_by_name(self) -> dict[str, list[int]]:
+        if self._calls is None:
+            self.calls()
+        imports = self.imports
+        index: dict[str, list[int]] = {}
+        for i, call in enumerate(self._calls or ()):
+            func = call.func
+            if func.__class__ is ast.Attribute:
+                name = func.attr
+            elif func.__class__ is ast.Name:
+                name = func.id
+                target = imports.get(name)
+                if target is not None:
+                    name = target.rpartition(".")[2]
+            else:
+                continue
+            bucket = index.get(name)
+            if bucket is None:
+                index[name] = bucket = []
+            bucket.append(i)
+        self._calls_by_name = index
+        return index
 
     @cached_property
     def functions(self) -> list[FunctionNode]:
-        return [n for n in self.all_nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        return self.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef)
 
     @cached_property
     def classes(self) -> list[ast.ClassDef]:
-        return [n for n in self.all_nodes if isinstance(n, ast.ClassDef)]
+        return self.nodes_of(ast.ClassDef)
 
     # -- names and imports -------------------------------------------------------------
     @cached_property
     def imports(self) -> dict[str, str]:
         """Local alias -> fully qualified name, from every import in the file."""
         table: dict[str, str] = {}
-        for node in self.all_nodes:
+        for node in self.nodes_of(ast.Import, ast.ImportFrom):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -204,7 +365,7 @@ class FileContext:
                     else:
                         head = alias.name.split(".")[0]
                         table.setdefault(head, head)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            elif node.module and node.level == 0:
                 for alias in node.names:
                     if alias.name != "*":
                         table[alias.asname or alias.name] = f"{node.module}.{alias.name}"
@@ -245,31 +406,20 @@ class FileContext:
             return cached
         table: dict[str, list[tuple[int, ast.AST, ast.expr | None]]] = {}
         self._assignments[scope] = table
-
-        def bind(target: ast.AST, value: ast.expr | None, stmt: ast.AST) -> None:
-            if isinstance(target, ast.Name):
-                table.setdefault(target.id, []).append((stmt.lineno, stmt, value))
-            elif isinstance(target, (ast.Tuple, ast.List)):
-                values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
-                for i, elt in enumerate(target.elts):
-                    bind(elt, values[i] if values else None, stmt)
-            elif isinstance(target, ast.Starred):
-                bind(target.value, None, stmt)
-
         for node in self.walk_scope(scope):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    bind(target, node.value, node)
+                    _bind(table, target, node.value, node)
             elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                bind(node.target, node.value if isinstance(node, ast.AnnAssign) else None, node)
+                _bind(table, node.target, node.value if isinstance(node, ast.AnnAssign) else None, node)
             elif isinstance(node, ast.NamedExpr):
-                bind(node.target, node.value, node)
+                _bind(table, node.target, node.value, node)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
-                bind(node.target, None, node)
+                _bind(table, node.target, None, node)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if item.optional_vars is not None:
-                        bind(item.optional_vars, None, node)
+                        _bind(table, item.optional_vars, None, node)
         for entries in table.values():
             entries.sort(key=lambda e: e[0])
         return table
@@ -326,10 +476,15 @@ class FileContext:
         return table
 
     def method(self, cls: ast.ClassDef, name: str) -> FunctionNode | None:
-        for node in cls.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-                return node
-        return None
+        """The first method named ``name`` in the body of ``cls``."""
+        table = self._methods.get(cls)
+        if table is None:
+            table = {}
+            for node in cls.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    table.setdefault(node.name, node)
+            self._methods[cls] = table
+        return table.get(name)
 
     def module_function(self, name: str) -> FunctionNode | None:
         """A top-level function of this file by name."""

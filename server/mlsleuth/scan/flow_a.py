@@ -25,7 +25,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from mlsleuth.scan.context import FileContext, call_method, dotted
+from mlsleuth.scan.context import FileContext, call_method, dotted, iter_children
 
 MAX_DEPTH = 6
 
@@ -83,6 +83,20 @@ LOSS_FUNCTIONS = {
 }
 
 _MODULES_PATH = re.compile(r"^torch\.nn\.modules\.[a-z_]+\.")
+
+
+def origin_callees(*kinds: str) -> tuple[str, ...]:
+    """The callee names (as :meth:`FileContext.calls_named` reads them) of every call that
+    :func:`origin` can report as one of ``kinds``: a rule about such values needs one."""
+    tables = (*_FUNCTION_KINDS.items(), *_MODULE_KINDS.items())
+    names = {q.rpartition(".")[2] for q, k in tables if k in kinds} | {m for m, k in _METHOD_KINDS.items() if k in kinds}
+    return tuple(sorted(names))
+
+
+def loss_callees(*names: str) -> tuple[str, ...]:
+    """The callee names of every call :func:`loss_call` can recognise as one of the losses ``names``."""
+    tables = (*LOSS_FUNCTIONS.items(), *LOSS_CLASSES.items())
+    return tuple(sorted({q.rpartition(".")[2] for q, n in tables if n in names}))
 
 
 def normalize(qualname: str | None) -> str | None:
@@ -222,14 +236,14 @@ def argument_for(call: ast.Call, func: ast.AST, param: str) -> ast.expr | None:
 def returns(func: ast.AST) -> list[ast.expr]:
     """The values of ``return`` statements directly in ``func`` (not nested functions)."""
     found: list[ast.expr] = []
-    stack = list(ast.iter_child_nodes(func))
+    stack = list(iter_children(func))
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         if isinstance(node, ast.Return) and node.value is not None:
             found.append(node.value)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(iter_children(node))
     return found
 
 
@@ -487,9 +501,17 @@ def _arg(call: ast.Call, position: int, name: str) -> ast.expr | None:
     return None
 
 
+_LOSS_FUNCTION_NAMES = {q.rpartition(".")[2] for q in LOSS_FUNCTIONS}
+_LOSS_CLASS_NAMES = {q.rpartition(".")[2] for q in LOSS_CLASSES}
+
+
 def loss_calls(ctx: FileContext) -> list[LossCall]:
     cache = ctx.__dict__.get("_flow_a_loss_calls")
     if cache is None:
-        cache = [lc for c in ctx.calls() if (lc := loss_call(ctx, c)) is not None]
+        # A criterion object is found only through a call that builds a loss module; with
+        # none in the file, only the functional losses need looking at.
+        builds_criterion = mentions_loss_class(ctx) and bool(ctx.calls_named(*_LOSS_CLASS_NAMES))
+        candidates = ctx.calls() if builds_criterion else ctx.calls_named(*_LOSS_FUNCTION_NAMES)
+        cache = [lc for c in candidates if (lc := loss_call(ctx, c)) is not None]
         ctx.__dict__["_flow_a_loss_calls"] = cache
     return cache

@@ -52,6 +52,7 @@ from mlsleuth.scan.context import (
     call_method,
     constant,
     dotted,
+    iter_children,
     keyword,
 )
 
@@ -321,14 +322,30 @@ class LoopModel:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self._objects: dict[int, ObjectInfo | None] = {}
-        self.traces: list[Trace] = []
         self._optimizers: list[ObjectInfo] | None = None
-        # Cheap text pre-filter: without any event-like call in the source there is nothing to trace.
-        self.relevant = self._relevant_scopes() if _MAY_HAVE_EVENTS.search(ctx.source) else set()
-        for root in self._roots():
-            trace = _TraceBuilder(self, root).build()
-            if trace.events:
-                self.traces.append(trace)
+        self._relevant: set[ast.AST] | None = None
+        self._traces: list[Trace] | None = None
+
+    @property
+    def relevant(self) -> set[ast.AST]:
+        """Scopes worth tracing (see :meth:`_relevant_scopes`), found on first use."""
+        if self._relevant is None:
+            # Cheap text pre-filter: without any event-like call in the source there is nothing to trace.
+            self._relevant = self._relevant_scopes() if _MAY_HAVE_EVENTS.search(self.ctx.source) else set()
+        return self._relevant
+
+    @property
+    def traces(self) -> list[Trace]:
+        """One trace per relevant root that has events, built on first use (rules that only ask
+        about optimizer constructions never pay for it)."""
+        if self._traces is None:
+            traces = []
+            for root in self._roots():
+                trace = _TraceBuilder(self, root).build()
+                if trace.events:
+                    traces.append(trace)
+            self._traces = traces
+        return self._traces
 
     def _roots(self) -> Iterator[ast.AST]:
         if self.ctx.tree in self.relevant:
@@ -347,13 +364,13 @@ class LoopModel:
         ctx = self.ctx
         by_name: dict[str, list[ast.Call]] = {}
         direct: set[ast.AST] = set()
-        for node in ctx.all_nodes:
-            if isinstance(node, ast.Call):
-                func = node.func
-                name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
-                if name is not None:
-                    by_name.setdefault(name, []).append(node)
-            elif isinstance(node, ast.Attribute) and node.attr == "grad" and isinstance(node.ctx, ast.Store):
+        for node in ctx.nodes_of(ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
+            if name is not None:
+                by_name.setdefault(name, []).append(node)
+        for node in ctx.nodes_of(ast.Attribute):
+            if node.attr == "grad" and isinstance(node.ctx, ast.Store):
                 direct.add(ctx.enclosing_function(node) or ctx.tree)
         for name, calls in by_name.items():
             if name in _EVENT_METHODS or name.endswith(("clip_grad_norm_", "clip_grad_value_")):
@@ -635,7 +652,7 @@ class _TraceBuilder:
                 if self._is_grad_clear(target, stmt.value):
                     self._add("zero_grad", stmt, state, target=_text(target.value.value if isinstance(target.value, ast.Attribute) else target.value, state.env))
             return
-        self._exprs([n for n in ast.iter_child_nodes(stmt) if isinstance(n, ast.expr)], state)
+        self._exprs([n for n in iter_children(stmt) if isinstance(n, ast.expr)], state)
 
     @staticmethod
     def _is_grad_clear(target: ast.AST, value: ast.AST) -> bool:
@@ -678,7 +695,7 @@ class _TraceBuilder:
                     # the first iterable runs outside the comprehension's own loop
                     stack.append((node.generators[0].iter, comps))
                     inner = comps + (node,)
-                    for child in ast.iter_child_nodes(node):
+                    for child in iter_children(node):
                         if not isinstance(child, ast.comprehension):
                             stack.append((child, inner))  # elt / key / value
                     for gen in node.generators:
@@ -686,7 +703,7 @@ class _TraceBuilder:
                         if gen is not node.generators[0]:
                             stack.append((gen.iter, inner))
                     continue
-                stack.extend((child, comps) for child in ast.iter_child_nodes(node))
+                stack.extend((child, comps) for child in iter_children(node))
         # Python evaluates arguments before the call: inner calls end first.
         calls.sort(key=lambda item: (getattr(item[0], "end_lineno", 0), getattr(item[0], "end_col_offset", 0)))
         for call, comps in calls:

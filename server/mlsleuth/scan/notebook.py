@@ -6,7 +6,8 @@ syntax that is not Python (``%magic``, ``!shell``, ``x = !ls``, ``obj?``, and
 cells under a non-Python cell magic such as ``%%bash``) is replaced by a
 same-indented ``pass`` or blanked, one line for one line, so line numbers never
 shift. A cell that still does not parse is reported with its cell number and
-left out, and the rest of the notebook is scanned.
+left out, and the rest of the notebook is scanned. :func:`strip_script_magics`
+does the same for a notebook exported as a ``.py`` file.
 
 Cell numbers are 1-based positions in the notebook's ``cells`` list (markdown
 cells count), the index an editor or an agent uses to address a cell.
@@ -76,18 +77,31 @@ def code_cells(data: object) -> list[CellSource]:
     return out
 
 
+def _cell_magic(line: str) -> str | None:
+    """The name of a cell magic line (``%%bash`` gives ``bash``), else None."""
+    text = line.lstrip()
+    if not text.startswith("%%"):
+        return None
+    words = text[2:].split()
+    return words[0] if words else ""
+
+
 def _neutralise(lines: list[str], filler: str = "pass") -> list[str]:
-    """Replace IPython-only lines with Python of the same line count.
+    """Replace IPython-only lines of one cell with Python of the same line count.
 
     Each magic line becomes ``filler`` at the magic's own indentation (``pass``
     keeps a block whose only statement was a magic valid); with an empty
     ``filler`` the line is blanked instead, for magics indented at top level.
     """
-    if lines and lines[0].lstrip().startswith("%%"):
-        magic = lines[0].lstrip()[2:].split()[0] if lines[0].lstrip()[2:].split() else ""
-        if magic not in PYTHON_CELL_MAGICS:
+    if lines and _cell_magic(lines[0]) is not None:
+        if _cell_magic(lines[0]) not in PYTHON_CELL_MAGICS:
             return ["" for _ in lines]  # %%bash, %%html, %%writefile...: not Python at all
         lines = ["", *lines[1:]]
+    return _neutralise_lines(lines, filler)
+
+
+def _neutralise_lines(lines: list[str], filler: str) -> list[str]:
+    """Line magics, shell escapes (``!cmd``, ``x = !cmd``) and ``obj?`` help lines replaced one for one."""
     out: list[str] = []
     continued = False
     for line in lines:
@@ -122,6 +136,47 @@ def _parses(text: str) -> SyntaxError | None:
         return exc
     except (ValueError, RecursionError, MemoryError) as exc:
         return SyntaxError(str(exc))
+    return None
+
+
+# Cell separators that notebook exports leave in a .py file ("# In[3]:", "# %%").
+_CELL_MARK = re.compile(r"^\s*#\s*(In\s*\[[\d ]*\]\s*:|%%)")
+
+
+def _script_cells(lines: list[str]) -> list[str]:
+    """A notebook exported as .py: a non-Python cell magic (``%%bash``) blanks its block, up to a blank
+    line or a cell marker; other magic lines are left to :func:`_neutralise_lines`."""
+    out: list[str] = []
+    foreign = False
+    for line in lines:
+        magic = _cell_magic(line)
+        if magic is not None:
+            foreign = magic not in PYTHON_CELL_MAGICS
+            out.append("")
+            continue
+        if foreign and (not line.strip() or _CELL_MARK.match(line)):
+            foreign = False
+        out.append("" if foreign else line)
+    return out
+
+
+def strip_script_magics(text: str) -> tuple[str, list[int]] | None:
+    """A .py file exported from a notebook, with its IPython-only lines made Python, and their line numbers.
+
+    Returns None when nothing looked like IPython syntax or the result still does not parse (a genuine
+    syntax error). Line numbers never shift; the magic lines become ``pass`` (or blank, for magics
+    indented at top level), as in notebooks.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # Python's own line breaks only
+    cells = _script_cells(lines)
+    for filler in ("pass", ""):
+        fixed = _neutralise_lines(cells, filler)
+        changed = [i for i, (old, new) in enumerate(zip(lines, fixed), 1) if old != new]
+        if not changed:
+            return None
+        candidate = "\n".join(fixed)
+        if _parses(candidate) is None:
+            return candidate, changed
     return None
 
 

@@ -29,10 +29,12 @@ rule's triggers is never parsed (the scanner asks ripgrep for candidates
 first), so every rule must list the words it cannot fire without.
 
 ``requires`` narrows further: a tuple of groups, each a tuple of substrings
-or patterns (:func:`word`, :data:`STEP_CALL`), and the file must
-contain something from *every* group as well as one trigger. A rule runs on
-a file only when :meth:`Rule.applies_to` says so, and the file is parsed
-only when some active rule applies. Both are necessary conditions, never
+or patterns (:func:`word`, :func:`any_case`, :data:`STEP_CALL`, :func:`call_to`
+for "some call of one of these names", :data:`MODULE_CLASS` for "a class that
+may derive from an nn.Module"), and the file must contain something from
+*every* group as well as one trigger. Groups are checked cheapest first. A
+rule runs on a file only when :meth:`Rule.applies_to` says so, and the file
+is parsed only when some active rule applies. Both are necessary conditions, never
 heuristics: every entry must be text that any file the rule can fire on
 necessarily contains (an identifier a qualified name resolves through, a
 word the rule's own text test needs). ``tests/test_scan_triggers.py`` runs
@@ -49,18 +51,25 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from mlsleuth import catalog
 from mlsleuth.report import Finding, Location
+from mlsleuth.scan.gates import (  # noqa: F401 - rules import gate terms from here
+    MODULE_CLASS,
+    CallTo,
+    ModuleClassHeader,
+    call_to,
+    find_word,
+)
 
 if TYPE_CHECKING:
     from mlsleuth.scan.context import FileContext
 
 TOOL = "scan"
 
-Term = Union[str, "re.Pattern[str]", "Word"]
+Term = Union[str, "re.Pattern[str]", "Word", "NoCase", "CallTo", "ModuleClassHeader"]
 
 # ``x.step`` as tokens: a ``.`` then the identifier ``step``, allowing what Python
 # allows between them (spaces, newlines inside brackets, backslash continuations,
 # comments). Every optimizer or scheduler ``step()`` event has it.
-STEP_CALL = re.compile(r"\.(?:\s|\\|#[^\n]*\n)*step\b")  # unambiguous: no backtracking blow-up
+STEP_CALL = re.compile(r"\.(?:\s|\\|#[^\n\r]*[\n\r])*step\b")  # unambiguous: no backtracking blow-up
 
 
 class Word:
@@ -85,15 +94,7 @@ class Word:
         return hash(("word", self.name))
 
     def search(self, text: str) -> bool:
-        name, size = self.name, len(self.name)
-        at = text.find(name)
-        while at >= 0:
-            before = text[at - 1] if at else " "
-            after = text[at + size : at + size + 1] or " "
-            if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
-                return True
-            at = text.find(name, at + 1)
-        return False
+        return find_word(text, self.name, 0) >= 0
 
 
 def word(name: str) -> Word:
@@ -124,6 +125,25 @@ class NoCase:
         return hash(("nocase", self.lower))
 
 
+def any_case(name: str) -> NoCase:
+    """``name`` in any letter case (``loss``, ``Loss``, ``LOSS``...), for ``requires`` groups."""
+    return NoCase(name.lower())
+
+
+# A literal that every match of a gate pattern contains: looked for first, since
+# ``str.find`` is many times faster than the regex engine (``.`` is everywhere).
+_PATTERN_NEEDS: dict[Any, str] = {STEP_CALL: "step"}
+
+# What a lookup costs, to order each gate cheapest first (the result does not
+# depend on the order: terms of a group are or-ed, groups and-ed).
+_TERM_COST = {str: 0, Word: 1, NoCase: 2}
+
+
+def _cheapest_first(groups: tuple[tuple[Any, ...], ...]) -> tuple[tuple[Any, ...], ...]:
+    ordered = [tuple(sorted(g, key=lambda t: _TERM_COST.get(type(t), 3))) for g in groups]
+    return tuple(sorted(ordered, key=lambda g: max(_TERM_COST.get(type(t), 3) for t in g)))
+
+
 class TextProbe:
     """One file's text, answering term lookups once each (many rules share terms)."""
 
@@ -140,11 +160,15 @@ class TextProbe:
             if isinstance(term, str):
                 found = term in self.text
             elif isinstance(term, NoCase):
-                if self._lower is None:
-                    self._lower = self.text.lower()
-                found = term.lower in self._lower
+                # the usual spelling first: lowering a whole file costs more than a search
+                found = term.lower in self.text
+                if not found:
+                    if self._lower is None:
+                        self._lower = self.text.lower()
+                    found = term.lower in self._lower
             else:
-                found = bool(term.search(self.text))
+                need = _PATTERN_NEEDS.get(term)
+                found = (need is None or need in self.text) and bool(term.search(self.text))
             self._seen[term] = found
         return found
 
@@ -234,11 +258,11 @@ def register_rule(cls: type[Rule]) -> type[Rule]:
     if not cls.triggers or not all(isinstance(t, str) and t for t in cls.triggers):
         raise catalog.CatalogError(f"rule {cls.id}: triggers must be a non-empty tuple of non-empty strings")
     for group in cls.requires:
-        if not isinstance(group, tuple) or not group or not all((isinstance(t, str) and t) or isinstance(t, (re.Pattern, Word)) for t in group):
+        if not isinstance(group, tuple) or not group or not all((isinstance(t, str) and t) or isinstance(t, (re.Pattern, Word, NoCase, ModuleClassHeader, CallTo)) for t in group):
             raise catalog.CatalogError(f"rule {cls.id}: requires must be a tuple of non-empty tuples of strings or patterns")
     if cls.id in RULES and RULES[cls.id] is not cls:
         raise catalog.CatalogError(f"rule id {cls.id!r} defined twice")
-    cls._gate = (_gate_terms(cls.triggers), *cls.requires)
+    cls._gate = _cheapest_first((_gate_terms(cls.triggers), *cls.requires))
     cls.doc = catalog.register(catalog.parse_doc(cls.id, TOOL, cls.category, cls.severity, cls.__doc__))
     RULES[cls.id] = cls
     return cls

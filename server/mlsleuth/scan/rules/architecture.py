@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.context import FileContext, dotted
-from mlsleuth.scan.registry import Rule, register_rule, word
+from mlsleuth.scan.registry import MODULE_CLASS, Rule, register_rule, word
 from mlsleuth.scan.rules.evaluation import _is_module_class
 
 # nn classes that hold no parameters and no buffers.
@@ -86,7 +86,7 @@ class ModulesInPlainContainer(Rule):
     # a class whose base resolves to torch.nn.* (the identifier `nn` is on its import),
     # ends in "Module", or is a PreTrainedModel; in a file that imports torch
     triggers = ("nn", "Module", "PreTrainedModel")
-    requires = ((word("nn"), "Module", "PreTrainedModel"), ("torch",), ("class",))
+    requires = ((word("nn"), "Module", "PreTrainedModel"), ("torch",), ("class",), (MODULE_CLASS,))
 
     def check(self, ctx):
         if not ctx.imports_any("torch"):
@@ -124,7 +124,8 @@ class ModulesInPlainContainer(Rule):
         """Attributes later wrapped in an nn container, and whether the class registers modules by hand."""
         wrapped: set[str] = set()
         registered = False
-        for node in ast.walk(cls):
+        nodes = ctx.subtree(cls)
+        for node in nodes:
             if not isinstance(node, ast.Call):
                 continue
             qn = ctx.qualname(node) or ""
@@ -140,7 +141,7 @@ class ModulesInPlainContainer(Rule):
                     elif isinstance(target, ast.Name):
                         wrapped.add("@" + target.id)
         # self.x = nn.ModuleList(...) anywhere counts as the attribute being a real container
-        for node in ast.walk(cls):
+        for node in nodes:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 if (ctx.qualname(node.value) or "").rsplit(".", 1)[-1] in _WRAPPERS:
                     for t in node.targets:
@@ -154,7 +155,8 @@ class ModulesInPlainContainer(Rule):
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             local_lists: dict[str, set[str]] = {}
-            for node in ast.walk(func):
+            nodes = ctx.subtree(func)
+            for node in nodes:
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target = node.targets[0]
                     name = dotted(target)
@@ -162,22 +164,23 @@ class ModulesInPlainContainer(Rule):
                     if elements is None:
                         # self.layers = local_list (filled with append above)
                         if name and name.startswith("self.") and isinstance(node.value, ast.Name) and node.value.id in local_lists:
-                            if local_lists[node.value.id] and not self._local_wrapped(ctx, func, node.value.id):
+                            if local_lists[node.value.id] and not self._local_wrapped(ctx, nodes, node.value.id):
                                 yield name[5:], node, local_lists[node.value.id]
                         continue
                     kinds = {k for k in (_module_kind(ctx, e) for e in elements) if k}
                     if name and name.startswith("self.") and name.count(".") == 1:
-                        appended = self._appended(ctx, func, name)
+                        appended = self._appended(ctx, nodes, name)
                         kinds |= appended
                         if kinds:
                             yield name[5:], node, kinds
                     elif isinstance(target, ast.Name):
-                        local_lists[target.id] = kinds | self._appended(ctx, func, target.id)
+                        local_lists[target.id] = kinds | self._appended(ctx, nodes, target.id)
 
     @staticmethod
-    def _appended(ctx: FileContext, func: ast.AST, name: str) -> set[str]:
+    def _appended(ctx: FileContext, nodes: list[ast.AST], name: str) -> set[str]:
+        """Module kinds added to ``name`` by ``.append``/``.insert`` or item assignment among ``nodes`` (a method's)."""
         kinds: set[str] = set()
-        for node in ast.walk(func):
+        for node in nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"append", "insert"}:
                 if dotted(node.func.value) == name and node.args:
                     kind = _module_kind(ctx, node.args[-1])
@@ -191,8 +194,8 @@ class ModulesInPlainContainer(Rule):
         return kinds
 
     @staticmethod
-    def _local_wrapped(ctx: FileContext, func: ast.AST, name: str) -> bool:
-        for node in ast.walk(func):
+    def _local_wrapped(ctx: FileContext, nodes: list[ast.AST], name: str) -> bool:
+        for node in nodes:
             if isinstance(node, ast.Call) and (ctx.qualname(node) or "").rsplit(".", 1)[-1] in _WRAPPERS:
                 if any(isinstance(a, ast.Name) and a.id == name or isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name for a in node.args):
                     return True

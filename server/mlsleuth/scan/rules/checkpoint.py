@@ -6,7 +6,7 @@ import ast
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import FileContext, call_method, constant, dotted, keyword
-from mlsleuth.scan.registry import Rule, case_variants, register_rule
+from mlsleuth.scan.registry import Rule, call_to, case_variants, register_rule
 
 
 @register_rule
@@ -31,11 +31,11 @@ class LoadStateDictStrictFalseIgnored(Rule):
     category = "architecture"
     severity = "warning"
     triggers = ("strict",)
-    requires = (("load_state_dict",), ("False",))
+    requires = (("load_state_dict",), ("False",), (call_to("load_state_dict"),))
 
     def check(self, ctx: FileContext):
-        for node in ctx.all_nodes:
-            if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
+        for node in ctx.nodes_of(ast.Expr):
+            if not isinstance(node.value, ast.Call):
                 continue
             call = node.value
             if call_method(call) != "load_state_dict" or constant(keyword(call, "strict")) is not False:
@@ -76,9 +76,8 @@ def _model_reference(ctx: FileContext, expr: ast.AST) -> str | None:
     if name is None:
         return None
     used_as_model = any(
-        isinstance(c.func, ast.Attribute) and c.func.attr in ("parameters", "named_parameters", "train", "state_dict")
-        and dotted(c.func.value) == name
-        for c in ctx.calls()
+        isinstance(c.func, ast.Attribute) and dotted(c.func.value) == name
+        for c in ctx.calls_named("parameters", "named_parameters", "train", "state_dict")
     )
     return "the model object itself, not a copy" if used_as_model else None
 
@@ -117,11 +116,12 @@ class BestStateDictByReference(Rule):
     category = "evaluation"
     severity = "error"
     triggers = case_variants("best")  # a name with the word "best" in any case
-    requires = (("state_dict", "parameters", "train"),)
+    # a live state_dict() or a model object (used through one of these methods)
+    requires = (("state_dict", "parameters", "train"), (call_to("state_dict", "parameters", "named_parameters", "train"),))
 
     def check(self, ctx: FileContext):
-        for node in ctx.all_nodes:
-            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        for node in ctx.nodes_of(ast.Assign):
+            if len(node.targets) != 1:
                 continue
             target = dotted(node.targets[0])
             if target is None or "best" not in flow_a.words(target.split(".")[-1]):

@@ -7,7 +7,7 @@ import re
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import FileContext, call_method
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import Rule, call_to, register_rule
 
 _LOGIT_LOSSES = {"cross_entropy": "cross-entropy", "binary_cross_entropy_with_logits": "BCE-with-logits"}
 _PROB_KINDS = {flow_a.SOFTMAX: "softmax", flow_a.SIGMOID: "sigmoid"}
@@ -70,7 +70,11 @@ class SoftmaxIntoLogitLoss(Rule):
     category = "loss"
     severity = "error"
     triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
-    requires = (("cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"),)  # the check's own first test
+    requires = (
+        ("cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"),  # the check's own first test
+        (call_to(*flow_a.loss_callees(*_LOGIT_LOSSES)),),
+        (call_to(*flow_a.origin_callees(*_PROB_KINDS)),),
+    )
 
     def check(self, ctx: FileContext):
         if not flow_a.mentions(ctx, "cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"):
@@ -123,7 +127,7 @@ class SoftmaxIntoNllLoss(Rule):
     category = "loss"
     severity = "error"
     triggers = ("softmax", "Softmax")
-    requires = (("nll_loss", "NLLLoss"),)
+    requires = (("nll_loss", "NLLLoss"), (call_to(*flow_a.loss_callees("nll_loss")),), (call_to(*flow_a.origin_callees(flow_a.SOFTMAX)),))
 
     def check(self, ctx: FileContext):
         if not flow_a.mentions(ctx, "nll_loss", "NLLLoss"):

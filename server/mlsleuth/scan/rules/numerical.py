@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import (
@@ -15,7 +14,14 @@ from mlsleuth.scan.context import (
     dotted,
     keyword,
 )
-from mlsleuth.scan.registry import Rule, case_variants, register_rule, word
+from mlsleuth.scan.registry import (
+    Rule,
+    any_case,
+    call_to,
+    case_variants,
+    register_rule,
+    word,
+)
 
 _NAN_NAMES = {"math.nan", "numpy.nan", "numpy.NaN", "numpy.NAN", "torch.nan", "float.nan"}
 
@@ -68,12 +74,12 @@ class NanEqualityCheck(Rule):
     category = "numerical"
     severity = "error"
     triggers = case_variants("nan")  # float("NaN") in any case, math.nan, np.NaN, ...
-    requires = (("==", "!=", word("is")),)
+    # a NaN literal is a float(...) call or a name spelled nan/NaN/NAN (imported under another name, the
+    # import spells it)
+    requires = (("==", "!=", word("is")), (word("nan"), word("NaN"), word("NAN"), call_to("float")))
 
     def check(self, ctx: FileContext):
-        for node in ctx.all_nodes:
-            if not isinstance(node, ast.Compare) or _inside_assertion_helper(ctx, node):
-                continue
+        for node in ctx.nodes_of(ast.Compare):
             operands = [node.left, *node.comparators]
             for i, op in enumerate(node.ops):
                 if not isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
@@ -82,6 +88,8 @@ class NanEqualityCheck(Rule):
                 if isinstance(op, (ast.Is, ast.IsNot)) and not (_fresh_nan(ctx, left) or _fresh_nan(ctx, right)):
                     continue  # `x is np.nan` tests identity with the shared NaN object, which can be True
                 if _is_nan_literal(ctx, left) or _is_nan_literal(ctx, right):
+                    if _inside_assertion_helper(ctx, node):
+                        break
                     always = "False" if isinstance(op, (ast.Eq, ast.Is)) else "True"
                     yield self.finding(
                         ctx,
@@ -148,10 +156,11 @@ class LogOfSoftmax(Rule):
     category = "numerical"
     severity = "warning"
     triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
-    requires = ((word("log"), word("log_")),)  # torch.log / np.log / .log()
+    # torch.log / np.log / .log() of what a softmax or sigmoid call made
+    requires = ((word("log"), word("log_")), (call_to("log", "log_"),), (call_to(*flow_a.origin_callees(*_LOG_FIX)),))
 
     def check(self, ctx: FileContext):
-        for call in ctx.calls():
+        for call in ctx.calls_named("log", "log_"):
             operand = _log_operand(ctx, call)
             if operand is None:
                 continue
@@ -178,6 +187,7 @@ _SOFTMAX_FUNCS = {
     "torch.nn.functional.softmin": "softmin",
 }
 _SOFTMAX_MODULES = {"torch.nn.Softmax": "Softmax", "torch.nn.LogSoftmax": "LogSoftmax", "torch.nn.Softmin": "Softmin"}
+_SOFTMAX_NAMES = {q.rpartition(".")[2] for q in (*_SOFTMAX_FUNCS, *_SOFTMAX_MODULES)}
 
 
 @register_rule
@@ -199,9 +209,10 @@ class SoftmaxImplicitDim(Rule):
     category = "architecture"
     severity = "warning"
     triggers = ("softmax", "Softmax", "softmin", "Softmin")
+    requires = ((call_to(*_SOFTMAX_NAMES),),)
 
     def check(self, ctx: FileContext):
-        for call in ctx.calls():
+        for call in ctx.calls_named(*_SOFTMAX_NAMES):
             qual = flow_a.normalize(ctx.qualname(call))
             if qual in _SOFTMAX_FUNCS:
                 if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
@@ -289,9 +300,10 @@ class SoftmaxOverBatchDim(Rule):
     category = "loss"
     severity = "warning"
     triggers = ("softmax",)
+    requires = ((call_to("softmax", "log_softmax"),),)  # what _dim_constant reads
 
     def check(self, ctx: FileContext):
-        for call in ctx.calls():
+        for call in ctx.calls_named("softmax", "log_softmax"):  # what _dim_constant knows
             if _dim_constant(ctx, call) != 0:
                 continue
             why = _class_axis_evidence(ctx, call)
@@ -357,9 +369,10 @@ class NanToNumMasking(Rule):
     category = "numerical"
     severity = "warning"
     triggers = ("nan_to_num",)
+    requires = ((call_to("nan_to_num", "nan_to_num_"),),)
 
     def check(self, ctx: FileContext):
-        for call in ctx.calls():
+        for call in ctx.calls_named("nan_to_num", "nan_to_num_"):
             qual = flow_a.normalize(ctx.qualname(call))
             if qual in _NAN_TO_NUM:
                 subject = argument(call, 0, "input") if qual.startswith("torch") else argument(call, 0, "x")
@@ -422,11 +435,11 @@ class NanLossSkip(Rule):
     category = "numerical"
     severity = "info"
     triggers = ("isnan", "isinf", "isfinite", "isneginf", "isposinf")
-    requires = (("continue",), (re.compile("loss", re.IGNORECASE),))
+    requires = (("continue",), (any_case("loss"),), (call_to(*_NONFINITE_TESTS),))
 
     def check(self, ctx: FileContext):
-        for node in ctx.all_nodes:
-            if not isinstance(node, ast.If) or not ctx.enclosing_loops(node):
+        for node in ctx.nodes_of(ast.If):
+            if not ctx.enclosing_loops(node):
                 continue
             body = node.body
             if not body or not isinstance(body[-1], ast.Continue):
@@ -521,15 +534,17 @@ class NaiveSoftmaxExp(Rule):
     category = "numerical"
     severity = "warning"
     triggers = ("exp",)
-    requires = ((word("exp"),), (word("sum"),), ("/",))
+    requires = ((word("exp"),), (word("sum"),), ("/",), (call_to("exp"),), (call_to("sum"),))
 
     def check(self, ctx: FileContext):
-        for node in ctx.all_nodes:
-            if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Div):
+        for node in ctx.nodes_of(ast.BinOp):
+            if not isinstance(node.op, ast.Div):
+                continue
+            summed = _summed(ctx, node.right)  # the cheap test first: following names to an exp() is not
+            if summed is None:
                 continue
             top = _exp_call(ctx, node.left)
-            summed = _summed(ctx, node.right)
-            bottom = _exp_call(ctx, summed) if summed is not None else None
+            bottom = _exp_call(ctx, summed) if top is not None else None
             if top is None or bottom is None:
                 continue
             if top is not bottom and ast.dump(_exp_argument(top)) != ast.dump(_exp_argument(bottom)):
@@ -578,10 +593,10 @@ def _axis_std(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.Cal
     if expr is None or depth > 3:
         return None
     if isinstance(expr, ast.Name):
-        if _patched_in_place(ctx, expr):
-            return None
         bound = flow_a.value(ctx, expr)
-        return _axis_std(ctx, bound, depth + 1) if bound is not None and bound is not expr else None
+        found = _axis_std(ctx, bound, depth + 1) if bound is not None and bound is not expr else None
+        # checked second: scanning the scope for a patch is dear, and only matters for a std
+        return None if found is None or _patched_in_place(ctx, expr) else found
     if not isinstance(expr, ast.Call):
         return None
     qual = flow_a.normalize(ctx.qualname(expr))
@@ -625,13 +640,13 @@ class StdDivisionWithoutEps(Rule):
     category = "numerical"
     severity = "warning"
     triggers = ("std",)  # torch.std, np.std, np.nanstd, .std()
-    requires = (("/",),)
+    requires = (("/",), (call_to("std", "nanstd"),))
 
     def check(self, ctx: FileContext):
         if not ctx.imports_any(*_ML_FRAMEWORKS):
             return  # statistics libraries divide by a sample std on purpose; this is about model inputs
-        for node in ctx.all_nodes:
-            if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Div):
+        for node in ctx.nodes_of(ast.BinOp):
+            if not isinstance(node.op, ast.Div):
                 continue
             std = _axis_std(ctx, node.right)
             if std is None:

@@ -6,9 +6,9 @@ import ast
 
 from mlsleuth.scan.context import FileContext, constant, dotted, keyword
 from mlsleuth.scan.loop_model import loop_model
-from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.registry import MODULE_CLASS, Rule, register_rule
 from mlsleuth.scan.rules.architecture import _module_kind
-from mlsleuth.scan.rules.evaluation import _is_module_class
+from mlsleuth.scan.rules.evaluation import _grad_off, _is_module_class
 
 
 @register_rule
@@ -16,7 +16,8 @@ class AdamCoupledWeightDecay(Rule):
     """`Adam(weight_decay=...)` where decoupled weight decay (`AdamW`) is probably meant.
 
     What it finds: `torch.optim.Adam` (or `Adamax`, `NAdam`, `RAdam` without `decoupled_weight_decay`)
-    built with a non-zero `weight_decay`.
+    built with a `weight_decay` that is not provably zero: a non-zero literal, or a variable or
+    config value (`weight_decay=args.weight_decay`), which makes the coupled decay a setting away.
     Why it matters: in these optimizers `weight_decay` is an L2 term added to the gradient, which then
     goes through Adam's per-parameter scaling: weights with large gradient history are barely
     decayed and rarely-updated ones are decayed hard. Recipes that quote a weight decay of 0.01-0.1
@@ -45,17 +46,23 @@ class AdamCoupledWeightDecay(Rule):
             if decay is None:
                 continue
             value = constant(ctx.resolve(decay))
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value == 0:
-                continue  # zero, or not a literal we can see: stay silent
+            if value is None or isinstance(value, (bool, int, float)) and value == 0:
+                continue  # provably zero (or None, which the optimizer rejects anyway)
             decoupled = keyword(call, "decoupled_weight_decay")
             if decoupled is not None and constant(decoupled) is not False:
                 continue
             name = qn.rsplit(".", 1)[-1]
+            if isinstance(value, (int, float)):
+                what = f"{name} with weight_decay={ctx.segment(decay, 40)} applies L2 through the adaptive scaling (coupled decay)"
+            else:  # a variable or config value: the decay is coupled whenever it is set non-zero
+                what = (
+                    f"{name} takes weight_decay={ctx.segment(decay, 40)} from a setting: whenever it is non-zero, Adam applies it"
+                    " as L2 through the adaptive scaling (coupled decay)"
+                )
             yield self.finding(
                 ctx,
                 call,
-                f"{name} with weight_decay={ctx.segment(decay, 40)} applies L2 through the adaptive scaling (coupled decay);"
-                " if you copied this value from a recipe it probably meant AdamW's decoupled decay",
+                f"{what}; if the value comes from a recipe it probably meant AdamW's decoupled decay",
                 next_test="run a few hundred steps with Adam and with AdamW at the same weight_decay and compare the weight norms",
             )
 
@@ -114,6 +121,112 @@ def _submodules(ctx: FileContext, cls: ast.ClassDef) -> dict[str, ast.AST]:
     return found
 
 
+# Module methods that do not run the module: using them passes no gradient through it.
+_NO_FORWARD_METHODS = {
+    "eval", "train", "parameters", "named_parameters", "buffers", "named_buffers", "state_dict", "load_state_dict",
+    "modules", "named_modules", "children", "named_children", "apply", "to", "cuda", "cpu", "half", "float",
+    "double", "requires_grad_", "zero_grad", "register_forward_hook", "register_forward_pre_hook",
+}
+
+
+def _uses(ctx: FileContext, cls: ast.ClassDef, head: str, sub: str) -> list[ast.Attribute]:
+    """Reads of ``self.<sub>`` in the methods of ``cls`` (outside ``__init__``) and of ``<head>.<sub>`` anywhere."""
+    init = ctx.method(cls, "__init__")
+    found = []
+    for node in ctx.all_nodes:
+        if not (isinstance(node, ast.Attribute) and node.attr == sub and isinstance(node.ctx, ast.Load)):
+            continue
+        owner = dotted(node.value)
+        if owner == "self" and ctx.enclosing_class(node) is cls:
+            if init is None or not any(anc is init for anc in ctx.ancestors(node)):
+                found.append(node)
+        elif owner == head:
+            found.append(node)
+    return found
+
+
+def _use_expression(ctx: FileContext, node: ast.AST) -> ast.AST:
+    """The first call a submodule reference makes: ``self.m(x)``, ``self.m.features(x)``, ``self.m[0](x)``."""
+    while True:
+        parent = ctx.parent(node)
+        if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node:
+            node = parent
+        elif isinstance(parent, ast.Call) and parent.func is node:
+            return parent
+        else:
+            return node
+
+
+def _is_detach(ctx: FileContext, node: ast.AST) -> bool:
+    """``node.detach()`` / ``node.detach_()``."""
+    parent = ctx.parent(node)
+    return (
+        isinstance(parent, ast.Attribute) and parent.attr in {"detach", "detach_"}
+        and isinstance(ctx.parent(parent), ast.Call) and ctx.parent(parent).func is parent
+    )
+
+
+def _only_used_detached(ctx: FileContext, assign: ast.Assign, name: str) -> bool:
+    """Every later read of ``name`` (bound by ``assign``) is ``name.detach()``, until ``name`` is rebound."""
+    scope = ctx.enclosing_function(assign) or ctx.tree
+    start = (assign.end_lineno, assign.end_col_offset)
+    events = []
+    for node in ctx.walk_scope(scope):
+        if isinstance(node, ast.Name) and node.id == name:
+            if isinstance(node.ctx, ast.Load):
+                events.append(((node.lineno, node.col_offset), node))
+            else:  # a rebinding takes effect after its value is computed
+                stmt = ctx.parent(node)
+                events.append(((getattr(stmt, "end_lineno", node.lineno), getattr(stmt, "end_col_offset", 0)), node))
+    for _pos, node in sorted((e for e in events if e[0] > start), key=lambda e: e[0]):
+        if isinstance(node.ctx, ast.Load):
+            if not _is_detach(ctx, node):
+                return False
+        else:
+            return True
+    return True
+
+
+def _cut_off(ctx: FileContext, call: ast.Call) -> bool:
+    """``call`` runs without gradient tracking, or its output is detached before anything else uses it."""
+    if _grad_off(ctx, call) or _is_detach(ctx, call):
+        return True
+    stmt = ctx.parent(call)
+    if isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return _only_used_detached(ctx, stmt, stmt.targets[0].id)
+    return False
+
+
+def _gradient_free(ctx: FileContext, use: ast.Attribute) -> bool:
+    """True when this use of a submodule cannot put gradients into its parameters.
+
+    It only calls a method that does not run the module (``.eval()``, ``.parameters()``), runs under
+    ``no_grad``/``inference_mode``/``set_grad_enabled(False)``, has its output detached (directly, or
+    every later read of the name it is stored in is ``.detach()``ed), or sits in a helper method of the
+    class that is only ever called that way (``with torch.no_grad(): f = self.extract(x)``).
+    """
+    parent = ctx.parent(use)
+    if isinstance(parent, ast.Attribute) and parent.attr in _NO_FORWARD_METHODS:
+        return True
+    expr = _use_expression(ctx, use)
+    if _grad_off(ctx, use) or (isinstance(expr, ast.Call) and expr is not use and _cut_off(ctx, expr)):
+        return True
+    method, cls = ctx.enclosing_function(use), ctx.enclosing_class(use)
+    if method is None or cls is None or method.name in {"forward", "__call__"} or ctx.enclosing_class(method) is not cls:
+        return False
+    sites = [
+        c for c in ctx.calls(cls)
+        if isinstance(c.func, ast.Attribute) and c.func.attr == method.name and dotted(c.func.value) == "self"
+    ]
+    return bool(sites) and all(_cut_off(ctx, c) for c in sites)
+
+
+def _feature_extractor(ctx: FileContext, cls: ast.ClassDef, head: str, sub: str) -> bool:
+    """The submodule is used, and every use keeps gradients out of it (a linear probe's frozen backbone)."""
+    uses = _uses(ctx, cls, head, sub)
+    return bool(uses) and all(_gradient_free(ctx, u) for u in uses)
+
+
 @register_rule
 class OptimizerMissesParameters(Rule):
     """The optimizer is given only part of a model whose other parts are trained too.
@@ -121,7 +234,9 @@ class OptimizerMissesParameters(Rule):
     What it finds: an optimizer built over `model.encoder.parameters()` (one submodule) when `model`
     is a class defined in the same file with other parameterised submodules, none of which is frozen
     (`requires_grad = False`/`requires_grad_(False)`), covered by another optimizer or added with
-    `add_param_group`.
+    `add_param_group`. A submodule that is only ever run under `torch.no_grad()` /
+    `inference_mode()`, or whose output is always `.detach()`ed (the backbone of a linear probe or
+    feature extractor), receives no gradients, so leaving it out is deliberate and not reported.
     Why it matters: the other submodules still receive gradients in `backward()`, but no optimizer
     ever applies them: they keep their random initialisation while the code looks like it trains the
     whole model. The loss still goes down (the covered part adapts around the frozen random part), so
@@ -137,7 +252,7 @@ class OptimizerMissesParameters(Rule):
     category = "training-loop"
     severity = "warning"
     triggers = ("optim", "AdamW", "Adafactor")
-    requires = (("parameters",), ("class",))
+    requires = (("parameters",), ("class",), (MODULE_CLASS,))  # the model is an in-file nn.Module class
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -168,7 +283,7 @@ class OptimizerMissesParameters(Rule):
             if cls is None:
                 continue
             subs = _submodules(ctx, cls)
-            missing = sorted(name for name in subs if name not in covered[head])
+            missing = sorted(name for name in subs if name not in covered[head] and not _feature_extractor(ctx, cls, head, name))
             if not missing or (call.lineno, head) in reported:
                 continue
             reported.add((call.lineno, head))

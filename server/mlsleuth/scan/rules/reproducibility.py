@@ -6,7 +6,7 @@ import ast
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import FileContext, constant, keyword
-from mlsleuth.scan.registry import STEP_CALL, Rule, register_rule
+from mlsleuth.scan.registry import STEP_CALL, Rule, call_to, register_rule
 
 _RNG_CONSTRUCTORS = {
     "numpy.random.default_rng": "NumPy Generator",
@@ -54,7 +54,7 @@ def _sampling_methods(ctx: FileContext, cls: ast.ClassDef) -> list[ast.AST]:
 def _worker_loaders(ctx: FileContext) -> list[ast.Call]:
     """DataLoaders in this file that start worker processes without reseeding them."""
     found = []
-    for call in ctx.calls():
+    for call in ctx.calls_named("DataLoader"):
         if ctx.qualname(call) not in _LOADERS:
             continue
         if keyword(call, "worker_init_fn") is not None or any(kw.arg is None for kw in call.keywords):
@@ -107,6 +107,8 @@ class DatasetRngSharedAcrossWorkers(Rule):
     category = "reproducibility"
     severity = "warning"
     triggers = ("default_rng", "RandomState", "Random(", "Generator(")
+    # a generator construction, and a DataLoader with workers (reported with the finding)
+    requires = ((call_to(*{q.rpartition(".")[2] for q in _RNG_CONSTRUCTORS}),), (call_to("DataLoader"),))
 
     def check(self, ctx: FileContext):
         loaders = None
@@ -177,6 +179,7 @@ _SEEDERS = {
     "pytorch_lightning.seed_everything",
     "transformers.set_seed",
 }
+_SEEDER_NAMES = {q.rpartition(".")[2] for q in _SEEDERS} | {"seed_everything"}
 
 
 def _direct_loop(ctx: FileContext, node: ast.AST) -> ast.AST | None:
@@ -221,10 +224,11 @@ class ConstantReseed(Rule):
     category = "reproducibility"
     severity = "warning"
     triggers = ("seed",)
-    requires = (("__getitem", "backward", STEP_CALL),)  # per sample, or in a loop with backward()/step()
+    # per sample, or in a loop with backward()/step(); and a seeding call
+    requires = (("__getitem", "backward", STEP_CALL), (call_to(*_SEEDER_NAMES),))
 
     def check(self, ctx: FileContext):
-        for call in ctx.calls():
+        for call in ctx.calls_named(*_SEEDER_NAMES):
             qual = ctx.qualname(call) or ""
             if qual not in _SEEDERS and not qual.endswith(".seed_everything"):
                 continue

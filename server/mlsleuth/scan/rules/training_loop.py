@@ -737,12 +737,15 @@ class BroadExceptAroundTrainingStep(Rule):
                             continue
                         seen.add(id(try_node))
                         caught = "everything" if handler.type is None else ast.unparse(handler.type)
+                        protected = [e for e in trace.events if e.kind in {"backward", "step"} and try_node in e.trys]
+                        steps = [next((e for e in protected if e.kind == k), None) for k in ("backward", "step")]
+                        what = _steps_in_try(ctx, [e for e in steps if e is not None], try_node)
                         yield self.finding(
                             ctx,
                             handler,
-                            f"`except {caught}` at line {handler.lineno} wraps the training step ({event.kind} at "
-                            f"{event.where()}) and carries on without re-raising: out-of-memory, shape and NaN errors"
-                            " silently become skipped batches",
+                            f"`except {caught}` at line {handler.lineno} catches the errors of the training step {what};"
+                            " it carries on without re-raising, so out-of-memory, shape and NaN errors silently become"
+                            " skipped batches",
                             observation=ctx.line_text(handler.lineno),
                             next_test=(
                                 f"put a counter (or a `raise`) in the handler at line {handler.lineno} and run one epoch:"
@@ -750,6 +753,28 @@ class BroadExceptAroundTrainingStep(Rule):
                             ),
                         )
                         break
+
+
+def _steps_in_try(ctx: FileContext, events: list[Event], try_node: ast.AST) -> str:
+    """```loss.backward()` (line 8) and `opt.step()` (line 9)``, with the call in the ``try`` body that runs them
+    when they sit in a helper: ``..., run by `train_step(batch)` at line 21 inside the try``."""
+    parts = []
+    for event in events:
+        own = f"`{ctx.segment(event.node, 60)}` (line {event.line})"
+        site = None if _contains(try_node, event.node) else next((c for c in event.via if _contains(try_node, c)), None)
+        parts.append((own, site))
+    sites = {id(site) for _own, site in parts}
+    if len(sites) == 1 and parts[0][1] is not None:
+        site = parts[0][1]
+        return " and ".join(own for own, _s in parts) + f", run by `{ctx.segment(site, 60)}` at line {site.lineno} inside the try"
+    return " and ".join(own if site is None else f"{own} (run by `{ctx.segment(site, 60)}` at line {site.lineno})" for own, site in parts)
+
+
+def _contains(outer: ast.AST, node: ast.AST) -> bool:
+    """``node`` lies within ``outer``'s source span (both from the same file)."""
+    start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    end = (getattr(node, "end_lineno", 0), getattr(node, "end_col_offset", 0))
+    return (outer.lineno, outer.col_offset) <= start and end <= (outer.end_lineno, outer.end_col_offset)  # type: ignore[attr-defined]
 
 
 def _try_inside_loop(event: Event, try_node: ast.AST, ctx: FileContext) -> bool:
