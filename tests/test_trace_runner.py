@@ -274,3 +274,41 @@ def test_a_second_training_stage_is_followed_not_flagged():
     assert report.summary.stats["status"] == "max-steps"
     flagged = {f.rule for f in report.findings}
     assert "optimizer-rebuilt-each-step" not in flagged, flagged
+
+
+IGNORE_INDEX_SCRIPT = '''
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(8, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+ignore = {ignore}
+for step in range(6):
+    x = torch.randn(16, 8)
+    y = torch.randint(0, 4, (16,)) + {offset}
+    y[:3] = ignore  # padding positions the loss must skip
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), y, ignore_index=ignore)
+    loss.backward()
+    opt.step()
+'''
+
+
+@pytest.mark.parametrize(
+    ("ignore", "offset", "flagged"),
+    [
+        (-100, 0, False),  # the usual padding value lies outside the class range: labels 0..3 are fine
+        (0, 0, False),  # padding id 0 inside the range, labels still within 0..3
+        (0, 1, True),  # labels 1..4 for 4 classes: 4 is out of range even though 0 is ignored
+    ],
+)
+def test_label_range_skips_ignore_index(tmp_path, ignore, offset, flagged):
+    script = tmp_path / "train.py"
+    script.write_text(IGNORE_INDEX_SCRIPT.format(ignore=ignore, offset=offset), encoding="utf-8")
+    report = trace(script, steps=5, cwd=tmp_path, timeout_s=120)
+    if not flagged:
+        assert report.errors == [], [e.message for e in report.errors]
+    # (an out-of-range label makes cross_entropy raise on CPU: the script's error is reported too)
+    rules = {f.rule for f in report.findings}
+    assert ("label-out-of-range" in rules) is flagged, rules

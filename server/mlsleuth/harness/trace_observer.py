@@ -21,7 +21,7 @@ DROPOUT_FUNCTIONS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dr
 MAX_PARAMS_FOR_STALE_CHECK = 64
 ACTIVATION_STEPS = 10  # activation statistics are gathered on the first steps only (cost)
 MAX_CLASSES_COUNTED = 1000
-MAX_CALLS_COUNTED = 200  # class balance from the first calls only (cost)
+MAX_CALLS_COUNTED = 50  # class balance from the first calls only (a bincount per call costs)
 DETAILED_STEPS = 50  # per-parameter statistics on every step up to here, then on every SAMPLE_EVERY-th
 SAMPLE_EVERY = 10
 
@@ -126,8 +126,10 @@ class TraceObserver(Observer):
         target = _arg(args, kwargs, 1, "target")
         if not isinstance(inp, torch.Tensor) or not isinstance(target, torch.Tensor):
             return
-        rec = self.loss_calls.setdefault(fname, {"calls": 0, "probability_inputs": 0, "non_log_prob_inputs": 0, "out_of_range": 0,
-                                                 "where": self._where(runner), "step": runner.step})
+        rec = self.loss_calls.get(fname)
+        if rec is None:  # built once: this runs on every loss call of the traced steps
+            rec = self.loss_calls[fname] = {"calls": 0, "probability_inputs": 0, "non_log_prob_inputs": 0, "out_of_range": 0,
+                                            "where": self._where(runner), "step": runner.step}
         rec["calls"] += 1
         reduction = kwargs.get("reduction", "mean")
         rec.setdefault("reduction", reduction)
@@ -164,9 +166,15 @@ class TraceObserver(Observer):
             if not target.is_floating_point():
                 ignore = _arg(args, kwargs, 4 if fname == "cross_entropy" else 3, "ignore_index", -100)
                 t = target.detach()
-                valid = t[t != ignore]
+                valid = t
+                if t.numel():
+                    lo_t, hi_t = torch.aminmax(t)
+                    lo, hi = int(lo_t), int(hi_t)
+                    if lo <= ignore <= hi:  # some labels may be ignore_index: range over the others (a rarer, slower path)
+                        valid = t[t != ignore]
+                        if valid.numel():
+                            lo, hi = int(valid.min()), int(valid.max())
                 if valid.numel():
-                    lo, hi = int(valid.min()), int(valid.max())
                     rec["target_min"] = min(lo, rec.get("target_min", lo))
                     rec["target_max"] = max(hi, rec.get("target_max", hi))
                     if lo < 0 or hi >= classes:
