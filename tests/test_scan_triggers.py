@@ -72,15 +72,19 @@ def _files() -> list[tuple[str, str]]:
 SOURCES = _snippets() + _files()
 
 
+def _fixture_contexts():
+    """(label, text, context) for every fixture source that parses."""
+    for label, text in SOURCES:
+        tree = _parses(text)
+        if tree is not None:
+            yield label, text, FileContext(text, tree, label)
+
+
 def _ungated_hits() -> dict[str, list[tuple[str, bool]]]:
     """rule id -> [(source label, gate passed)] for every source the rule fires on when run ungated."""
     rules = [cls() for cls in all_rules().values()]
     hits: dict[str, list[tuple[str, bool]]] = {r.id: [] for r in rules}
-    for label, text in SOURCES:
-        tree = _parses(text)
-        if tree is None:
-            continue
-        ctx = FileContext(text, tree, label)
+    for label, text, ctx in _fixture_contexts():
         gated = {r.id for r in rules_for(text, rules)}
         for rule in rules:
             try:
@@ -168,11 +172,7 @@ def test_call_to_holds_wherever_the_ast_has_such_a_call():
     terms = _gate_terms_of(CallTo)
     assert len(terms) >= 8
     checked = 0
-    for label, text in SOURCES:
-        tree = _parses(text)
-        if tree is None:
-            continue
-        ctx = FileContext(text, tree, label)
+    for label, text, ctx in _fixture_contexts():
         for term in terms:
             if ctx.calls_named(*term.names):
                 checked += 1
@@ -182,11 +182,7 @@ def test_call_to_holds_wherever_the_ast_has_such_a_call():
 
 def test_module_class_holds_wherever_the_ast_has_a_module_class():
     checked = 0
-    for label, text in SOURCES:
-        tree = _parses(text)
-        if tree is None:
-            continue
-        ctx = FileContext(text, tree, label)
+    for label, text, ctx in _fixture_contexts():
         if any(_is_module_class(ctx, c) for c in ctx.classes):
             checked += 1
             assert MODULE_CLASS.search(text), f"MODULE_CLASS is False on {label}, which defines an nn.Module"

@@ -148,7 +148,7 @@ class FileContext:
                     parents[value] = parent
                     append(value)
         self._parents = parents
-        self.__dict__["all_nodes"] = nodes
+        self.all_nodes = nodes  # every node but the context/operator singletons, in the order of ast.walk
         self._by_class = {cls: entry[1] for cls, entry in seen.items()}
         self._assignments: dict[ast.AST, dict] = {}
         self._calls: list[ast.Call] | None = None
@@ -257,27 +257,12 @@ class FileContext:
         if root is self.tree:
             return self.all_nodes
         nodes = [root]
-        append = nodes.append
-        plans = _CHILD_FIELDS
-        node_type = ast.AST
-        for parent in nodes:
-            fields = plans.get(parent.__class__)
-            if fields is None:
-                fields = child_fields(parent.__class__)
-            for name in fields:
-                value = getattr(parent, name, None)
-                if value.__class__ is list:
-                    for child in value:
-                        if isinstance(child, node_type):
-                            append(child)
-                elif isinstance(value, node_type):
-                    append(value)
+        extend = nodes.extend
+        for parent in nodes:  # the list grows while it is walked: breadth first
+            extend(iter_children(parent))
         return nodes
 
     # -- collections ---------------------------------------------------------------
-    @cached_property
-    def all_nodes(self) -> list[ast.AST]:
-        return list(ast.walk(self.tree))
 
     def nodes_of(self, *classes: type) -> list[ast.AST]:
         """Every node of exactly these AST classes (``ast.Call``, ...), in the order of :attr:`all_nodes`."""

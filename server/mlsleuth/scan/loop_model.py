@@ -106,7 +106,8 @@ _EVENT_METHODS = {
 _MAY_HAVE_EVENTS = re.compile(
     r"\.(zero_grad|clear_grad|backward|manual_backward|step|train|eval|unscale_|zero_|clip_grad_\w*)\s*\(|\.grad\b|clip_grad"
 )
-_NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
+# context managers / decorators that turn gradient tracking off (shared with the evaluation rules)
+NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 
 
 @dataclass(frozen=True)
@@ -588,7 +589,7 @@ class _TraceBuilder:
         found = []
         for deco in func.decorator_list:
             qn = self.ctx.qualname(deco) or ""
-            if qn in _NO_GRAD:
+            if qn in NO_GRAD:
                 found.append("no_grad")
         return tuple(found)
 
@@ -666,7 +667,7 @@ class _TraceBuilder:
         if not isinstance(expr, ast.Call):
             return None
         qn = self.ctx.qualname(expr) or ""
-        if qn in _NO_GRAD:
+        if qn in NO_GRAD:
             return "no_grad"
         if qn in {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}:
             flag = constant(expr.args[0]) if expr.args else ...

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from mlsleuth.scan import flow_a
 from mlsleuth.scan.context import FileContext, call_method, constant, dotted, keyword
-from mlsleuth.scan.loop_model import Trace, dedupe, loop_model, step_loops
+from mlsleuth.scan.loop_model import NO_GRAD, Trace, dedupe, loop_model, step_loops
 from mlsleuth.scan.registry import MODULE_CLASS, STEP_CALL, Rule, register_rule, word
 
 _EVAL_FUNC = re.compile(
@@ -56,14 +56,13 @@ def _is_model_call(ctx: FileContext, call: ast.Call) -> str | None:
     return None
 
 
-_NO_GRAD = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
 _SET_GRAD = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}
 
 
 def _disables_grad(ctx: FileContext, expr: ast.AST) -> bool:
     """``torch.no_grad()``, ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``."""
     qn = ctx.qualname(expr) or ""
-    if qn in _NO_GRAD:
+    if qn in NO_GRAD:
         return True
     return qn in _SET_GRAD and isinstance(expr, ast.Call) and bool(expr.args) and constant(expr.args[0]) is False
 
@@ -344,7 +343,7 @@ class EvalWithoutEvalMode(Rule):
         for call in ctx.calls(scope):
             if call_method(call) in {"backward", "manual_backward", "step", "zero_grad"}:
                 return False
-            if (ctx.qualname(call) or "") in _NO_GRAD | _SET_GRAD:
+            if (ctx.qualname(call) or "") in NO_GRAD | _SET_GRAD:
                 return False
         if func is not None:
             helper_trains = any(t.root is func and {"backward", "step"} & t.kinds() for t in model.traces)
