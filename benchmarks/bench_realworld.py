@@ -1,0 +1,528 @@
+"""Detection benchmark on the blind real-world corpus, plus a false-alarm review of clean public code.
+
+Runs ``mlsleuth scan`` on every variant of every case (buggy, fixed, look-alikes)
+and ``mlsleuth trace`` on every variant of the runnable cases, then prints per
+tool, split and category:
+
+- recall: a buggy variant counts as found when a warning or error
+  * (scan, or any finding with a source line) lies within two lines of a bug
+    line listed in ``case.json`` (notebooks: same cell, within two lines), or
+  * (trace) names the culprit module (the module itself or one inside it, or a
+    parameter of it), or, for a case whose bug lives in no single module,
+    carries the case's category;
+- false alarms: the share of fixed twins and of look-alikes drawing any
+  warning or error;
+- the misses (dev split: id and family; test split: ids only, since its
+  per-case results must not steer rule work).
+
+It also scans the clean repositories pinned in
+``benchmarks/realworld/clean_repos.json`` and lists every warning/error there
+with the verdict recorded in ``docs/evidence/noise_verdicts.json``.
+
+Run from the repository root::
+
+    python benchmarks/bench_realworld.py                 # everything, ~15 min on 2 cores
+    python benchmarks/bench_realworld.py --tools scan    # static only, ~3 min
+    python benchmarks/bench_realworld.py --write         # also regenerate docs/evidence/realworld/*
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "realworld"))
+sys.path.insert(0, str(ROOT / "benchmarks" / "realworld"))
+
+import corpus
+import mirrors
+
+CLEAN_REPOS = ROOT / "benchmarks" / "realworld" / "clean_repos.json"
+VERDICTS = ROOT / "docs" / "evidence" / "noise_verdicts.json"
+EVIDENCE = ROOT / "docs" / "evidence" / "realworld"
+LINE_SLACK = 2
+FLAGGING = ("error", "warning")
+VERDICT_WORDS = ("true bug", "debatable", "false alarm")
+
+
+@dataclass
+class VariantResult:
+    case: str
+    variant: str
+    tool: str
+    findings: list[dict] = field(default_factory=list)  # warnings and errors only
+    error: str | None = None  # the tool failed to produce a report
+    seconds: float = 0.0
+
+    def flagged(self) -> bool:
+        return bool(self.findings)
+
+
+@dataclass
+class CaseOutcome:
+    case: str
+    split: str
+    category: str
+    family: str
+    tool: str
+    hit: bool
+    how: str  # 'line', 'module', 'category' or '' for a miss
+    tool_failed: bool
+    false_alarms: dict[str, list[str]]  # variant -> rule ids flagged there
+
+
+# -- running the tools ---------------------------------------------------------------------------------------------
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    return env
+
+
+def _report(cmd: list[str], cwd: Path, timeout: float) -> tuple[dict | None, str | None, float]:
+    start = time.perf_counter()
+    try:
+        run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=_env(), check=False)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout:.0f}s", time.perf_counter() - start
+    took = time.perf_counter() - start
+    try:
+        return json.loads(run.stdout), None, took
+    except json.JSONDecodeError:
+        tail = (run.stderr or run.stdout).strip().splitlines()[-3:]
+        return None, f"exit {run.returncode}, no JSON report: {' | '.join(tail)}", took
+
+
+def _flagging(report: dict) -> list[dict]:
+    return [f for f in report.get("findings", []) if f.get("severity") in FLAGGING]
+
+
+def scan_variant(case: corpus.Case, variant: str, config: Path) -> VariantResult:
+    folder = case.path / variant
+    cmd = [sys.executable, "-m", "mlsleuth", "scan", ".", "--format", "json", "--exit-zero", "--no-cache",
+           "--jobs", "1", "--config", str(config)]
+    report, error, took = _report(cmd, folder, timeout=300)
+    result = VariantResult(case.id, variant, "scan", error=error, seconds=took)
+    if report is not None:
+        result.findings = _flagging(report)
+        if report.get("errors"):
+            result.error = "; ".join(e.get("message", "?") for e in report["errors"])[:300]
+    return result
+
+
+def trace_variant(case: corpus.Case, variant: str, steps: int, timeout: float) -> VariantResult:
+    folder = case.path / variant
+    rt = case.runtime or {}
+    cmd = [sys.executable, "-m", "mlsleuth", "trace", str(folder / rt["entry"]), "--cwd", str(folder),
+           "--steps", str(steps), "--timeout", str(int(timeout)), "--format", "json", "--exit-zero"]
+    if rt.get("args"):
+        cmd += ["--", *map(str, rt["args"])]
+    report, error, took = _report(cmd, folder, timeout=timeout + 60)
+    result = VariantResult(case.id, variant, "trace", error=error, seconds=took)
+    if report is not None:
+        result.findings = _flagging(report)
+    return result
+
+
+# -- scoring -------------------------------------------------------------------------------------------------------
+
+
+def _norm_path(path: str | None) -> str:
+    path = (path or "").replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def _line_hit(case: corpus.Case, finding: dict) -> bool:
+    loc = finding.get("location") or {}
+    path, line = _norm_path(loc.get("path")), loc.get("line")
+    if line is None:
+        return False
+    for bug in case.bug_lines:
+        if _norm_path(bug.file) != path and not path.endswith("/" + _norm_path(bug.file)):
+            continue
+        if bug.file.endswith(".ipynb"):
+            cell, in_cell = corpus.notebook_position(case.buggy / bug.file, bug.line)
+            if loc.get("cell") == cell and abs(line - in_cell) <= LINE_SLACK:
+                return True
+        elif abs(line - bug.line) <= LINE_SLACK:
+            return True
+    return False
+
+
+def _module_hit(case: corpus.Case, finding: dict) -> bool:
+    culprit = (case.runtime or {}).get("culprit_module")
+    if not culprit:
+        return False
+    loc = finding.get("location") or {}
+    for name in (loc.get("module"), loc.get("parameter")):
+        if name and (name == culprit or name.startswith(culprit + ".")):
+            return True
+    return False
+
+
+def judge(case: corpus.Case, tool: str, buggy: VariantResult, clean: list[VariantResult]) -> CaseOutcome:
+    how = ""
+    for finding in buggy.findings:
+        if _line_hit(case, finding):
+            how = "line"
+            break
+        if tool == "trace" and _module_hit(case, finding):
+            how = "module"
+            break
+    no_culprit = tool == "trace" and not (case.runtime or {}).get("culprit_module")
+    if not how and no_culprit and any(f.get("category") == case.category for f in buggy.findings):
+        how = "category"
+    return CaseOutcome(
+        case=case.id, split=case.split, category=case.category, family=case.family, tool=tool,
+        hit=bool(how), how=how, tool_failed=buggy.error is not None and not buggy.findings,
+        false_alarms={r.variant: sorted({f["rule"] for f in r.findings}) for r in clean if r.flagged()},
+    )
+
+
+# -- the corpus run ------------------------------------------------------------------------------------------------
+
+
+def run_corpus(cases: list[corpus.Case], tools: list[str], workers: int, steps: int, timeout: float,
+               progress: bool = True) -> tuple[list[CaseOutcome], list[VariantResult]]:
+    tmp = Path(tempfile.mkdtemp(prefix="mlsleuth-bench-"))
+    config = tmp / "pyproject.toml"
+    config.write_text("[tool.mlsleuth]\n", encoding="utf-8")
+    jobs: list[tuple[str, corpus.Case, str]] = []
+    for case in cases:
+        variants = ["buggy", "fixed", *case.lookalikes]
+        if "scan" in tools:
+            jobs += [("scan", case, v) for v in variants]
+        if "trace" in tools and case.kind == "runnable":
+            jobs += [("trace", case, v) for v in variants]
+
+    def run(job: tuple[str, corpus.Case, str]) -> VariantResult:
+        tool, case, variant = job
+        if tool == "scan":
+            return scan_variant(case, variant, config)
+        return trace_variant(case, variant, steps, timeout)
+
+    results: list[VariantResult] = []
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for i, result in enumerate(pool.map(run, jobs), start=1):
+            results.append(result)
+            if progress and (i % 50 == 0 or i == len(jobs)):
+                print(f"  {i}/{len(jobs)} tool runs, {time.perf_counter() - start:.0f}s", file=sys.stderr)
+    by_key = {(r.tool, r.case, r.variant): r for r in results}
+    outcomes = []
+    for case in cases:
+        for tool in tools:
+            if tool == "trace" and case.kind != "runnable":
+                continue
+            buggy = by_key[(tool, case.id, "buggy")]
+            clean = [by_key[(tool, case.id, v)] for v in ["fixed", *case.lookalikes]]
+            outcomes.append(judge(case, tool, buggy, clean))
+    return outcomes, results
+
+
+def summarise(outcomes: list[CaseOutcome], results: list[VariantResult]) -> dict:
+    """Per (tool, split): overall and per-category recall, false-alarm rates, misses."""
+    clean_runs: dict[tuple[str, str, str], list[VariantResult]] = defaultdict(list)
+    split_of = {o.case: o.split for o in outcomes}
+    for r in results:
+        if r.variant != "buggy" and r.case in split_of:
+            kind = "fixed" if r.variant == "fixed" else "lookalike"
+            clean_runs[(r.tool, split_of[r.case], kind)].append(r)
+    table: dict = {}
+    for (tool, split) in sorted({(o.tool, o.split) for o in outcomes}):
+        rows = [o for o in outcomes if o.tool == tool and o.split == split]
+        cats = defaultdict(list)
+        for o in rows:
+            cats[o.category].append(o)
+        fixed = clean_runs[(tool, split, "fixed")]
+        looks = clean_runs[(tool, split, "lookalike")]
+        table[f"{tool}/{split}"] = {
+            "cases": len(rows),
+            "found": sum(o.hit for o in rows),
+            "found_by": {how: sum(o.how == how for o in rows) for how in ("line", "module", "category")},
+            "tool_failed": sum(o.tool_failed for o in rows),
+            "fixed_flagged": sum(r.flagged() for r in fixed),
+            "fixed_total": len(fixed),
+            "lookalike_flagged": sum(r.flagged() for r in looks),
+            "lookalike_total": len(looks),
+            "by_category": {
+                c: {"cases": len(v), "found": sum(o.hit for o in v),
+                    "false_alarm_variants": sum(bool(o.false_alarms) for o in v)}
+                for c, v in sorted(cats.items())
+            },
+            "misses": [o.case for o in rows if not o.hit],
+            "false_alarms": {o.case: o.false_alarms for o in rows if o.false_alarms},
+        }
+    return table
+
+
+# -- clean public code ---------------------------------------------------------------------------------------------
+
+
+def finding_key(repo: str, finding: dict, source: str | None) -> str:
+    loc = finding.get("location") or {}
+    return f"{repo}|{_norm_path(loc.get('path'))}|{finding['rule']}|{' '.join((source or '').split())}"
+
+
+def scan_clean_repos(mirror_root: Path, workers: int) -> dict:
+    spec = json.loads(CLEAN_REPOS.read_text(encoding="utf-8"))
+    verdicts = {v["key"]: v for v in json.loads(VERDICTS.read_text(encoding="utf-8"))["verdicts"]} if VERDICTS.is_file() else {}
+    out: dict = {"repos": [], "findings": [], "skipped": []}
+    tmp = Path(tempfile.mkdtemp(prefix="mlsleuth-clean-"))
+    config = tmp / "pyproject.toml"
+    config.write_text("[tool.mlsleuth]\n", encoding="utf-8")
+    for entry in spec["repos"]:
+        dest = tmp / entry["repo"].replace("/", "+")
+        try:
+            files = mirrors.extract_sources(mirrors.mirror_dir(mirror_root, entry["repo"]), entry["commit"], dest, entry["paths"])
+        except mirrors.MirrorError as exc:
+            out["skipped"].append(f"{entry['repo']}: {exc}")
+            continue
+        cmd = [sys.executable, "-m", "mlsleuth", "scan", *entry["paths"], "--format", "json", "--exit-zero",
+               "--no-cache", "--jobs", str(workers), "--config", str(config)]
+        report, error, took = _report(cmd, dest, timeout=900)
+        if report is None:
+            out["skipped"].append(f"{entry['repo']}: scan failed: {error}")
+            continue
+        flagged = _flagging(report)
+        out["repos"].append({"repo": entry["repo"], "commit": entry["commit"], "files": files,
+                             "flagged": len(flagged), "seconds": round(took, 1)})
+        for f in flagged:
+            loc = f.get("location") or {}
+            path = dest / _norm_path(loc.get("path"))
+            source = None
+            if loc.get("line") and path.suffix == ".py" and path.is_file():
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+                source = lines[loc["line"] - 1].strip() if loc["line"] <= len(lines) else None
+            key = finding_key(entry["repo"], f, source)
+            verdict = verdicts.get(key, {})
+            out["findings"].append({
+                "key": key, "repo": entry["repo"], "path": _norm_path(loc.get("path")), "line": loc.get("line"),
+                "rule": f["rule"], "severity": f["severity"], "source": source, "message": f["message"],
+                "verdict": verdict.get("verdict", "unreviewed"), "reason": verdict.get("reason", ""),
+            })
+    return out
+
+
+# -- output --------------------------------------------------------------------------------------------------------
+
+
+def _pct(num: int, den: int) -> str:
+    return f"{num}/{den} ({100 * num / den:.0f}%)" if den else "-"
+
+
+def render_markdown(table: dict, clean: dict | None, meta: dict) -> str:
+    lines = [
+        "# Real-world corpus: detection and false alarms",
+        "",
+        "Generated by `python benchmarks/bench_realworld.py --write`; do not edit by hand.",
+        (f"mlsleuth {meta['version']}, {meta['date']}, {meta['seconds']:.0f} s on {meta['cpus']} CPU(s); "
+        f"corpus: {meta['cases']} cases ({meta['static']} static, {meta['runnable']} runnable)."),
+        "",
+        ("A bug counts as found when a warning or error lies within two lines of a bug line "
+        "(trace: or names the culprit module; for bugs in no single module, carries the case's category). "
+        "A fixed twin or look-alike counts as a false alarm when it draws any warning or error."),
+        "",
+        "| tool / split | found | by line / module / category | fixed twins flagged | look-alikes flagged | tool failed |",
+        "|---|---|---|---|---|---|",
+    ]
+    for key, row in table.items():
+        by = row["found_by"]
+        lines.append(
+            f"| {key} | {_pct(row['found'], row['cases'])} | {by['line']} / {by['module']} / {by['category']} | "
+            f"{_pct(row['fixed_flagged'], row['fixed_total'])} | {_pct(row['lookalike_flagged'], row['lookalike_total'])} | "
+            f"{row['tool_failed']} |"
+        )
+    lines += ["", "## By category", "", "| tool / split | category | found | cases with a false alarm |", "|---|---|---|---|"]
+    for key, row in table.items():
+        for cat, c in row["by_category"].items():
+            lines.append(f"| {key} | {cat} | {_pct(c['found'], c['cases'])} | {c['false_alarm_variants']} |")
+    lines += ["", "## Misses on the dev split", ""]
+    for key, row in table.items():
+        if key.endswith("/dev"):
+            lines.append(f"- **{key}** ({len(row['misses'])}): " + (", ".join(f"`{m}`" for m in row["misses"]) or "none"))
+    if clean is not None:
+        lines += ["", "## Clean public code", ""]
+        counts = defaultdict(int)
+        for f in clean["findings"]:
+            counts[f["verdict"]] += 1
+        lines.append("| repository | commit | files | warnings/errors | seconds |")
+        lines.append("|---|---|---|---|---|")
+        for r in clean["repos"]:
+            lines.append(f"| {r['repo']} | `{r['commit'][:12]}` | {r['files']} | {r['flagged']} | {r['seconds']} |")
+        lines.append("")
+        lines.append("Verdicts (see `docs/evidence/noise_review.md`): " +
+                     ", ".join(f"{k}: {counts[k]}" for k in (*VERDICT_WORDS, "unreviewed")) + ".")
+        for s in clean["skipped"]:
+            lines.append(f"- skipped {s}")
+    return "\n".join(lines) + "\n"
+
+
+def render_noise_review(clean: dict) -> str:
+    lines = [
+        "# Noise review: mlsleuth scan on widely used clean training code",
+        "",
+        ("Generated by `python benchmarks/bench_realworld.py --write` from the scan and the verdicts recorded in "
+        "`docs/evidence/noise_verdicts.json` (hand-written, keyed by repository, path, rule and the flagged source line). "
+        "Every warning and error is listed with its verdict: *true bug* (the code there really has the problem), "
+        "*debatable*, or *false alarm*."),
+        "",
+        "| repository | commit | files scanned | warnings/errors |",
+        "|---|---|---|---|",
+    ]
+    for r in clean["repos"]:
+        lines.append(f"| {r['repo']} | `{r['commit'][:12]}` | {r['files']} | {r['flagged']} |")
+    counts = defaultdict(int)
+    for f in clean["findings"]:
+        counts[f["verdict"]] += 1
+    lines += ["", "Totals: " + ", ".join(f"{k}: {counts[k]}" for k in (*VERDICT_WORDS, "unreviewed")) + ".", ""]
+    for repo in sorted({f["repo"] for f in clean["findings"]}):
+        lines += [f"## {repo}", "", "| where | rule | verdict | why |", "|---|---|---|---|"]
+        for f in sorted((f for f in clean["findings"] if f["repo"] == repo), key=lambda f: (f["path"], f["line"] or 0)):
+            why = f["reason"].replace("|", "\\|") or "-"
+            lines.append(f"| `{f['path']}:{f['line']}` | `{f['rule']}` | {f['verdict']} | {why} |")
+        lines.append("")
+    for s in clean["skipped"]:
+        lines.append(f"- skipped {s}")
+    return "\n".join(lines) + "\n"
+
+
+README_BEGIN = "<!-- realworld results: generated by benchmarks/bench_realworld.py --write -->"
+README_END = "<!-- end realworld results -->"
+
+
+def render_readme_block(summary: dict) -> str:
+    """The README's claims about detection, from ``docs/evidence/realworld/results.json``."""
+    table, meta = summary["table"], summary["meta"]
+    lines = [README_BEGIN, "",
+             (f"Measured on the blind real-world corpus ({meta['cases']} cases modelled on public bug reports, "
+             f"{meta['static']} static and {meta['runnable']} runnable; `tests/realworld/`), mlsleuth {meta['version']}, "
+             f"{meta['date']}:"), "",
+             "| tool | split | bugs found | fixed twins flagged | look-alikes flagged |", "|---|---|---|---|---|"]
+    for key, row in table.items():
+        tool, split = key.split("/")
+        lines.append(f"| `{tool}` | {split} | {_pct(row['found'], row['cases'])} | "
+                     f"{_pct(row['fixed_flagged'], row['fixed_total'])} | {_pct(row['lookalike_flagged'], row['lookalike_total'])} |")
+    verdicts = summary.get("clean_verdicts")
+    if verdicts:
+        total = sum(verdicts.values())
+        lines += ["", (f"On widely used clean training code (pytorch/examples, nanoGPT, minGPT, timm, CleanRL, DeepXDE, "
+                  f"torchtune, litgpt at pinned commits) `scan` raises {total} warnings/errors: "
+                  f"{verdicts.get('true bug', 0)} real bugs, {verdicts.get('debatable', 0)} debatable, "
+                  f"{verdicts.get('false alarm', 0)} false alarms "
+                  f"([review](docs/evidence/noise_review.md)). Details: "
+                  f"[docs/evidence/realworld/results.md](docs/evidence/realworld/results.md).")]
+    lines += ["", README_END]
+    return "\n".join(lines)
+
+
+def update_readme(block: str, readme: Path = ROOT / "README.md") -> None:
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_BEGIN), text.find(README_END)
+    if start < 0 or end < 0:
+        raise SystemExit(f"{readme}: no generated results block ({README_BEGIN} ... {README_END})")
+    readme.write_text(text[:start] + block + text[end + len(README_END):], encoding="utf-8")
+
+
+def print_table(table: dict) -> None:
+    for key, row in table.items():
+        by = row["found_by"]
+        print(f"\n== {key}: found {_pct(row['found'], row['cases'])} "
+              f"(line {by['line']}, module {by['module']}, category {by['category']}); "
+              f"fixed twins flagged {_pct(row['fixed_flagged'], row['fixed_total'])}; "
+              f"look-alikes flagged {_pct(row['lookalike_flagged'], row['lookalike_total'])}; "
+              f"tool failed on {row['tool_failed']} buggy variant(s)")
+        for cat, c in row["by_category"].items():
+            print(f"   {cat:<16} found {_pct(c['found'], c['cases']):<14} cases with a false alarm: {c['false_alarm_variants']}")
+        if key.endswith("/dev"):
+            print("   misses: " + (", ".join(row["misses"]) or "none"))
+            for case, fa in row["false_alarms"].items():
+                print(f"   false alarm: {case}: " + "; ".join(f"{v}: {', '.join(r)}" for v, r in fa.items()))
+        else:
+            print(f"   misses (ids only; do not tune on them): {', '.join(row['misses']) or 'none'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
+    parser.add_argument("--tools", default="scan,trace", help="comma-separated: scan, trace (default both)")
+    parser.add_argument("--case", action="append", help="only these case ids (repeatable)")
+    parser.add_argument("--limit", type=int, help="only the first N cases of each split (a smoke run)")
+    parser.add_argument("--workers", type=int, default=2, help="tool runs at a time (default 2)")
+    parser.add_argument("--steps", type=int, default=20, help="optimizer steps trace watches (default 20)")
+    parser.add_argument("--timeout", type=float, default=120, help="trace timeout per script in seconds (default 120)")
+    parser.add_argument("--clean", action=argparse.BooleanOptionalAction, default=True,
+                        help="scan the pinned clean repositories too (default on)")
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"), help="where the git mirrors are")
+    parser.add_argument("--json", type=Path, help="write the full results as JSON here")
+    parser.add_argument("--write", action="store_true", help="regenerate docs/evidence/realworld/ and noise_review.md")
+    args = parser.parse_args(argv)
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    if not tools or set(tools) - {"scan", "trace"}:
+        parser.error("--tools takes scan, trace or both")
+    splits = ("dev", "test") if args.split == "both" else (args.split,)
+    try:
+        cases = []
+        for split in splits:
+            chosen = [c for c in corpus.load_split(split) if not args.case or c.id in args.case]
+            cases += chosen[: args.limit] if args.limit else chosen
+    except corpus.CaseError as exc:
+        print(f"bench_realworld: malformed case: {exc}", file=sys.stderr)
+        return 2
+    if not cases:
+        print("bench_realworld: no cases selected", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    outcomes, results = run_corpus(cases, tools, args.workers, args.steps, args.timeout)
+    table = summarise(outcomes, results)
+    print_table(table)
+    clean = None
+    if args.clean:
+        clean = scan_clean_repos(args.mirrors, args.workers)
+        print(f"\n== clean public code: {sum(r['flagged'] for r in clean['repos'])} warnings/errors "
+              f"in {len(clean['repos'])} repositories")
+        for f in clean["findings"]:
+            print(f"   [{f['verdict']}] {f['repo']} {f['path']}:{f['line']} {f['rule']}: {f['source'] or ''}")
+        for s in clean["skipped"]:
+            print(f"   skipped {s}")
+    took = time.perf_counter() - start
+    print(f"\n{len(cases)} cases, {len(results)} tool runs, {took:.0f}s wall with {args.workers} worker(s)")
+    import mlsleuth
+
+    meta = {"version": mlsleuth.__version__, "date": time.strftime("%Y-%m-%d"), "seconds": took,
+            "cpus": os.cpu_count(), "cases": len(cases), "static": sum(c.kind == "static" for c in cases),
+            "runnable": sum(c.kind == "runnable" for c in cases)}
+    full = {"meta": meta, "table": table, "outcomes": [asdict(o) for o in outcomes],
+            "runs": [asdict(r) for r in results], "clean": clean}
+    if args.json:
+        args.json.write_text(json.dumps(full, indent=1) + "\n", encoding="utf-8")
+    if args.write:
+        if args.case or args.limit or args.split != "both" or set(tools) != {"scan", "trace"} or not args.clean:
+            parser.error("--write needs the whole run: no --case/--limit/--split/--tools/--no-clean")
+        EVIDENCE.mkdir(parents=True, exist_ok=True)
+        (EVIDENCE / "results.md").write_text(render_markdown(table, clean, meta), encoding="utf-8")
+        summary = {"meta": {k: v for k, v in meta.items() if k != "seconds"}, "table": table,
+                   "clean": {k: clean[k] for k in ("repos", "skipped")} if clean else None,
+                   "clean_verdicts": {w: sum(f["verdict"] == w for f in clean["findings"])
+                                      for w in (*VERDICT_WORDS, "unreviewed")} if clean else None}
+        (EVIDENCE / "results.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        update_readme(render_readme_block(summary))
+        if clean is not None:
+            (ROOT / "docs" / "evidence" / "noise_review.md").write_text(render_noise_review(clean), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
