@@ -1,7 +1,9 @@
 """Detection benchmark on the blind real-world corpus, plus a false-alarm review of clean public code.
 
-Runs ``mlsleuth scan`` on every variant of every case (buggy, fixed, look-alikes)
-and ``mlsleuth trace`` on every variant of the runnable cases, then prints per
+Runs ``mlsleuth scan`` on every variant of every case (buggy, fixed, look-alikes;
+each folder its own root, scanned in a long-lived driver process so that
+interpreter start-up does not dominate) and ``mlsleuth trace`` (the CLI, one
+child per script) on every variant of the runnable cases, then prints per
 tool, split and category:
 
 - recall: a buggy variant counts as found when a warning or error
@@ -107,17 +109,39 @@ def _flagging(report: dict) -> list[dict]:
     return [f for f in report.get("findings", []) if f.get("severity") in FLAGGING]
 
 
-def scan_variant(case: corpus.Case, variant: str, config: Path) -> VariantResult:
-    folder = case.path / variant
-    cmd = [sys.executable, "-m", "mlsleuth", "scan", ".", "--format", "json", "--exit-zero", "--no-cache",
-           "--jobs", "1", "--config", str(config)]
-    report, error, took = _report(cmd, folder, timeout=300)
-    result = VariantResult(case.id, variant, "scan", error=error, seconds=took)
-    if report is not None:
-        result.findings = _flagging(report)
-        if report.get("errors"):
-            result.error = "; ".join(e.get("message", "?") for e in report["errors"])[:300]
-    return result
+def scan_variants(jobs: list[tuple[corpus.Case, str]], workers: int) -> list[VariantResult]:
+    """Scan every (case, variant) folder, ``workers`` driver processes at a time (see realworld/scan_driver.py)."""
+    chunks = [jobs[i::workers] for i in range(workers)]
+
+    def drive(chunk: list[tuple[corpus.Case, str]]) -> list[VariantResult]:
+        if not chunk:
+            return []
+        folders = [str(case.path / variant) for case, variant in chunk]
+        run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "realworld" / "scan_driver.py")],
+                             input=json.dumps(folders), capture_output=True, text=True, env=_env(), check=False)
+        lines = {}
+        for raw in run.stdout.splitlines():
+            data = json.loads(raw)
+            lines[data["dir"]] = data
+        out = []
+        for (case, variant), folder in zip(chunk, folders):
+            data = lines.get(folder)
+            result = VariantResult(case.id, variant, "scan")
+            if data is None:
+                tail = " | ".join(run.stderr.strip().splitlines()[-3:])
+                result.error = f"the scan driver stopped before this folder (exit {run.returncode}): {tail}"
+            elif "error" in data:
+                result.error, result.seconds = data["error"], data["seconds"]
+            else:
+                report = data["report"]
+                result.findings, result.seconds = _flagging(report), data["seconds"]
+                if report.get("errors"):
+                    result.error = "; ".join(e.get("message", "?") for e in report["errors"])[:300]
+            out.append(result)
+        return out
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return [r for chunk in pool.map(drive, chunks) for r in chunk]
 
 
 def trace_variant(case: corpus.Case, variant: str, steps: int, timeout: float) -> VariantResult:
@@ -196,30 +220,20 @@ def judge(case: corpus.Case, tool: str, buggy: VariantResult, clean: list[Varian
 
 def run_corpus(cases: list[corpus.Case], tools: list[str], workers: int, steps: int, timeout: float,
                progress: bool = True) -> tuple[list[CaseOutcome], list[VariantResult]]:
-    tmp = Path(tempfile.mkdtemp(prefix="mlsleuth-bench-"))
-    config = tmp / "pyproject.toml"
-    config.write_text("[tool.mlsleuth]\n", encoding="utf-8")
-    jobs: list[tuple[str, corpus.Case, str]] = []
-    for case in cases:
-        variants = ["buggy", "fixed", *case.lookalikes]
-        if "scan" in tools:
-            jobs += [("scan", case, v) for v in variants]
-        if "trace" in tools and case.kind == "runnable":
-            jobs += [("trace", case, v) for v in variants]
-
-    def run(job: tuple[str, corpus.Case, str]) -> VariantResult:
-        tool, case, variant = job
-        if tool == "scan":
-            return scan_variant(case, variant, config)
-        return trace_variant(case, variant, steps, timeout)
-
     results: list[VariantResult] = []
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for i, result in enumerate(pool.map(run, jobs), start=1):
-            results.append(result)
-            if progress and (i % 50 == 0 or i == len(jobs)):
-                print(f"  {i}/{len(jobs)} tool runs, {time.perf_counter() - start:.0f}s", file=sys.stderr)
+    if "scan" in tools:
+        results += scan_variants([(c, v) for c in cases for v in ["buggy", "fixed", *c.lookalikes]], workers)
+        if progress:
+            print(f"  scan: {len(results)} folders, {time.perf_counter() - start:.0f}s", file=sys.stderr)
+    if "trace" in tools:
+        jobs = [(c, v) for c in cases if c.kind == "runnable" for v in ["buggy", "fixed", *c.lookalikes]]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(trace_variant, c, v, steps, timeout) for c, v in jobs]
+            for i, future in enumerate(futures, start=1):
+                results.append(future.result())
+                if progress and (i % 20 == 0 or i == len(jobs)):
+                    print(f"  trace: {i}/{len(jobs)} scripts, {time.perf_counter() - start:.0f}s", file=sys.stderr)
     by_key = {(r.tool, r.case, r.variant): r for r in results}
     outcomes = []
     for case in cases:
