@@ -14,8 +14,8 @@ import textwrap
 
 from mlsleuth.scan import engine
 from mlsleuth.scan.analyze import active_rules, analyze_source
-from mlsleuth.scan.context import FileContext
-from mlsleuth.scan.loop_model import loop_model
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.training_step_model import loop_model
 
 SOURCE = textwrap.dedent(
     """

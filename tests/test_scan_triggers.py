@@ -17,20 +17,20 @@ import warnings
 from pathlib import Path
 
 import pytest
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.torch_idioms import is_module_class
 from mlsleuth.scan.analyze import rules_for
-from mlsleuth.scan.context import FileContext
 from mlsleuth.scan.notebook import notebook_source
-from mlsleuth.scan.registry import (
+from mlsleuth.scan.prefilter import (
     MODULE_CLASS,
     STEP_CALL,
     CallTo,
-    all_rules,
     any_case,
     call_to,
     case_variants,
     word,
 )
-from mlsleuth.scan.rules.evaluation import _is_module_class
+from mlsleuth.scan.registry import all_rules
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
@@ -183,7 +183,7 @@ def test_call_to_holds_wherever_the_ast_has_such_a_call():
 def test_module_class_holds_wherever_the_ast_has_a_module_class():
     checked = 0
     for label, text, ctx in _fixture_contexts():
-        if any(_is_module_class(ctx, c) for c in ctx.classes):
+        if any(is_module_class(ctx, c) for c in ctx.classes):
             checked += 1
             assert MODULE_CLASS.search(text), f"MODULE_CLASS is False on {label}, which defines an nn.Module"
     assert checked > 30

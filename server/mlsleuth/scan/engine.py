@@ -300,7 +300,7 @@ def scan_paths(
         try:
             st = os.stat(path)
         except OSError as exc:
-            errors.append(discovery._os_error(path, exc, str(root_path)))
+            errors.append(discovery.os_error(path, exc, str(root_path)))
             continue
         if not stat_mod.S_ISREG(st.st_mode):
             continue
@@ -353,7 +353,7 @@ def scan_paths(
             with open(path, "rb") as fh:
                 data = fh.read(cap + 1)
         except OSError as exc:
-            errors.append(discovery._os_error(path, exc, str(root_path)))
+            errors.append(discovery.os_error(path, exc, str(root_path)))
             continue
         if len(data) > cap:  # grew since stat
             errors.append(_too_large(displays[index], len(data), cap, limit_mb))

@@ -25,7 +25,12 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from mlsleuth.scan.context import FileContext, call_method, dotted, iter_children
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    dotted,
+    iter_children,
+)
 
 MAX_DEPTH = 6
 
@@ -130,7 +135,7 @@ def function_params(func: ast.AST) -> list[str]:
 
 def bindings(ctx: FileContext, scope: ast.AST) -> dict[str, list[tuple[int, ast.AST, ast.expr | None]]]:
     """``ctx.assignments(scope)``, computed once per scope (rules ask about the same scopes many times)."""
-    cache = ctx.__dict__.setdefault("_flow_a_bindings", {})
+    cache = ctx.__dict__.setdefault("_value_origins_bindings", {})
     if scope not in cache:
         cache[scope] = ctx.assignments(scope)
     return cache[scope]
@@ -181,7 +186,7 @@ def value(ctx: FileContext, expr: ast.AST | None) -> ast.AST | None:
 
 def call_sites(ctx: FileContext, func: ast.AST) -> list[ast.Call]:
     """Calls in this file that run ``func`` (a module function, or a method through ``self``)."""
-    index = ctx.__dict__.get("_flow_a_call_sites")
+    index = ctx.__dict__.get("_value_origins_call_sites")
     if index is None:
         index = {}
         for c in ctx.calls():
@@ -194,19 +199,19 @@ def call_sites(ctx: FileContext, func: ast.AST) -> list[ast.Call]:
                 init = ctx.method(cls, "__init__") if cls is not None else None
                 if init is not None:
                     index.setdefault(init, []).append(c)
-        ctx.__dict__["_flow_a_call_sites"] = index
+        ctx.__dict__["_value_origins_call_sites"] = index
     return index.get(func, [])
 
 
 def callee(ctx: FileContext, call: ast.Call) -> ast.AST | None:
     """``ctx.callee_definition(call)`` with the module's functions indexed once (big files have thousands)."""
-    table = ctx.__dict__.get("_flow_a_functions")
+    table = ctx.__dict__.get("_value_origins_functions")
     if table is None:
         table = {}
         for node in ctx.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 table.setdefault(node.name, node)
-        ctx.__dict__["_flow_a_functions"] = table
+        ctx.__dict__["_value_origins_functions"] = table
     if isinstance(call.func, ast.Name):
         return table.get(call.func.id)
     if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self":
@@ -249,12 +254,12 @@ def returns(func: ast.AST) -> list[ast.expr]:
 
 def file_class(ctx: FileContext, name: str) -> ast.ClassDef | None:
     """The first class named ``name`` defined anywhere in the file."""
-    table = ctx.__dict__.get("_flow_a_classes")
+    table = ctx.__dict__.get("_value_origins_classes")
     if table is None:
         table = {}
         for cls in ctx.classes:
             table.setdefault(cls.name, cls)
-        ctx.__dict__["_flow_a_classes"] = table
+        ctx.__dict__["_value_origins_classes"] = table
     return table.get(name)
 
 
@@ -463,10 +468,10 @@ def _loss_object(ctx: FileContext, func_expr: ast.AST, depth: int = 0) -> tuple[
 
 def mentions_loss_class(ctx: FileContext) -> bool:
     """Cheap text test: can any loss *module* be built in this file at all?"""
-    found = ctx.__dict__.get("_flow_a_mentions_loss")
+    found = ctx.__dict__.get("_value_origins_mentions_loss")
     if found is None:
         found = any(cls.rsplit(".", 1)[-1] in ctx.source for cls in LOSS_CLASSES)
-        ctx.__dict__["_flow_a_mentions_loss"] = found
+        ctx.__dict__["_value_origins_mentions_loss"] = found
     return found
 
 
@@ -506,12 +511,12 @@ _LOSS_CLASS_NAMES = {q.rpartition(".")[2] for q in LOSS_CLASSES}
 
 
 def loss_calls(ctx: FileContext) -> list[LossCall]:
-    cache = ctx.__dict__.get("_flow_a_loss_calls")
+    cache = ctx.__dict__.get("_value_origins_loss_calls")
     if cache is None:
         # A criterion object is found only through a call that builds a loss module; with
         # none in the file, only the functional losses need looking at.
         builds_criterion = mentions_loss_class(ctx) and bool(ctx.calls_named(*_LOSS_CLASS_NAMES))
         candidates = ctx.calls() if builds_criterion else ctx.calls_named(*_LOSS_FUNCTION_NAMES)
         cache = [lc for c in candidates if (lc := loss_call(ctx, c)) is not None]
-        ctx.__dict__["_flow_a_loss_calls"] = cache
+        ctx.__dict__["_value_origins_loss_calls"] = cache
     return cache

@@ -1,49 +1,17 @@
-"""Rules about how a model is assembled: submodules PyTorch cannot see."""
+"""The ``modules-in-plain-container`` rule: submodules stored in a plain Python `list` or `dict` attribute of an `nn.Module`."""
 
 from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.context import FileContext, dotted
-from mlsleuth.scan.registry import MODULE_CLASS, Rule, register_rule, word
-from mlsleuth.scan.rules.evaluation import _is_module_class
-
-# nn classes that hold no parameters and no buffers.
-_PARAMETER_FREE = {
-    "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU", "Tanh", "Sigmoid", "Hardswish",
-    "Hardsigmoid", "Hardtanh", "Softplus", "Softsign", "Softmax", "LogSoftmax", "Softmin", "Identity", "Flatten",
-    "Unflatten", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-    "Upsample", "PixelShuffle", "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d",
-    "ReplicationPad2d", "Tanhshrink", "Threshold", "GLU", "LogSigmoid",
-}
-# Parameter-free, but their behaviour depends on train/eval mode.
-_MODE_DEPENDENT = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"}
-_WRAPPERS = {"ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict"}
-
-
-def _module_kind(ctx: FileContext, node: ast.AST) -> str | None:
-    """'params' / 'mode' / 'free' when ``node`` constructs an nn module, else None."""
-    if isinstance(node, ast.Starred):
-        node = node.value
-    if not isinstance(node, ast.Call):
-        return None
-    qn = ctx.qualname(node) or ""
-    last = qn.rsplit(".", 1)[-1]
-    if qn.startswith("torch.nn.") and qn.count(".") == 2 and last[:1].isupper() or qn.startswith("torch.nn.modules."):
-        if last in _WRAPPERS:
-            return "params"
-        if last in _PARAMETER_FREE:
-            return "free"
-        if last in _MODE_DEPENDENT:
-            return "mode"
-        if last in {"Module", "Parameter", "Buffer"} or last.endswith("Loss"):
-            return None  # loss modules: no parameters and no train/eval behaviour to lose
-        return "params"
-    local = next((c for c in ctx.classes if c.name == qn), None)
-    if local is not None and _is_module_class(ctx, local):
-        return "params"
-    return None
+from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.torch_idioms import (
+    MODULE_CONTAINERS,
+    is_module_class,
+    module_kind,
+)
+from mlsleuth.scan.prefilter import MODULE_CLASS, word
+from mlsleuth.scan.registry import Rule, register_rule
 
 
 def _elements(node: ast.AST) -> list[ast.AST] | None:
@@ -92,7 +60,7 @@ class ModulesInPlainContainer(Rule):
         if not ctx.imports_any("torch"):
             return
         for cls in ctx.classes:
-            if not _is_module_class(ctx, cls):
+            if not is_module_class(ctx, cls):
                 continue
             candidates = list(self._plain_containers(ctx, cls))
             if not candidates:
@@ -132,7 +100,7 @@ class ModulesInPlainContainer(Rule):
             method = node.func.attr if isinstance(node.func, ast.Attribute) else None
             if method in {"add_module", "register_module"} or qn == "setattr":
                 registered = True
-            if qn.rsplit(".", 1)[-1] in _WRAPPERS or method in {"extend"}:
+            if qn.rsplit(".", 1)[-1] in MODULE_CONTAINERS or method in {"extend"}:
                 for arg in node.args:
                     target = arg.value if isinstance(arg, ast.Starred) else arg
                     name = dotted(target)
@@ -143,7 +111,7 @@ class ModulesInPlainContainer(Rule):
         # self.x = nn.ModuleList(...) anywhere counts as the attribute being a real container
         for node in nodes:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                if (ctx.qualname(node.value) or "").rsplit(".", 1)[-1] in _WRAPPERS:
+                if (ctx.qualname(node.value) or "").rsplit(".", 1)[-1] in MODULE_CONTAINERS:
                     for t in node.targets:
                         name = dotted(t)
                         if name and name.startswith("self."):
@@ -167,7 +135,7 @@ class ModulesInPlainContainer(Rule):
                             if local_lists[node.value.id] and not self._local_wrapped(ctx, nodes, node.value.id):
                                 yield name[5:], node, local_lists[node.value.id]
                         continue
-                    kinds = {k for k in (_module_kind(ctx, e) for e in elements) if k}
+                    kinds = {k for k in (module_kind(ctx, e) for e in elements) if k}
                     if name and name.startswith("self.") and name.count(".") == 1:
                         appended = self._appended(ctx, nodes, name)
                         kinds |= appended
@@ -183,12 +151,12 @@ class ModulesInPlainContainer(Rule):
         for node in nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"append", "insert"}:
                 if dotted(node.func.value) == name and node.args:
-                    kind = _module_kind(ctx, node.args[-1])
+                    kind = module_kind(ctx, node.args[-1])
                     if kind:
                         kinds.add(kind)
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
                 if dotted(node.targets[0].value) == name:
-                    kind = _module_kind(ctx, node.value)
+                    kind = module_kind(ctx, node.value)
                     if kind:
                         kinds.add(kind)
         return kinds
@@ -196,7 +164,7 @@ class ModulesInPlainContainer(Rule):
     @staticmethod
     def _local_wrapped(ctx: FileContext, nodes: list[ast.AST], name: str) -> bool:
         for node in nodes:
-            if isinstance(node, ast.Call) and (ctx.qualname(node) or "").rsplit(".", 1)[-1] in _WRAPPERS:
+            if isinstance(node, ast.Call) and (ctx.qualname(node) or "").rsplit(".", 1)[-1] in MODULE_CONTAINERS:
                 if any(isinstance(a, ast.Name) and a.id == name or isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name for a in node.args):
                     return True
         return False

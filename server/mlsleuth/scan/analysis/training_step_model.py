@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from mlsleuth.scan.context import (
+from mlsleuth.scan.analysis.context import (
     FileContext,
     FunctionNode,
     argument,
@@ -55,6 +55,7 @@ from mlsleuth.scan.context import (
     iter_children,
     keyword,
 )
+from mlsleuth.scan.analysis.torch_idioms import NO_GRAD
 
 INLINE_DEPTH = 2
 
@@ -106,8 +107,6 @@ _EVENT_METHODS = {
 _MAY_HAVE_EVENTS = re.compile(
     r"\.(zero_grad|clear_grad|backward|manual_backward|step|train|eval|unscale_|zero_|clip_grad_\w*)\s*\(|\.grad\b|clip_grad"
 )
-# context managers / decorators that turn gradient tracking off (shared with the evaluation rules)
-NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 
 
 @dataclass(frozen=True)
@@ -498,10 +497,10 @@ class LoopModel:
 
 def loop_model(ctx: FileContext) -> LoopModel:
     """The (cached) :class:`LoopModel` of ``ctx``."""
-    model = ctx.__dict__.get("_loop_model")
+    model = ctx.__dict__.get("_training_step_model")
     if model is None:
         model = LoopModel(ctx)
-        ctx.__dict__["_loop_model"] = model
+        ctx.__dict__["_training_step_model"] = model
     return model
 
 

@@ -1,70 +1,14 @@
-"""Rules about how the optimizer is configured: what it trains and how it decays weights."""
+"""The ``optimizer-misses-parameters`` rule: the optimizer is given only part of a model whose other parts are trained too."""
 
 from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.context import FileContext, constant, dotted, keyword
-from mlsleuth.scan.loop_model import loop_model
-from mlsleuth.scan.registry import MODULE_CLASS, Rule, register_rule
-from mlsleuth.scan.rules.architecture import _module_kind
-from mlsleuth.scan.rules.evaluation import _grad_off, _is_module_class
-
-
-@register_rule
-class AdamCoupledWeightDecay(Rule):
-    """`Adam(weight_decay=...)` where decoupled weight decay (`AdamW`) is probably meant.
-
-    What it finds: `torch.optim.Adam` (or `Adamax`, `NAdam`, `RAdam` without `decoupled_weight_decay`)
-    built with a `weight_decay` that is not provably zero: a non-zero literal, or a variable or
-    config value (`weight_decay=args.weight_decay`), which makes the coupled decay a setting away.
-    Why it matters: in these optimizers `weight_decay` is an L2 term added to the gradient, which then
-    goes through Adam's per-parameter scaling: weights with large gradient history are barely
-    decayed and rarely-updated ones are decayed hard. Recipes that quote a weight decay of 0.01-0.1
-    (transformers, ViTs) mean AdamW's decoupled decay; with `Adam` the same number gives a different,
-    usually weaker and uneven, regularisation.
-    How to confirm: train two short runs, `Adam(weight_decay=wd)` and `AdamW(weight_decay=wd)`, and
-    compare the weight norms after a few hundred steps: they diverge.
-    What to do instead: use `torch.optim.AdamW(params, weight_decay=wd)` (or pass
-    `decoupled_weight_decay=True` where supported); keep `Adam` + `weight_decay` only if L2
-    regularisation is really what you want.
-    """
-
-    id = "adam-coupled-weight-decay"
-    category = "hyperparameter"
-    severity = "info"
-    triggers = ("weight_decay",)
-
-    def check(self, ctx):
-        for call in ctx.calls():
-            if keyword(call, "weight_decay") is None:
-                continue
-            qn = ctx.qualname(call) or ""
-            if qn not in {"torch.optim.Adam", "torch.optim.adam.Adam", "torch.optim.NAdam", "torch.optim.RAdam", "torch.optim.Adamax"}:
-                continue
-            decay = keyword(call, "weight_decay")
-            if decay is None:
-                continue
-            value = constant(ctx.resolve(decay))
-            if value is None or isinstance(value, (bool, int, float)) and value == 0:
-                continue  # provably zero (or None, which the optimizer rejects anyway)
-            decoupled = keyword(call, "decoupled_weight_decay")
-            if decoupled is not None and constant(decoupled) is not False:
-                continue
-            name = qn.rsplit(".", 1)[-1]
-            if isinstance(value, (int, float)):
-                what = f"{name} with weight_decay={ctx.segment(decay, 40)} applies L2 through the adaptive scaling (coupled decay)"
-            else:  # a variable or config value: the decay is coupled whenever it is set non-zero
-                what = (
-                    f"{name} takes weight_decay={ctx.segment(decay, 40)} from a setting: whenever it is non-zero, Adam applies it"
-                    " as L2 through the adaptive scaling (coupled decay)"
-                )
-            yield self.finding(
-                ctx,
-                call,
-                f"{what}; if the value comes from a recipe it probably meant AdamW's decoupled decay",
-                next_test="run a few hundred steps with Adam and with AdamW at the same weight_decay and compare the weight norms",
-            )
+from mlsleuth.scan.analysis.context import FileContext, dotted, keyword
+from mlsleuth.scan.analysis.torch_idioms import grad_off, is_module_class, module_kind
+from mlsleuth.scan.analysis.training_step_model import loop_model
+from mlsleuth.scan.prefilter import MODULE_CLASS
+from mlsleuth.scan.registry import Rule, register_rule
 
 
 def _param_roots(ctx: FileContext, call: ast.Call) -> tuple[set[str], bool]:
@@ -102,7 +46,7 @@ def _class_of(ctx: FileContext, expr_name: str, at: ast.AST) -> ast.ClassDef | N
                 value_call = inner
         name = dotted(value_call.func)
         cls = next((c for c in ctx.classes if c.name == name), None)
-        if cls is not None and _is_module_class(ctx, cls):
+        if cls is not None and is_module_class(ctx, cls):
             return cls
     return None
 
@@ -116,7 +60,7 @@ def _submodules(ctx: FileContext, cls: ast.ClassDef) -> dict[str, ast.AST]:
     for node in ast.walk(init):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             name = dotted(node.targets[0])
-            if name and name.startswith("self.") and name.count(".") == 1 and _module_kind(ctx, node.value) == "params":
+            if name and name.startswith("self.") and name.count(".") == 1 and module_kind(ctx, node.value) == "params":
                 found[name[5:]] = node
     return found
 
@@ -189,7 +133,7 @@ def _only_used_detached(ctx: FileContext, assign: ast.Assign, name: str) -> bool
 
 def _cut_off(ctx: FileContext, call: ast.Call) -> bool:
     """``call`` runs without gradient tracking, or its output is detached before anything else uses it."""
-    if _grad_off(ctx, call) or _is_detach(ctx, call):
+    if grad_off(ctx, call) or _is_detach(ctx, call):
         return True
     stmt = ctx.parent(call)
     if isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -209,7 +153,7 @@ def _gradient_free(ctx: FileContext, use: ast.Attribute) -> bool:
     if isinstance(parent, ast.Attribute) and parent.attr in _NO_FORWARD_METHODS:
         return True
     expr = _use_expression(ctx, use)
-    if _grad_off(ctx, use) or (isinstance(expr, ast.Call) and expr is not use and _cut_off(ctx, expr)):
+    if grad_off(ctx, use) or (isinstance(expr, ast.Call) and expr is not use and _cut_off(ctx, expr)):
         return True
     method, cls = ctx.enclosing_function(use), ctx.enclosing_class(use)
     if method is None or cls is None or method.name in {"forward", "__call__"} or ctx.enclosing_class(method) is not cls:
@@ -305,74 +249,4 @@ class OptimizerMissesParameters(Rule):
                         return True
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"requires_grad_", "freeze"}:
                 return True
-        return False
-
-
-def _filters_trainable(call: ast.Call) -> bool:
-    """``filter(lambda p: p.requires_grad, ...)`` or ``[p for p in ... if p.requires_grad]`` in the params."""
-    for node in ast.walk(call):
-        if isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Load):
-            return True
-    return False
-
-
-@register_rule
-class UnfrozenAfterOptimizerBuilt(Rule):
-    """Parameters are unfrozen after the optimizer was built from the trainable ones only.
-
-    What it finds: an optimizer built from `filter(lambda p: p.requires_grad, model.parameters())` (or
-    a comprehension keeping `p.requires_grad`), followed later in the same function by
-    `requires_grad = True` / `requires_grad_(True)` on parameters, without a new optimizer or
-    `add_param_group`.
-    Why it matters: the optimizer's parameter list was fixed when it was built. Parameters unfrozen
-    afterwards (gradual unfreezing, "train the backbone after epoch 5") now receive gradients but are
-    never updated: the second phase of fine-tuning silently trains only the head.
-    How to confirm: after the unfreeze, compare `sum(p.numel() for g in optimizer.param_groups for p
-    in g['params'])` with `sum(p.numel() for p in model.parameters() if p.requires_grad)`: the
-    optimizer holds fewer.
-    What to do instead: build the optimizer over all parameters from the start (frozen ones simply get
-    no gradient), rebuild it after unfreezing, or add the unfrozen parameters with
-    `optimizer.add_param_group({'params': ...})`.
-    """
-
-    id = "unfrozen-after-optimizer-built"
-    category = "training-loop"
-    severity = "warning"
-    triggers = ("requires_grad",)
-    requires = (("optim", "AdamW", "Adafactor"),)  # an optimizer construction (see optimizer-misses-parameters)
-
-    def check(self, ctx):
-        model = loop_model(ctx)
-        if any(isinstance(c.func, ast.Attribute) and c.func.attr == "add_param_group" for c in ctx.calls()):
-            return
-        for opt in model.optimizers():
-            call = opt.construction
-            if call is None or not _filters_trainable(call):
-                continue
-            scope = ctx.enclosing_function(call) or ctx.tree
-            later_opts = [o for o in model.optimizers() if o.construction is not None and o.construction.lineno > call.lineno
-                          and (ctx.enclosing_function(o.construction) or ctx.tree) is scope]
-            for node in ctx.walk_scope(scope):
-                if getattr(node, "lineno", 0) <= call.lineno:
-                    continue
-                if self._unfreezes(node):
-                    if any(o.construction.lineno > node.lineno for o in later_opts if o.construction is not None):
-                        break  # the optimizer is rebuilt after unfreezing
-                    yield self.finding(
-                        ctx,
-                        node,
-                        f"parameters are unfrozen at line {node.lineno}, after the optimizer at line {call.lineno} was built"
-                        " from the parameters that required grad at that time: the unfrozen ones are never updated",
-                        next_test="after the unfreeze, compare the parameter count in optimizer.param_groups with the count"
-                        " of parameters that require grad: the optimizer holds fewer",
-                    )
-                    break
-
-    @staticmethod
-    def _unfreezes(node: ast.AST) -> bool:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is True:
-            return any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_":
-            flag = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
-            return flag is None or (isinstance(flag, ast.Constant) and flag.value is True)
         return False

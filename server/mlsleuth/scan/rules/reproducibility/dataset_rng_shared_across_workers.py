@@ -1,12 +1,14 @@
-"""Rules about randomness that is not what it seems: RNG state copied into DataLoader workers."""
+"""The ``dataset-rng-shared-across-workers`` rule: A random generator object created once and drawn from in `Dataset.__getitem__` under worker processes."""
 
 from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan import flow_a
-from mlsleuth.scan.context import FileContext, constant, keyword
-from mlsleuth.scan.registry import STEP_CALL, Rule, call_to, register_rule
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext, constant, keyword
+from mlsleuth.scan.analysis.torch_idioms import is_dataset_class
+from mlsleuth.scan.prefilter import call_to
+from mlsleuth.scan.registry import Rule, register_rule
 
 _RNG_CONSTRUCTORS = {
     "numpy.random.default_rng": "NumPy Generator",
@@ -15,16 +17,12 @@ _RNG_CONSTRUCTORS = {
     "random.Random": "random.Random",
     "torch.Generator": "torch.Generator",
 }
+
+
 _LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+
+
 _SAMPLE_METHODS = ("__getitem__", "__getitems__", "__iter__")
-
-
-def _is_dataset(ctx: FileContext, cls: ast.ClassDef) -> bool:
-    for base in cls.bases:
-        qual = ctx.qualname(base) or ""
-        if qual.startswith("torch.utils.data") or qual.endswith("Dataset") and qual.split(".")[0] in ("torch", "Dataset", "IterableDataset"):
-            return True
-    return False
 
 
 def _rng_kind(ctx: FileContext, expr: ast.AST | None) -> str | None:
@@ -114,12 +112,12 @@ class DatasetRngSharedAcrossWorkers(Rule):
         loaders = None
         module_rngs = {
             name: kind
-            for name, entries in flow_a.bindings(ctx, ctx.tree).items()
+            for name, entries in value_origins.bindings(ctx, ctx.tree).items()
             for _line, _stmt, val in entries[-1:]
             if (kind := _rng_kind(ctx, val)) is not None
         }
         for cls in ctx.classes:
-            if not _is_dataset(ctx, cls):
+            if not is_dataset_class(ctx, cls):
                 continue
             attrs = {name: kind for name, vals in ctx.self_attributes(cls).items() if (kind := _rng_kind(ctx, vals[0])) is not None}
             if not attrs and not module_rngs:
@@ -160,98 +158,6 @@ class DatasetRngSharedAcrossWorkers(Rule):
             for cand in candidates:
                 if isinstance(cand, ast.Attribute) and isinstance(cand.value, ast.Name) and cand.value.id == "self" and cand.attr in attrs:
                     return call, f"self.{cand.attr}", attrs[cand.attr], cand.attr
-                if isinstance(cand, ast.Name) and cand.id in module_rngs and not flow_a.bindings(ctx, func).get(cand.id):
+                if isinstance(cand, ast.Name) and cand.id in module_rngs and not value_origins.bindings(ctx, func).get(cand.id):
                     return call, cand.id, module_rngs[cand.id], cand.id
         return None
-
-
-# -- reseeding with a constant where randomness is consumed ------------------------------------------
-
-_SEEDERS = {
-    "torch.manual_seed",
-    "torch.random.manual_seed",
-    "torch.cuda.manual_seed",
-    "torch.cuda.manual_seed_all",
-    "numpy.random.seed",
-    "random.seed",
-    "lightning.seed_everything",
-    "lightning.pytorch.seed_everything",
-    "pytorch_lightning.seed_everything",
-    "transformers.set_seed",
-}
-_SEEDER_NAMES = {q.rpartition(".")[2] for q in _SEEDERS} | {"seed_everything"}
-
-
-def _direct_loop(ctx: FileContext, node: ast.AST) -> ast.AST | None:
-    loops = ctx.enclosing_loops(node)
-    return loops[0] if loops else None
-
-
-def _steps_in(ctx: FileContext, loop: ast.AST) -> ast.Call | None:
-    """A ``backward()`` or ``optimizer.step()`` call in ``loop``'s own body (not in a nested loop)."""
-    for node in ctx.walk_scope(loop):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("backward", "step")
-            and _direct_loop(ctx, node) is loop
-        ):
-            return node
-    return None
-
-
-@register_rule
-class ConstantReseed(Rule):
-    """A random seed reset to the same constant every training step or every sample.
-
-    What it finds: `torch.manual_seed(0)`, `np.random.seed(42)`, `random.seed(...)`,
-    `seed_everything(...)` with a literal seed, called inside `Dataset.__getitem__`, or inside a loop
-    whose own body runs `backward()`/`step()`. Seeding once at start-up, seeding with a value that
-    changes (`seed + epoch`, `seed + idx`), and seeding at the start of each run of a sweep are not
-    flagged.
-    Why it matters: every call rewinds the generator, so every step (or every sample) draws the same
-    "random" numbers: the same dropout mask, the same augmentation, the same noise, the same shuffled
-    subset. Regularisation and augmentation quietly stop working and the model overfits, with no
-    error and a perfectly reproducible run.
-    How to confirm: print a random draw (e.g. `torch.rand(1)`, or the augmentation parameters) right
-    after the seeding call on two consecutive steps or samples: the values are identical.
-    What to do instead: seed once at the start of the program (and per worker through
-    `worker_init_fn` if needed); when a per-sample seed is wanted, derive it from the index and epoch
-    (`np.random.default_rng((seed, epoch, idx))`).
-    """
-
-    id = "constant-reseed"
-    category = "reproducibility"
-    severity = "warning"
-    triggers = ("seed",)
-    # per sample, or in a loop with backward()/step(); and a seeding call
-    requires = (("__getitem", "backward", STEP_CALL), (call_to(*_SEEDER_NAMES),))
-
-    def check(self, ctx: FileContext):
-        for call in ctx.calls_named(*_SEEDER_NAMES):
-            qual = ctx.qualname(call) or ""
-            if qual not in _SEEDERS and not qual.endswith(".seed_everything"):
-                continue
-            arg = call.args[0] if call.args else keyword(call, "seed")
-            if arg is None or not isinstance(constant(arg), int):
-                continue
-            func = ctx.enclosing_function(call)
-            cls = ctx.enclosing_class(call)
-            where = None
-            if func is not None and func.name in ("__getitem__", "__getitems__") and cls is not None and _is_dataset(ctx, cls):
-                where = f"{cls.name}.{func.name} runs once per sample"
-            else:
-                loop = _direct_loop(ctx, call)
-                step = _steps_in(ctx, loop) if loop is not None else None
-                if step is not None:
-                    where = f"the loop at line {loop.lineno} also runs {ctx.segment(step, 40)} at line {step.lineno}"  # type: ignore[union-attr]
-            if where is None:
-                continue
-            yield self.finding(
-                ctx,
-                call,
-                f"{ctx.segment(call, 40)} resets the generator to the same state each time it runs: every step or "
-                f"sample then draws identical random numbers (dropout masks, augmentations, noise)",
-                observation=f"{ctx.segment(call, 60)} at line {call.lineno}; {where}",
-                next_test="Print torch.rand(1) (or the augmentation parameters) right after this call on two consecutive steps or samples: identical values confirm it.",
-            )

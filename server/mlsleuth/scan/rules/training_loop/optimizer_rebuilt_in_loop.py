@@ -1,4 +1,4 @@
-"""Rules about the optimizer's own state: momentum and moment estimates that must survive between steps."""
+"""The ``optimizer-rebuilt-in-loop`` rule: A stateful optimizer is constructed anew in every iteration of the loop that steps it."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import ast
 from collections.abc import Iterator
 
 from mlsleuth.report import Finding
-from mlsleuth.scan.context import FileContext, argument, constant, keyword
-from mlsleuth.scan.loop_model import Event, dedupe, loop_model
-from mlsleuth.scan.registry import STEP_CALL, Rule, register_rule
+from mlsleuth.scan.analysis.context import FileContext, argument, constant, keyword
+from mlsleuth.scan.analysis.training_step_model import Event, dedupe, loop_model
+from mlsleuth.scan.prefilter import STEP_CALL
+from mlsleuth.scan.registry import Rule, register_rule
 
 # Optimizers that keep nothing between steps when built like this: rebuilding them costs time only.
 _STATELESS_UNLESS_MOMENTUM = {"SGD"}

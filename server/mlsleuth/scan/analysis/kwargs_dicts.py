@@ -26,7 +26,7 @@ import ast
 from dataclasses import dataclass
 from itertools import product
 
-from mlsleuth.scan.context import FileContext
+from mlsleuth.scan.analysis.context import FileContext
 
 MAX_DEPTH = 4
 MAX_PATHS = 64
