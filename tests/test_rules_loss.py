@@ -338,7 +338,7 @@ def test_notebook_observations_name_cells_not_joined_lines():
     from pathlib import Path
 
     from mlsleuth.config import Config
-    from mlsleuth.scan.engine import scan_paths
+    from mlsleuth.scan import scan_paths
 
     case = Path(__file__).parent / "scan_corpus" / "a_classifier_nb" / "buggy.ipynb"
     report = scan_paths([case], root=case.parent, config=Config(), use_cache=False, jobs=1)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from mlsleuth.config import Config
-from mlsleuth.scan.engine import scan_paths
+from mlsleuth.scan import scan_paths
 from mlsleuth.scan.registry import all_rules
 
 CORPUS = Path(__file__).parent / "scan_corpus"

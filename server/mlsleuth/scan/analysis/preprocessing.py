@@ -24,7 +24,6 @@ TRANSFORMER_MODULES = (
     "sklearn.cross_decomposition",
 )
 
-
 TRANSFORMER_WORDS = {
     "scaler", "encoder", "imputer", "normalizer", "pca", "vectorizer", "tfidf", "standardizer",
     "binarizer", "discretizer", "selector", "svd", "transformer", "preprocessor", "featurizer",

@@ -33,10 +33,8 @@ _PARAMETER_FREE = {
     "ReplicationPad2d", "Tanhshrink", "Threshold", "GLU", "LogSigmoid",
 }
 
-
 # Parameter-free, but their behaviour depends on train/eval mode.
 _MODE_DEPENDENT = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"}
-
 
 MODULE_CONTAINERS = {"ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict"}
 
@@ -66,7 +64,6 @@ def module_kind(ctx: FileContext, node: ast.AST) -> str | None:
 
 
 NOT_TRAINED = re.compile(r"teacher|ema|target|frozen|ref(erence)?_|_ref$|old|pretrained|base_model|critic_target|average", re.IGNORECASE)
-
 
 MODEL_METHODS = {"train", "eval", "parameters", "named_parameters", "state_dict", "load_state_dict", "modules", "children", "zero_grad", "requires_grad_"}
 

@@ -58,7 +58,6 @@ from mlsleuth.scan.analysis.context import (
 from mlsleuth.scan.analysis.torch_idioms import NO_GRAD
 
 INLINE_DEPTH = 2
-
 # -- object kinds -------------------------------------------------------------------
 
 _OPTIMIZER_PREFIXES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "torch_optimizer.", "timm.optim.")

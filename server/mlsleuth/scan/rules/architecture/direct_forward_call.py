@@ -1,4 +1,4 @@
-"""The ``direct-forward-call`` rule: A model's `.forward()` is called directly instead of calling the model."""
+"""The ``direct-forward-call`` rule: a model's `.forward()` is called directly instead of calling the model."""
 
 from __future__ import annotations
 

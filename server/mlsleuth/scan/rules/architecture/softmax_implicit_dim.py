@@ -15,9 +15,7 @@ _SOFTMAX_FUNCS = {
     "torch.nn.functional.softmin": "softmin",
 }
 
-
 _SOFTMAX_MODULES = {"torch.nn.Softmax": "Softmax", "torch.nn.LogSoftmax": "LogSoftmax", "torch.nn.Softmin": "Softmin"}
-
 
 _SOFTMAX_NAMES = {q.rpartition(".")[2] for q in (*_SOFTMAX_FUNCS, *_SOFTMAX_MODULES)}
 

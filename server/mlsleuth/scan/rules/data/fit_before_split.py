@@ -1,4 +1,4 @@
-"""The ``fit-before-split`` rule: A transformer fitted, or a resampler applied, on the whole dataset before the train/test split."""
+"""The ``fit-before-split`` rule: a transformer fitted, or a resampler applied, on the whole dataset before the train/test split."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``fit-on-held-out-data`` rule: A preprocessing step fitted on test or validation data."""
+"""The ``fit-on-held-out-data`` rule: a preprocessing step fitted on test or validation data."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from mlsleuth.scan.analysis.preprocessing import transformer_name
 from mlsleuth.scan.registry import Rule, register_rule
 
 _HELD_OUT_WORDS = {"test", "val", "valid", "validation", "holdout", "dev", "eval", "te", "tst"}
-
 
 _FIT_METHODS = ("fit", "fit_transform", "partial_fit")
 

@@ -1,4 +1,4 @@
-"""The ``train-loader-no-shuffle`` rule: A training `DataLoader` that does not shuffle and has no sampler."""
+"""The ``train-loader-no-shuffle`` rule: a training `DataLoader` that does not shuffle and has no sampler."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from mlsleuth.scan.analysis.context import FileContext, call_method, constant, k
 from mlsleuth.scan.registry import Rule, register_rule
 
 _LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-
 
 _EVAL_WORDS = {
     "val", "valid", "validation", "test", "eval", "evaluation", "dev", "holdout", "pred", "predict",

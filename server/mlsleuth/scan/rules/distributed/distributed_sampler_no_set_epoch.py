@@ -1,4 +1,4 @@
-"""The ``distributed-sampler-no-set-epoch`` rule: A `DistributedSampler` in a hand-written epoch loop without `set_epoch(epoch)`."""
+"""The ``distributed-sampler-no-set-epoch`` rule: a `DistributedSampler` in a hand-written epoch loop without `set_epoch(epoch)`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``best-state-dict-by-reference`` rule: A "best" checkpoint kept as `model.state_dict()` without copying the tensors."""
+"""The ``best-state-dict-by-reference`` rule: a "best" checkpoint kept as `model.state_dict()` without copying the tensors."""
 
 from __future__ import annotations
 

@@ -26,12 +26,9 @@ _EVAL_FUNC = re.compile(
     re.IGNORECASE,
 )
 
-
 _EVAL_LOADER = re.compile(r"(^|_)(val|valid|validation|eval|test|dev)(_|$|loader|set|data)", re.IGNORECASE)
 
-
 _LIGHTNING_HOOKS = {"validation_step", "test_step", "predict_step", "on_validation_epoch_end", "on_test_epoch_end"}
-
 
 _MODELISH = re.compile(r"(^|_)(model|net|network|encoder|decoder|classifier|backbone|module|policy|generator|discriminator|cnn|rnn|lstm|transformer|unet|vae|gan)s?\d*$", re.IGNORECASE)
 

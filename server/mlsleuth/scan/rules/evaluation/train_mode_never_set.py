@@ -1,4 +1,4 @@
-"""The ``train-mode-never-set`` rule: A model loaded with `from_pretrained` is trained without ever calling `model.train()`."""
+"""The ``train-mode-never-set`` rule: a model loaded with `from_pretrained` is trained without ever calling `model.train()`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``epoch-scheduler-stepped-per-batch`` rule: A per-epoch learning-rate schedule is stepped once per batch."""
+"""The ``epoch-scheduler-stepped-per-batch`` rule: a per-epoch learning-rate schedule is stepped once per batch."""
 
 from __future__ import annotations
 

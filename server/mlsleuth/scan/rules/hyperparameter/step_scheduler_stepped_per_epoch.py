@@ -1,4 +1,4 @@
-"""The ``step-scheduler-stepped-per-epoch`` rule: A per-step learning-rate schedule (one-cycle, warm-up) is stepped only once per epoch."""
+"""The ``step-scheduler-stepped-per-epoch`` rule: a per-step learning-rate schedule (one-cycle, warm-up) is stepped only once per epoch."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``causal-lm-unshifted-labels`` rule: A hand-written next-token loss that compares each position's logits with its own input token."""
+"""The ``causal-lm-unshifted-labels`` rule: a hand-written next-token loss that compares each position's logits with its own input token."""
 
 from __future__ import annotations
 
@@ -14,9 +14,7 @@ _CAUSAL_HINTS = re.compile(
     r"causal|gpt|llama|mistral|tril\(|subsequent_mask|lm_head|next[_ ]token|autoregress|generate\(", re.IGNORECASE
 )
 
-
 _TOKEN_NAMES = re.compile(r"^(input_ids|token_ids|tokens|input_tokens|ids)$")
-
 
 _SHAPE_ONLY = value_origins.PASSTHROUGH_METHODS | {"long"}
 

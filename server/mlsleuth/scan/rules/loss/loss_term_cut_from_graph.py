@@ -1,4 +1,4 @@
-"""The ``loss-term-cut-from-graph`` rule: A term of the training loss is a Python number taken with `.item()` / `float()`, so it trains nothing."""
+"""The ``loss-term-cut-from-graph`` rule: a term of the training loss is a Python number taken with `.item()` / `float()`, so it trains nothing."""
 
 from __future__ import annotations
 

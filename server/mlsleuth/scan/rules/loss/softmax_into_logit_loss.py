@@ -14,9 +14,7 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 _LOGIT_LOSSES = {"cross_entropy": "cross-entropy", "binary_cross_entropy_with_logits": "BCE-with-logits"}
 
-
 _PROB_KINDS = {value_origins.SOFTMAX: "softmax", value_origins.SIGMOID: "sigmoid"}
-
 
 _OWN_ACTIVATION = {"cross_entropy": "log-softmax", "binary_cross_entropy_with_logits": "log-sigmoid"}
 

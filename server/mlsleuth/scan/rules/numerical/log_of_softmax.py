@@ -11,7 +11,6 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 _LOG_FUNCS = {"torch.log", "numpy.log", "torch.special.log"}
 
-
 _LOG_FIX = {value_origins.SOFTMAX: "log_softmax", value_origins.SIGMOID: "logsigmoid"}
 
 

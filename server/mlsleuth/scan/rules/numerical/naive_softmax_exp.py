@@ -1,4 +1,4 @@
-"""The ``naive-softmax-exp`` rule: A hand-written softmax `exp(x) / exp(x).sum()` without subtracting the maximum."""
+"""The ``naive-softmax-exp`` rule: a hand-written softmax `exp(x) / exp(x).sum()` without subtracting the maximum."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from mlsleuth.scan.prefilter import call_to, word
 from mlsleuth.scan.registry import Rule, register_rule
 
 _EXP_FUNCS = {"torch.exp", "numpy.exp", "math.exp"}
-
 
 _SUM_FUNCS = {"torch.sum", "numpy.sum"}
 

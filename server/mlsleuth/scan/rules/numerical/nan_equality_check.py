@@ -1,4 +1,4 @@
-"""The ``nan-equality-check`` rule: A value compared with NaN using `==` or `!=`."""
+"""The ``nan-equality-check`` rule: a value compared with NaN using `==` or `!=`."""
 
 from __future__ import annotations
 

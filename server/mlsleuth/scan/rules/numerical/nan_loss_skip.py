@@ -1,4 +1,4 @@
-"""The ``nan-loss-skip`` rule: A training loop that silently skips batches whose loss is NaN or Inf."""
+"""The ``nan-loss-skip`` rule: a training loop that silently skips batches whose loss is NaN or Inf."""
 
 from __future__ import annotations
 

@@ -17,7 +17,6 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 _NAN_TO_NUM = {"torch.nan_to_num", "numpy.nan_to_num"}
 
-
 _LOSSY_WORDS = {"loss", "losses", "logits", "logit", "grad", "grads", "gradient", "gradients"}
 
 

@@ -18,7 +18,6 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 _STD_FUNCS = {"torch.std", "numpy.std", "numpy.nanstd"}
 
-
 _ML_FRAMEWORKS = ("torch", "tensorflow", "jax", "keras", "sklearn", "lightning", "pytorch_lightning")
 
 

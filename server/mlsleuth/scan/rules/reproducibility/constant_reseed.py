@@ -1,4 +1,4 @@
-"""The ``constant-reseed`` rule: A random seed reset to the same constant every training step or every sample."""
+"""The ``constant-reseed`` rule: a random seed reset to the same constant every training step or every sample."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ _SEEDERS = {
     "pytorch_lightning.seed_everything",
     "transformers.set_seed",
 }
-
 
 _SEEDER_NAMES = {q.rpartition(".")[2] for q in _SEEDERS} | {"seed_everything"}
 

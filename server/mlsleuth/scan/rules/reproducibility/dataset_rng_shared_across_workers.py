@@ -1,4 +1,4 @@
-"""The ``dataset-rng-shared-across-workers`` rule: A random generator object created once and drawn from in `Dataset.__getitem__` under worker processes."""
+"""The ``dataset-rng-shared-across-workers`` rule: a random generator object created once and drawn from in `Dataset.__getitem__` under worker processes."""
 
 from __future__ import annotations
 
@@ -18,9 +18,7 @@ _RNG_CONSTRUCTORS = {
     "torch.Generator": "torch.Generator",
 }
 
-
 _LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-
 
 _SAMPLE_METHODS = ("__getitem__", "__getitems__", "__iter__")
 

@@ -1,4 +1,4 @@
-"""The ``broad-except-around-training-step`` rule: A broad `try/except` around the training step swallows the error and carries on."""
+"""The ``broad-except-around-training-step`` rule: a broad `try/except` around the training step swallows the error and carries on."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
 
 _BROAD = {"Exception", "BaseException", "RuntimeError", "builtins.Exception", "builtins.BaseException", "builtins.RuntimeError"}
-
 
 _EXIT_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort"}
 

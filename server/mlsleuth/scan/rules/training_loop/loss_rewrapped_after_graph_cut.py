@@ -11,7 +11,6 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 _CUT_CALLS = {"float", "int"}
 
-
 _TENSOR_FACTORIES = {"torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor", "torch.autograd.Variable", "Variable"}
 
 

@@ -1,4 +1,4 @@
-"""The ``optimizer-rebuilt-in-loop`` rule: A stateful optimizer is constructed anew in every iteration of the loop that steps it."""
+"""The ``optimizer-rebuilt-in-loop`` rule: a stateful optimizer is constructed anew in every iteration of the loop that steps it."""
 
 from __future__ import annotations
 
