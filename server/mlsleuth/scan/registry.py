@@ -41,7 +41,7 @@ rule runs on a file only when :meth:`Rule.applies_to` says so, and the file
 is parsed only when some active rule applies. Both are necessary conditions, never
 heuristics: every entry must be text that any file the rule can fire on
 necessarily contains (an identifier a qualified name resolves through, a
-word the rule's own text test needs). ``tests/test_scan_triggers.py`` runs
+word the rule's own text test needs). ``tests/scan/test_prefilter.py`` runs
 every rule ungated on every test fixture and fails when a rule fires on a
 source its gate would have skipped.
 """
