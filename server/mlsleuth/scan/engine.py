@@ -257,7 +257,7 @@ def scan_paths(
     state = _ScanState()
     listing, rg = _discover(plan, force_exclude, follow_symlinks, confine_to)
     state.errors.extend(listing.errors)
-    cache = _open_cache(plan, use_cache, state.notes) if use_cache else None
+    cache = _open_cache(plan, state.notes) if use_cache else None
     pending, known_candidates = _reuse(plan, listing, cache, state)
     candidate_set = _narrow(plan, listing, rg, pending, confine_to, follow_symlinks)
     tasks, candidates = _read_candidates(plan, listing, cache, state, pending, known_candidates, candidate_set)
@@ -338,17 +338,16 @@ def _discover(plan: _ScanPlan, force_exclude: bool, follow_symlinks: bool, confi
     return listing, rg
 
 
-def _open_cache(plan: _ScanPlan, use_cache: bool, notes: list[str]) -> ScanCache | None:
+def _open_cache(plan: _ScanPlan, notes: list[str]) -> ScanCache | None:
     """The result cache for this root, rules and size limit (None when there is no usable folder)."""
-    cache: ScanCache | None = None
-    if use_cache:
-        folder, note = choose_cache_dir(plan.root_path, plan.config.cache_dir, plan.config.root)
-        if note:
-            notes.append(note)
-        if folder is not None:
-            cache = ScanCache(folder, code_fingerprint(__version__, [r.id for r in plan.rules], f"{plan.limit_bytes}"))
-            if cache.load_error:
-                notes.append(cache.load_error)
+    folder, note = choose_cache_dir(plan.root_path, plan.config.cache_dir, plan.config.root)
+    if note:
+        notes.append(note)
+    if folder is None:
+        return None
+    cache = ScanCache(folder, code_fingerprint(__version__, [r.id for r in plan.rules], f"{plan.limit_bytes}"))
+    if cache.load_error:
+        notes.append(cache.load_error)
     return cache
 
 
