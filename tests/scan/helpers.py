@@ -1,14 +1,13 @@
 """Helpers for the rule tests: run the rules on a source text and compare with what the test expects.
 
-Two ways to say what is expected, both exact (a finding that is not expected fails
-the test as surely as a missing one):
+Where findings are expected is said one way: ``# expect: rule-id[, rule-id]`` at the
+end of each line that must be reported, then :func:`check` with the rules under test.
+It is exact: a finding that is not marked fails the test as surely as a missing one.
 
-* ``# expect: rule-id`` at the end of each line where a finding is expected, then
-  :func:`check` (``source`` is dedented, its first line is line 1 of the snippet
-  after the opening newline);
-* :func:`hits` / :func:`findings` with :func:`line` to find a marked line, for tests
-  that also look at messages (``source`` is dedented and its leading newlines dropped:
-  :func:`prepare`).
+Tests that also look at what a finding says (message, severity, observation) take the
+findings with :func:`findings` (or :func:`messages`) and find a marked line with
+:func:`line` (``# <-`` markers; :func:`findings` and :func:`line` read the source
+dedented with its leading newlines dropped, :func:`prepare`).
 """
 
 from __future__ import annotations
@@ -23,13 +22,6 @@ MARK = re.compile(r"#\s*expect:\s*([a-z0-9\-, ]+)")
 
 def prepare(source: str) -> str:
     return textwrap.dedent(source).lstrip("\n")
-
-
-def hits(source: str, rule: str | None = None) -> set[tuple[str, int]]:
-    """(rule, line) of every finding, optionally for one rule; fails on rule crashes."""
-    result = analyze_source(prepare(source), "case.py")
-    assert not result.errors, [e.message for e in result.errors]
-    return {(f.rule, f.location.line) for f in result.findings if rule is None or f.rule == rule}
 
 
 def findings(source: str, rule: str):
@@ -70,10 +62,10 @@ def expected(source: str) -> set[tuple[str, int]]:
     return marks
 
 
-def check(source: str, rules: set[str]) -> None:
-    """The rules in ``rules`` report exactly the lines marked for them."""
+def check(source: str, rules: set[str] | None = None) -> None:
+    """The rules in ``rules`` (default: every rule) report exactly the lines marked for them."""
     got = reported(source, rules)
-    want = {w for w in expected(source) if w[0] in rules}
+    want = {w for w in expected(source) if rules is None or w[0] in rules}
     assert got == want, f"\nunexpected: {sorted(got - want)}\nmissing:    {sorted(want - got)}"
 
 

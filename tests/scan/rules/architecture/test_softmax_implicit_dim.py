@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import hits, line
+from scan.helpers import check
 
 
 def test_softmax_implicit_dim():
@@ -10,15 +10,12 @@ def test_softmax_implicit_dim():
     import torch.nn as nn
     import torch.nn.functional as F
 
-    head = nn.Sequential(nn.Linear(4, 3), nn.Softmax())  # <- module
+    head = nn.Sequential(nn.Linear(4, 3), nn.Softmax())  # expect: softmax-implicit-dim
 
     def f(x):
-        return F.log_softmax(x)  # <- func
+        return F.log_softmax(x)  # expect: softmax-implicit-dim
     """
-    assert hits(src, "softmax-implicit-dim") == {
-        ("softmax-implicit-dim", line(src, "# <- module")),
-        ("softmax-implicit-dim", line(src, "# <- func")),
-    }
+    check(src, {'softmax-implicit-dim'})
 
 
 def test_softmax_with_explicit_dim_is_fine():
@@ -32,4 +29,4 @@ def test_softmax_with_explicit_dim_is_fine():
     def f(x, axis):
         return F.softmax(x, -1), F.log_softmax(x, dim=axis), torch.softmax(x, 1), x.softmax(dim=0)
     """
-    assert hits(src, "softmax-implicit-dim") == set()
+    check(src, {'softmax-implicit-dim'})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import findings, hits, line
+from scan.helpers import check, findings, line
 
 SHUFFLE = "train-loader-no-shuffle"
 
@@ -48,7 +48,7 @@ def test_eval_loaders_samplers_iterable_datasets_and_shuffled_loaders_are_fine()
         with torch.no_grad():
             return [model(x) for x in pred_loader]
     """
-    assert hits(src, SHUFFLE) == set()
+    check(src, {SHUFFLE})
 
 
 def test_inline_or_feature_extraction_loaders_over_train_data_are_fine():
@@ -64,7 +64,7 @@ def test_inline_or_feature_extraction_loaders_over_train_data_are_fine():
     def embed(backbone, train_ds):
         return [backbone(x) for x, _ in DataLoader(train_ds, batch_size=256)]
     """
-    assert hits(src, SHUFFLE) == set()
+    check(src, {SHUFFLE})
 
 
 def test_lightning_train_dataloader_hook_without_shuffle():
@@ -74,12 +74,12 @@ def test_lightning_train_dataloader_hook_without_shuffle():
 
     class Data(L.LightningDataModule):
         def train_dataloader(self):
-            return DataLoader(self.train_set, batch_size=64, num_workers=4)  # <-
+            return DataLoader(self.train_set, batch_size=64, num_workers=4)  # expect: train-loader-no-shuffle
 
         def val_dataloader(self):
             return DataLoader(self.val_set, batch_size=64, num_workers=4)
     """
-    assert hits(src, SHUFFLE) == {(SHUFFLE, line(src, "# <-"))}
+    check(src, {SHUFFLE})
 
 
 def test_shuffle_enabled_only_in_one_branch_of_a_kwargs_dict():
@@ -147,7 +147,7 @@ def test_kwargs_dicts_that_always_shuffle_or_cannot_be_followed_are_fine():
         configure(kw, cfg)
         train_loader = DataLoader(train_ds, **kw)
     """
-    assert hits(src, SHUFFLE) == set()
+    check(src, {SHUFFLE})
 
 
 def test_truncated_bptt_loader_keeps_its_order():
@@ -170,7 +170,7 @@ def test_truncated_bptt_loader_keeps_its_order():
             opt.step()
 
     def train_stateless(model, ds, opt, crit):
-        train_loader = DataLoader(ds, batch_size=35)  # <-
+        train_loader = DataLoader(ds, batch_size=35)  # expect: train-loader-no-shuffle
         total = torch.zeros(())
         for x, y in train_loader:
             hidden = model.init_hidden(x.size(0))
@@ -182,7 +182,7 @@ def test_truncated_bptt_loader_keeps_its_order():
             loss.backward()
             opt.step()
     """
-    assert hits(src, SHUFFLE) == {(SHUFFLE, line(src, "# <-"))}
+    check(src, {SHUFFLE})
 
 
 def test_kwargs_dict_changes_are_followed_path_by_path():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import findings, hits, line
+from scan.helpers import check, findings, line
 
 EPOCH = "distributed-sampler-no-set-epoch"
 
@@ -52,4 +52,4 @@ def test_distributed_sampler_with_set_epoch_or_no_shuffle_or_no_epoch_loop_is_fi
         return DataLoader(self.ds, sampler=DistributedSampler(self.ds))
     """
     for src in (with_set_epoch, eval_sampler, framework):
-        assert hits(src, EPOCH) == set()
+        check(src, {EPOCH})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import findings, hits, line
+from scan.helpers import check, findings, line
 
 UNSHIFTED = "causal-lm-unshifted-labels"
 
@@ -36,9 +36,9 @@ def test_unshifted_loss_with_criterion_object_and_tokens():
 
         def step(self, tokens):
             out = self.net(tokens)
-            return self.crit(out.reshape(-1, out.shape[-1]), tokens.reshape(-1))  # <-
+            return self.crit(out.reshape(-1, out.shape[-1]), tokens.reshape(-1))  # expect: causal-lm-unshifted-labels
     """
-    assert hits(src, UNSHIFTED) == {(UNSHIFTED, line(src, "# <-"))}
+    check(src, {UNSHIFTED})
 
 
 def test_shifted_lm_losses_and_internal_shift_and_mlm_are_not_flagged():
@@ -68,7 +68,7 @@ def test_shifted_lm_losses_and_internal_shift_and_mlm_are_not_flagged():
         logits = model(input_ids).logits
         return F.cross_entropy(logits.view(-1, logits.size(-1)), labels.view(-1))
     """
-    assert hits(src, UNSHIFTED) == set()
+    check(src, {UNSHIFTED})
 
 
 def test_sequence_autoencoder_reconstructing_its_tokens_is_not_flagged():
@@ -81,4 +81,4 @@ def test_sequence_autoencoder_reconstructing_its_tokens_is_not_flagged():
         loss.backward()
         opt.step()
     """
-    assert hits(src, UNSHIFTED) == set()
+    check(src, {UNSHIFTED})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import findings, hits, line
+from scan.helpers import check, findings, line
 
 SOFTMAX_LOGIT = "softmax-into-logit-loss"
 SOFTMAX_NLL = "softmax-into-nll-loss"
@@ -50,9 +50,9 @@ def test_criterion_bound_in_init_and_model_ending_in_softmax_module():
         def training_step(self, batch, idx):
             x, y = batch
             out = self(x)
-            return self.crit(out, y)  # <-
+            return self.crit(out, y)  # expect: softmax-into-logit-loss
     """
-    assert hits(src, SOFTMAX_LOGIT) == {(SOFTMAX_LOGIT, line(src, "# <-"))}
+    check(src, {SOFTMAX_LOGIT})
 
 
 def test_sequential_model_and_method_alias_and_sigmoid_into_bce_with_logits():
@@ -65,16 +65,12 @@ def test_sequential_model_and_method_alias_and_sigmoid_into_bce_with_logits():
     bce = nn.BCEWithLogitsLoss()
 
     def step(x, y, z, t):
-        loss = criterion(model(x), y)  # <- seq
-        loss2 = torch.nn.functional.cross_entropy(x.softmax(1), y)  # <- method
-        loss3 = bce(torch.sigmoid(z), t)  # <- sigmoid
+        loss = criterion(model(x), y)  # expect: softmax-into-logit-loss
+        loss2 = torch.nn.functional.cross_entropy(x.softmax(1), y)  # expect: softmax-into-logit-loss
+        loss3 = bce(torch.sigmoid(z), t)  # expect: softmax-into-logit-loss
         return loss + loss2 + loss3
     """
-    assert hits(src, SOFTMAX_LOGIT) == {
-        (SOFTMAX_LOGIT, line(src, "# <- seq")),
-        (SOFTMAX_LOGIT, line(src, "# <- method")),
-        (SOFTMAX_LOGIT, line(src, "# <- sigmoid")),
-    }
+    check(src, {SOFTMAX_LOGIT})
 
 
 def test_helper_function_consumer_points_at_call_site():
@@ -110,12 +106,12 @@ def test_helper_producer_and_criterion_passed_as_argument():
 
     def train_one_epoch(model, loader, criterion):
         for x, y in loader:
-            loss = criterion(predict_proba(model, x), y)  # <-
+            loss = criterion(predict_proba(model, x), y)  # expect: softmax-into-logit-loss
             loss.backward()
 
     train_one_epoch(None, [], nn.CrossEntropyLoss())
     """
-    assert hits(src, SOFTMAX_LOGIT) == {(SOFTMAX_LOGIT, line(src, "# <-"))}
+    check(src, {SOFTMAX_LOGIT})
 
 
 def test_softmax_for_metrics_distillation_targets_and_eval_only_forward_are_not_flagged():
@@ -151,8 +147,8 @@ def test_softmax_for_metrics_distillation_targets_and_eval_only_forward_are_not_
             print(acc, nll, bce)
             loss.backward()
     """
-    assert hits(src, SOFTMAX_LOGIT) == set()
-    assert hits(src, SOFTMAX_NLL) == set()
+    check(src, {SOFTMAX_LOGIT})
+    check(src, {SOFTMAX_NLL})
 
 
 def test_suppression_comment_silences_one_line():
@@ -162,7 +158,7 @@ def test_suppression_comment_silences_one_line():
     def f(z, y):
         return F.cross_entropy(F.softmax(z, 1), y)  # mlsleuth: ignore[softmax-into-logit-loss]
     """
-    assert hits(src, SOFTMAX_LOGIT) == set()
+    check(src, {SOFTMAX_LOGIT})
 
 
 def test_inline_module_call_alias_spellings_and_module_level_criterion():
@@ -175,14 +171,11 @@ def test_inline_module_call_alias_spellings_and_module_level_criterion():
     criterion = CrossEntropyLoss(label_smoothing=0.1)
 
     def step(model, x, y):
-        a = criterion(tnn.Softmax(dim=1)(model(x)), y)  # <- a
-        b = Fn.cross_entropy(torch.special.softmax(model(x), 1), y)  # <- b
+        a = criterion(tnn.Softmax(dim=1)(model(x)), y)  # expect: softmax-into-logit-loss
+        b = Fn.cross_entropy(torch.special.softmax(model(x), 1), y)  # expect: softmax-into-logit-loss
         return a + b
     """
-    assert hits(src, SOFTMAX_LOGIT) == {
-        (SOFTMAX_LOGIT, line(src, "# <- a")),
-        (SOFTMAX_LOGIT, line(src, "# <- b")),
-    }
+    check(src, {SOFTMAX_LOGIT})
 
 
 def test_observation_names_producer_and_consumer_lines():
@@ -221,4 +214,4 @@ def test_shadowed_names_and_unrelated_softmax_methods_are_not_flagged():
         other = crit(gate.scores(x), y)
         return loss + other
     """
-    assert hits(src, SOFTMAX_LOGIT) == set()
+    check(src, {SOFTMAX_LOGIT})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import hits, line
+from scan.helpers import check
 
 
 def test_nan_to_num_on_loss_logits_and_grads():
@@ -11,19 +11,15 @@ def test_nan_to_num_on_loss_logits_and_grads():
 
     def step(model, x, y, crit, opt):
         logits = model(x)
-        logits = torch.nan_to_num(logits)  # <- logits
-        loss = crit(logits, y).nan_to_num(nan=0.0)  # <- loss
+        logits = torch.nan_to_num(logits)  # expect: nan-to-num-masking
+        loss = crit(logits, y).nan_to_num(nan=0.0)  # expect: nan-to-num-masking
         loss.backward()
         for p in model.parameters():
             if p.grad is not None:
-                p.grad.nan_to_num_()  # <- grad
+                p.grad.nan_to_num_()  # expect: nan-to-num-masking
         opt.step()
     """
-    assert hits(src, "nan-to-num-masking") == {
-        ("nan-to-num-masking", line(src, "# <- logits")),
-        ("nan-to-num-masking", line(src, "# <- loss")),
-        ("nan-to-num-masking", line(src, "# <- grad")),
-    }
+    check(src, {'nan-to-num-masking'})
 
 
 def test_nan_to_num_on_input_features_is_fine():
@@ -36,7 +32,7 @@ def test_nan_to_num_on_input_features_is_fine():
         pixels = torch.nan_to_num(torch.from_numpy(features))
         return pixels
     """
-    assert hits(src, "nan-to-num-masking") == set()
+    check(src, {'nan-to-num-masking'})
 
 
 def test_nan_to_num_on_numpy_image_gradients_is_fine():
@@ -48,4 +44,4 @@ def test_nan_to_num_on_numpy_image_gradients_is_fine():
         gradient_mag = np.hypot(gx, gy)
         return np.nan_to_num(gradient_mag / gradient_mag.max())
     """
-    assert hits(src, "nan-to-num-masking") == set()
+    check(src, {'nan-to-num-masking'})
