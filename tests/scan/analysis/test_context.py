@@ -13,9 +13,9 @@ import gc
 import textwrap
 
 from mlsleuth.scan import engine
-from mlsleuth.scan.analyze import active_rules, analyze_source
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.analysis.training_step_model import loop_model
+from mlsleuth.scan.analyze import active_rules, analyze_source
 
 SOURCE = textwrap.dedent(
     """

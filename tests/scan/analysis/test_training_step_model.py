@@ -6,7 +6,11 @@ import ast
 import textwrap
 
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.training_step_model import loop_model, scheduler_unit, step_loops
+from mlsleuth.scan.analysis.training_step_model import (
+    loop_model,
+    scheduler_unit,
+    step_loops,
+)
 
 
 def model_of(source: str):
