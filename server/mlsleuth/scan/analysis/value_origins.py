@@ -1,4 +1,4 @@
-"""Value-flow helpers shared by the loss, numerical, data and checkpoint rules.
+"""Value origins: what produced a value, as the loss, numerical, data and evaluation rules ask it.
 
 These answer questions of the form "what produced this tensor?" and "what
 does calling this object compute?" across the constructs training code uses:
