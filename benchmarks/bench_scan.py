@@ -93,7 +93,7 @@ def rule_times(tree: Path) -> dict:
     from mlsleuth.config import Config
     from mlsleuth.scan import discovery
     from mlsleuth.scan.analyze import active_rules, rules_for
-    from mlsleuth.scan.context import FileContext
+    from mlsleuth.scan.analysis.context import FileContext
     from mlsleuth.scan.engine import SourceProblem, decode_source
     from mlsleuth.scan.ignore import PathMatcher
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from mlsleuth.config import Config, ConfigError, Selection, find_pyproject, load_config
-from mlsleuth.scan.engine import scan_paths
+from mlsleuth.scan import scan_paths
 
 BUGGY = "import math\n\n\ndef check(loss):\n    if loss == math.nan:\n        raise RuntimeError('nan')\n"
 

@@ -134,7 +134,7 @@ def test_sarif_without_findings_or_errors_is_valid(sarif_validator):
 
 def test_sarif_of_a_real_scan_is_valid(sarif_validator, tmp_path):
     from mlsleuth.config import Config
-    from mlsleuth.scan.engine import scan_paths
+    from mlsleuth.scan import scan_paths
 
     (tmp_path / "t.py").write_text("import math\nx = 1.0\nif x == math.nan:\n    pass\n", encoding="utf-8")
     (tmp_path / "bad.py").write_text("if nan ==\n", encoding="utf-8")

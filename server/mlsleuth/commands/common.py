@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mlsleuth.render import FORMATS
 
+
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output")
     group.add_argument("--format", choices=FORMATS, default="text", help="text (default), json (the shared report schema) or sarif (2.1.0)")

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
-    from mlsleuth.scan.engine import scan_paths
+    from mlsleuth.scan import scan_paths
 
     progress = _progress_printer() if sys.stderr.isatty() and args.format == "text" and args.output is None else None
     try:

@@ -1,7 +1,7 @@
 """Run the registered rules over one file's source text.
 
 This is the per-file core of the scanner: parse, build a
-:class:`~mlsleuth.scan.context.FileContext`, run each active rule whose
+:class:`~mlsleuth.scan.analysis.context.FileContext`, run each active rule whose
 triggers occur in the text, and drop findings suppressed by a comment::
 
     loss = crit(probs, y)  # mlsleuth: ignore[softmax-into-logit-loss]
@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from mlsleuth.config import Selection
 from mlsleuth.report import ErrorEntry, Finding
-from mlsleuth.scan.context import FileContext
-from mlsleuth.scan.registry import Rule, TextProbe, all_rules
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.prefilter import TextProbe
+from mlsleuth.scan.registry import Rule, all_rules
 
 SUPPRESS = re.compile(r"#\s*mlsleuth:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
 ALL = "*"

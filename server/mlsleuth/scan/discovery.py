@@ -149,7 +149,7 @@ def _walk_python(directory: str, root: str, listing: Listing, follow: bool = Tru
         try:
             st = os.stat(folder)
         except OSError as exc:
-            listing.errors.append(_os_error(folder, exc, root))
+            listing.errors.append(os_error(folder, exc, root))
             return
         key = (st.st_dev, st.st_ino)
         if key in seen:
@@ -172,7 +172,7 @@ def _walk_python(directory: str, root: str, listing: Listing, follow: bool = Tru
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            listing.errors.append(_os_error(folder, exc, root))
+            listing.errors.append(os_error(folder, exc, root))
             return
         for entry in entries:
             if entry.name.startswith(".") or (not follow and entry.is_symlink()):
@@ -181,7 +181,7 @@ def _walk_python(directory: str, root: str, listing: Listing, follow: bool = Tru
                 is_dir = entry.is_dir()  # follows symlinks
                 is_file = not is_dir and entry.is_file()
             except OSError as exc:
-                listing.errors.append(_os_error(entry.path, exc, root))
+                listing.errors.append(os_error(entry.path, exc, root))
                 continue
             if not is_dir and not is_file:
                 if entry.is_symlink():
@@ -189,7 +189,7 @@ def _walk_python(directory: str, root: str, listing: Listing, follow: bool = Tru
                         os.stat(entry.path)
                     except OSError as exc:
                         if entry.name.endswith(SUFFIXES):
-                            listing.errors.append(_os_error(entry.path, exc, root))
+                            listing.errors.append(os_error(entry.path, exc, root))
                 continue
             if is_file and not entry.name.endswith(SUFFIXES):
                 continue
@@ -204,7 +204,7 @@ def _walk_python(directory: str, root: str, listing: Listing, follow: bool = Tru
     return found
 
 
-def _os_error(path: str, exc: OSError, root: str) -> ErrorEntry:
+def os_error(path: str, exc: OSError, root: str) -> ErrorEntry:
     shown = display_path(path, root)
     if exc.errno == errno.ELOOP:
         return ErrorEntry(kind="symlink-loop", path=shown, message="symbolic link loop (the link points back to itself); remove or fix the link")
@@ -304,7 +304,7 @@ def _discover(
         try:
             st = os.stat(path)
         except OSError as exc:
-            listing.errors.append(_os_error(path, exc, root))
+            listing.errors.append(os_error(path, exc, root))
             continue
         if stat_mod.S_ISDIR(st.st_mode):
             dirs.append(path)

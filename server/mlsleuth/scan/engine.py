@@ -27,6 +27,7 @@ import stat as stat_mod
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -244,8 +245,60 @@ def scan_paths(
     scan inside it: a path given, a file or a linked folder whose real
     location is outside is not read and is reported once as an
     ``outside-root`` error entry; link loops are reported as ``symlink-loop``.
+
+    The stages, in order: :func:`_plan` (inputs, configuration, rules),
+    :func:`_discover`, :func:`_open_cache`, :func:`_reuse` (cached results by
+    size and mtime), :func:`_narrow` (ripgrep), :func:`_read_candidates`
+    (the rest of the narrowing, then cached results by content hash),
+    :func:`_analyze`, :func:`_store` and :func:`_report`.
     """
     started = time.perf_counter()
+    plan = _plan(paths, root, config, selection, max_file_size_mb)
+    state = _ScanState()
+    listing, rg = _discover(plan, force_exclude, follow_symlinks, confine_to)
+    state.errors.extend(listing.errors)
+    cache = _open_cache(plan, state.notes) if use_cache else None
+    pending, known_candidates = _reuse(plan, listing, cache, state)
+    candidate_set = _narrow(plan, listing, rg, pending, confine_to, follow_symlinks)
+    tasks, candidates = _read_candidates(plan, listing, cache, state, pending, known_candidates, candidate_set)
+    if progress is not None:
+        progress(state.hits, candidates)
+    jobs_used, pool_note = _analyze(tasks, plan.selection, plan.rules, jobs, state.payloads, progress, state.hits, candidates)
+    if pool_note:
+        state.notes.append(pool_note)
+    if cache is not None:
+        _store(cache, tasks, state)
+    return _report(plan, listing, rg, cache, state, tasks, candidates, jobs_used, started)
+
+
+@dataclass
+class _ScanPlan:
+    """What one scan is asked to do: its inputs, configuration and rules."""
+
+    root_path: Path
+    given: list[str]  # the paths as the caller wrote them
+    given_abs: list[str]
+    config: Config
+    selection: Selection
+    rules: list
+    triggers: list[str]
+    limit_mb: float
+    limit_bytes: int
+
+
+@dataclass
+class _ScanState:
+    """What the stages collect on the way to the report."""
+
+    errors: list[ErrorEntry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    payloads: dict[int, dict[str, Any]] = field(default_factory=dict)  # listing index -> analysis payload
+    displays: dict[int, str] = field(default_factory=dict)  # listing index -> displayed path
+    hits: int = 0  # results taken from the cache
+
+
+def _plan(paths, root, config: Config | None, selection: Selection | None, max_file_size_mb: float | None) -> _ScanPlan:
+    """Resolve the paths, the configuration, the rule selection and the file-size limit."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     root_path = Path(os.path.abspath(root if root is not None else os.getcwd()))
@@ -265,42 +318,55 @@ def scan_paths(
     if limit_mb <= 0:
         raise ConfigError("max-file-size must be a positive number of MiB")
     limit_bytes = int(limit_mb * 2**20)
+    return _ScanPlan(root_path, given, given_abs, config, sel, rules, triggers, limit_mb, limit_bytes)
 
+
+def _discover(plan: _ScanPlan, force_exclude: bool, follow_symlinks: bool, confine_to) -> tuple[discovery.Listing, str | None]:
+    """Stage 1: list the ``.py`` and ``.ipynb`` files; errors name paths as the caller wrote them."""
+    root_path, config = plan.root_path, plan.config
     rg = discovery.find_rg()
     exclude_base = str(config.root) if config.root else str(root_path)
     excludes = PathMatcher(list(config.exclude), exclude_base)
     listing = discovery.discover(
-        given_abs, str(root_path), excludes, rg=rg, force_exclude=force_exclude, follow_symlinks=follow_symlinks, confine_to=confine_to
+        plan.given_abs, str(root_path), excludes, rg=rg, force_exclude=force_exclude, follow_symlinks=follow_symlinks, confine_to=confine_to
     )
-    shown_as = dict(zip(given_abs, given))
+    shown_as = dict(zip(plan.given_abs, plan.given))
     for err in listing.errors:
         if err.kind == "not-found" and err.path in shown_as:
             err.path = shown_as[err.path]
             err.message = f"no such file or directory: {err.path}; check the path"
-    cache: ScanCache | None = None
-    notes: list[str] = []
-    if use_cache:
-        folder, note = choose_cache_dir(root_path, config.cache_dir, config.root)
-        if note:
-            notes.append(note)
-        if folder is not None:
-            cache = ScanCache(folder, code_fingerprint(__version__, [r.id for r in rules], f"{limit_bytes}"))
-            if cache.load_error:
-                notes.append(cache.load_error)
+    return listing, rg
 
-    errors: list[ErrorEntry] = list(listing.errors)
-    payloads: dict[int, dict[str, Any]] = {}
-    displays: dict[int, str] = {}
-    hits = 0
+
+def _open_cache(plan: _ScanPlan, notes: list[str]) -> ScanCache | None:
+    """The result cache for this root, rules and size limit (None when there is no usable folder)."""
+    folder, note = choose_cache_dir(plan.root_path, plan.config.cache_dir, plan.config.root)
+    if note:
+        notes.append(note)
+    if folder is None:
+        return None
+    cache = ScanCache(folder, code_fingerprint(__version__, [r.id for r in plan.rules], f"{plan.limit_bytes}"))
+    if cache.load_error:
+        notes.append(cache.load_error)
+    return cache
+
+
+def _reuse(
+    plan: _ScanPlan, listing: discovery.Listing, cache: ScanCache | None, state: _ScanState
+) -> tuple[list[tuple[int, str, os.stat_result]], list[tuple[int, str, os.stat_result, str | None]]]:
+    """Stage 3 by size and mtime: take cached results, skip files known to be no candidates.
+
+    Returns (files the cache knows nothing about, known candidates without a cached result).
+    """
+    root = str(plan.root_path)
     pending: list[tuple[int, str, os.stat_result]] = []  # candidate status unknown
     known_candidates: list[tuple[int, str, os.stat_result, str | None]] = []
-
     for index, path in enumerate(listing.files):
-        displays[index] = discovery.display_path(path, str(root_path))
+        state.displays[index] = discovery.display_path(path, root)
         try:
             st = os.stat(path)
         except OSError as exc:
-            errors.append(discovery._os_error(path, exc, str(root_path)))
+            state.errors.append(discovery.os_error(path, exc, root))
             continue
         if not stat_mod.S_ISREG(st.st_mode):
             continue
@@ -313,29 +379,50 @@ def scan_paths(
                     continue
                 cached = cache.result(key)
                 if cached is not None:
-                    payloads[index] = cached
-                    hits += 1
+                    state.payloads[index] = cached
+                    state.hits += 1
                     continue
                 known_candidates.append((index, path, st, key))
                 continue
         pending.append((index, path, st))
+    return pending, known_candidates
 
-    # Which of the files we know nothing about contain a trigger?
+
+def _narrow(
+    plan: _ScanPlan, listing: discovery.Listing, rg: str | None, pending: list[tuple[int, str, os.stat_result]], confine_to, follow_symlinks: bool
+) -> set[str] | None:
+    """Stage 2 by ripgrep: which of the files we know nothing about contain a trigger (None: not asked)."""
     candidate_set: set[str] | None = None
+    triggers, root = plan.triggers, str(plan.root_path)
     if rg and triggers:
         unknown = [p for _, p, _ in pending if p not in listing.explicit and not p.endswith(".ipynb")]
         if unknown:
             candidate_set = set()
             # rg over the folders is quickest, but it follows links on its own: not when confined
             if len(pending) == len(listing.files) and listing.dirs and not listing.explicit and confine_to is None and follow_symlinks:
-                candidate_set = discovery.rg_candidates(rg, listing.dirs, triggers, str(root_path))
+                candidate_set = discovery.rg_candidates(rg, listing.dirs, triggers, root)
             else:
                 for start in range(0, len(unknown), _RG_FILE_ARGS_CHUNK):
                     chunk = unknown[start : start + _RG_FILE_ARGS_CHUNK]
-                    candidate_set |= discovery.rg_candidates(rg, chunk, triggers, str(root_path))
+                    candidate_set |= discovery.rg_candidates(rg, chunk, triggers, root)
+    return candidate_set
 
+
+def _read_candidates(
+    plan: _ScanPlan,
+    listing: discovery.Listing,
+    cache: ScanCache | None,
+    state: _ScanState,
+    pending: list[tuple[int, str, os.stat_result]],
+    known_candidates: list[tuple[int, str, os.stat_result, str | None]],
+    candidate_set: set[str] | None,
+) -> tuple[list[tuple[int, str, bytes, str, bool, int]], int]:
+    """Read the candidates (size caps; the trigger test in Python when ripgrep did not run), then
+    stage 3 by content hash. Returns (analysis tasks, number of candidates)."""
+    limit_bytes, limit_mb, triggers = plan.limit_bytes, plan.limit_mb, plan.triggers
+    root, displays = str(plan.root_path), state.displays
     tasks: list[tuple[int, str, bytes, str, bool, int]] = []
-    candidates = hits
+    candidates = state.hits
     todo = [(i, p, st, None) for i, p, st in pending] + known_candidates
     todo.sort(key=lambda t: t[0])
     for index, path, st, _key in todo:
@@ -347,16 +434,16 @@ def scan_paths(
             continue
         cap = limit_bytes * (NOTEBOOK_SIZE_FACTOR if kind == "ipynb" else 1)
         if st.st_size > cap:
-            errors.append(_too_large(displays[index], st.st_size, cap, limit_mb))
+            state.errors.append(_too_large(displays[index], st.st_size, cap, limit_mb))
             continue
         try:
             with open(path, "rb") as fh:
                 data = fh.read(cap + 1)
         except OSError as exc:
-            errors.append(discovery._os_error(path, exc, str(root_path)))
+            state.errors.append(discovery.os_error(path, exc, root))
             continue
         if len(data) > cap:  # grew since stat
-            errors.append(_too_large(displays[index], len(data), cap, limit_mb))
+            state.errors.append(_too_large(displays[index], len(data), cap, limit_mb))
             continue
         if candidate_set is None and not explicit and kind == "py":
             text_hit = any(t.encode() in data for t in triggers) if triggers else False
@@ -370,33 +457,44 @@ def scan_paths(
             cache.remember(path, st.st_size, st.st_mtime_ns, key, True)
             cached = cache.result(key)
             if cached is not None:
-                payloads[index] = cached
-                hits += 1
+                state.payloads[index] = cached
+                state.hits += 1
                 continue
         tasks.append((index, displays[index], data, kind, explicit, limit_bytes))
+    return tasks, candidates
 
-    total = candidates
-    done = hits
-    if progress is not None:
-        progress(done, total)
-    jobs_used, pool_note = _analyze(tasks, sel, rules, jobs, payloads, progress, done, total)
-    if pool_note:
-        notes.append(pool_note)
-    if cache is not None:
-        for index, _display, data, kind, explicit, _limit in tasks:
-            payload = payloads.get(index)
-            if payload is not None:
-                cache.store(content_key(data, displays[index], kind + ("!" if explicit else "")), payload)
-        note = cache.save()
-        if note:
-            notes.append(note)
 
+def _store(cache: ScanCache, tasks: list[tuple[int, str, bytes, str, bool, int]], state: _ScanState) -> None:
+    """Put the fresh results into the cache and save it."""
+    for index, _display, data, kind, explicit, _limit in tasks:
+        payload = state.payloads.get(index)
+        if payload is not None:
+            cache.store(content_key(data, state.displays[index], kind + ("!" if explicit else "")), payload)
+    note = cache.save()
+    if note:
+        state.notes.append(note)
+
+
+def _report(
+    plan: _ScanPlan,
+    listing: discovery.Listing,
+    rg: str | None,
+    cache: ScanCache | None,
+    state: _ScanState,
+    tasks: list[tuple[int, str, bytes, str, bool, int]],
+    candidates: int,
+    jobs_used: int,
+    started: float,
+) -> Report:
+    """Stage 5: findings in a deterministic order, every per-file problem as an ``ErrorEntry``, the stats."""
+    sel, displays, errors, notes = plan.selection, state.displays, state.errors, state.notes
+    hits = state.hits
     report = Report(tool="scan")
     floor = SEVERITY_RANK[sel.min_severity]
     parsed = suppressed = 0
     fresh = {t[0] for t in tasks}
-    for index in sorted(payloads):
-        payload = payloads[index]
+    for index in sorted(state.payloads):
+        payload = state.payloads[index]
         parsed += bool(payload.get("parsed")) and index in fresh
         suppressed += int(payload.get("suppressed", 0))
         for raw in payload.get("findings", []):
@@ -409,7 +507,7 @@ def scan_paths(
     errors.sort(key=lambda e: (e.path or "", e.kind, e.message))
     report.errors = errors
     stats: dict[str, Any] = {
-        "paths": given,
+        "paths": plan.given,
         "files_listed": len(listing.files),
         "excluded": listing.excluded,
         "candidates": candidates,
@@ -417,7 +515,7 @@ def scan_paths(
         "cache_hits": hits,
         "analyzed": len(tasks),
         "suppressed": suppressed,
-        "rules_active": len(rules),
+        "rules_active": len(plan.rules),
         "jobs": jobs_used,
         "walker": listing.walker,
         "rg": rg,

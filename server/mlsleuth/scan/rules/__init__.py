@@ -1,12 +1,10 @@
-"""Every static rule, one module per theme. Importing this package registers them all."""
+"""Every static rule, one module per rule: ``rules/<category>/<rule_id>.py``.
 
-from mlsleuth.scan.rules import numerical  # noqa: F401
-from mlsleuth.scan.rules import loss  # noqa: F401
-from mlsleuth.scan.rules import data  # noqa: F401
-from mlsleuth.scan.rules import reproducibility  # noqa: F401
-from mlsleuth.scan.rules import checkpoint  # noqa: F401
-from mlsleuth.scan.rules import training_loop  # noqa: F401
-from mlsleuth.scan.rules import evaluation  # noqa: F401
-from mlsleuth.scan.rules import architecture  # noqa: F401
-from mlsleuth.scan.rules import optimizer  # noqa: F401
-from mlsleuth.scan.rules import optimizer_state  # noqa: F401
+Importing this package registers them all: :func:`~mlsleuth.scan.registry.load_rule_modules`
+walks the package, so a new rule is one new file. ``loop_rule_base`` holds the
+base classes and helpers the training-loop rules share.
+"""
+
+from mlsleuth.scan.registry import load_rule_modules
+
+load_rule_modules()

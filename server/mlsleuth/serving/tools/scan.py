@@ -83,7 +83,7 @@ def register(server, env) -> None:
         targets = [resolve_in_root(root, p, what="path") for p in (paths or ["."])]
         config, selection = _selection(root, select, ignore, min_severity)
         from mlsleuth.config import ConfigError
-        from mlsleuth.scan.engine import scan_paths
+        from mlsleuth.scan import scan_paths
 
         if config.cache_dir is None:
             config = dataclasses.replace(config, cache_dir=str(_user_cache(root)))

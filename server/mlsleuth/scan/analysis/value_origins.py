@@ -1,0 +1,522 @@
+"""Value origins: what produced a value, as the loss, numerical, data and evaluation rules ask it.
+
+These answer questions of the form "what produced this tensor?" and "what
+does calling this object compute?" across the constructs training code uses:
+
+* a local name assigned earlier in the function (``probs = F.softmax(...)``),
+  or at module level (notebooks, scripts);
+* ``self.attr`` bound in any method of the enclosing class
+  (``self.crit = nn.CrossEntropyLoss()`` in ``__init__``);
+* module objects: ``nn.Softmax(dim=1)``, an ``nn.Sequential`` whose last
+  layer decides what it returns, a model class defined in the same file
+  (its ``forward`` decides), ``self(x)`` inside such a class;
+* helper functions and methods defined in the same file (their ``return``
+  statements decide);
+* shape-only tensor methods (``.view``, ``.float()``, ``[..., 0]``) that do
+  not change what the values mean.
+
+Everything here is conservative: when a value cannot be followed, the answer
+is ``None`` ("unknown"), never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    dotted,
+    iter_children,
+)
+
+MAX_DEPTH = 6
+
+# What a tensor "is", as far as the loss rules care.
+SOFTMAX = "softmax"
+SIGMOID = "sigmoid"
+LOG_SOFTMAX = "log_softmax"
+LOGSIGMOID = "logsigmoid"
+
+_FUNCTION_KINDS = {
+    "torch.softmax": SOFTMAX,
+    "torch.nn.functional.softmax": SOFTMAX,
+    "torch.special.softmax": SOFTMAX,
+    "torch.sigmoid": SIGMOID,
+    "torch.nn.functional.sigmoid": SIGMOID,
+    "torch.special.expit": SIGMOID,
+    "torch.log_softmax": LOG_SOFTMAX,
+    "torch.nn.functional.log_softmax": LOG_SOFTMAX,
+    "torch.special.log_softmax": LOG_SOFTMAX,
+    "torch.nn.functional.logsigmoid": LOGSIGMOID,
+}
+_METHOD_KINDS = {"softmax": SOFTMAX, "sigmoid": SIGMOID, "log_softmax": LOG_SOFTMAX}
+_MODULE_KINDS = {
+    "torch.nn.Softmax": SOFTMAX,
+    "torch.nn.Sigmoid": SIGMOID,
+    "torch.nn.LogSoftmax": LOG_SOFTMAX,
+    "torch.nn.LogSigmoid": LOGSIGMOID,
+}
+
+# Tensor methods that reshape, move or retype values without changing what they mean.
+PASSTHROUGH_METHODS = frozenset(
+    {
+        "view", "reshape", "flatten", "squeeze", "unsqueeze", "contiguous", "permute", "transpose",
+        "float", "double", "half", "bfloat16", "to", "cpu", "cuda", "type", "clone", "detach",
+        "view_as", "reshape_as", "expand", "expand_as", "type_as", "requires_grad_",
+    }
+)
+PASSTHROUGH_FUNCTIONS = frozenset(
+    {"torch.flatten", "torch.squeeze", "torch.unsqueeze", "torch.reshape", "torch.permute", "torch.transpose"}
+)
+
+LOSS_CLASSES = {
+    "torch.nn.CrossEntropyLoss": "cross_entropy",
+    "torch.nn.NLLLoss": "nll_loss",
+    "torch.nn.BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
+    "torch.nn.BCELoss": "binary_cross_entropy",
+    "torch.nn.KLDivLoss": "kl_div",
+}
+LOSS_FUNCTIONS = {
+    "torch.nn.functional.cross_entropy": "cross_entropy",
+    "torch.nn.functional.nll_loss": "nll_loss",
+    "torch.nn.functional.binary_cross_entropy_with_logits": "binary_cross_entropy_with_logits",
+    "torch.nn.functional.binary_cross_entropy": "binary_cross_entropy",
+    "torch.nn.functional.kl_div": "kl_div",
+}
+
+_MODULES_PATH = re.compile(r"^torch\.nn\.modules\.[a-z_]+\.")
+
+
+def origin_callees(*kinds: str) -> tuple[str, ...]:
+    """The callee names (as :meth:`FileContext.calls_named` reads them) of every call that
+    :func:`origin` can report as one of ``kinds``: a rule about such values needs one."""
+    tables = (*_FUNCTION_KINDS.items(), *_MODULE_KINDS.items())
+    names = {q.rpartition(".")[2] for q, k in tables if k in kinds} | {m for m, k in _METHOD_KINDS.items() if k in kinds}
+    return tuple(sorted(names))
+
+
+def loss_callees(*names: str) -> tuple[str, ...]:
+    """The callee names of every call :func:`loss_call` can recognise as one of the losses ``names``."""
+    tables = (*LOSS_FUNCTIONS.items(), *LOSS_CLASSES.items())
+    return tuple(sorted({q.rpartition(".")[2] for q, n in tables if n in names}))
+
+
+def normalize(qualname: str | None) -> str | None:
+    """``torch.nn.modules.loss.CrossEntropyLoss`` -> ``torch.nn.CrossEntropyLoss``."""
+    if qualname is None:
+        return None
+    return _MODULES_PATH.sub("torch.nn.", qualname)
+
+
+@dataclass
+class Origin:
+    """Where a value came from: ``kind`` (e.g. ``softmax``) made by ``node``, reached through ``via``."""
+
+    kind: str
+    node: ast.AST
+    via: list[str] = field(default_factory=list)
+    label: str | None = None  # "probs = F.softmax(z, 1)" when the producing call was assigned to a name
+
+
+# -- names ---------------------------------------------------------------------------
+
+
+def function_params(func: ast.AST) -> list[str]:
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return []
+    a = func.args
+    return [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)] + (
+        [a.vararg.arg] if a.vararg else []
+    ) + ([a.kwarg.arg] if a.kwarg else [])
+
+
+def bindings(ctx: FileContext, scope: ast.AST) -> dict[str, list[tuple[int, ast.AST, ast.expr | None]]]:
+    """``ctx.assignments(scope)``, computed once per scope (rules ask about the same scopes many times)."""
+    cache = ctx.__dict__.setdefault("_value_origins_bindings", {})
+    if scope not in cache:
+        cache[scope] = ctx.assignments(scope)
+    return cache[scope]
+
+
+def local_value(ctx: FileContext, name: ast.Name, depth: int = 0) -> ast.expr | None:
+    """Same answer as ``ctx.value_of`` (the last value bound to ``name`` before its use), from cached bindings."""
+    if depth > 8:
+        return None
+    scope = ctx.enclosing_function(name) or ctx.tree
+    best = None
+    for line, _stmt, val in bindings(ctx, scope).get(name.id, []):
+        if line < name.lineno or (line == name.lineno and val is not None and val.col_offset > name.col_offset):
+            best = val
+    if best is None and scope is not ctx.tree:
+        return None
+    if isinstance(best, ast.Name):
+        return local_value(ctx, best, depth + 1) or best
+    return best
+
+
+def is_parameter(ctx: FileContext, name: ast.Name) -> bool:
+    func = ctx.enclosing_function(name)
+    return func is not None and name.id in function_params(func) and not bindings(ctx, func).get(name.id)
+
+
+def module_value(ctx: FileContext, name: str) -> ast.expr | None:
+    """The last simple module-level assignment to ``name`` (scripts and notebooks bind models there)."""
+    entries = bindings(ctx, ctx.tree).get(name, [])
+    values = [v for _line, _stmt, v in entries if v is not None]
+    return values[-1] if values else None
+
+
+def value(ctx: FileContext, expr: ast.AST | None) -> ast.AST | None:
+    """What a name or ``self.attr`` was bound to, falling back to module level; else the expression itself."""
+    if isinstance(expr, ast.Name):
+        found = local_value(ctx, expr)
+        if found is not None:
+            return found
+        func = ctx.enclosing_function(expr)
+        if func is not None and (expr.id in function_params(func) or bindings(ctx, func).get(expr.id)):
+            return expr
+        if expr.id in ctx.imports:
+            return expr
+        return module_value(ctx, expr.id) or expr
+    return ctx.resolve(expr)
+
+
+def call_sites(ctx: FileContext, func: ast.AST) -> list[ast.Call]:
+    """Calls in this file that run ``func`` (a module function, or a method through ``self``)."""
+    index = ctx.__dict__.get("_value_origins_call_sites")
+    if index is None:
+        index = {}
+        for c in ctx.calls():
+            target = callee(ctx, c)
+            if target is not None:
+                index.setdefault(target, []).append(c)
+            elif isinstance(c.func, ast.Name):
+                # Trainer(model, ...) runs Trainer.__init__
+                cls = file_class(ctx, c.func.id)
+                init = ctx.method(cls, "__init__") if cls is not None else None
+                if init is not None:
+                    index.setdefault(init, []).append(c)
+        ctx.__dict__["_value_origins_call_sites"] = index
+    return index.get(func, [])
+
+
+def callee(ctx: FileContext, call: ast.Call) -> ast.AST | None:
+    """``ctx.callee_definition(call)`` with the module's functions indexed once (big files have thousands)."""
+    table = ctx.__dict__.get("_value_origins_functions")
+    if table is None:
+        table = {}
+        for node in ctx.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                table.setdefault(node.name, node)
+        ctx.__dict__["_value_origins_functions"] = table
+    if isinstance(call.func, ast.Name):
+        return table.get(call.func.id)
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self":
+        return ctx.callee_definition(call)
+    return None
+
+
+def argument_for(call: ast.Call, func: ast.AST, param: str) -> ast.expr | None:
+    """The expression ``call`` passes for parameter ``param`` of ``func``."""
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for kw in call.keywords:
+        if kw.arg == param:
+            return kw.value
+    positional = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
+    if positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]
+    if param in positional:
+        i = positional.index(param)
+        if any(isinstance(a, ast.Starred) for a in call.args[: i + 1]):
+            return None
+        if i < len(call.args):
+            return call.args[i]
+    return None
+
+
+def returns(func: ast.AST) -> list[ast.expr]:
+    """The values of ``return`` statements directly in ``func`` (not nested functions)."""
+    found: list[ast.expr] = []
+    stack = list(iter_children(func))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            found.append(node.value)
+        stack.extend(iter_children(node))
+    return found
+
+
+def file_class(ctx: FileContext, name: str) -> ast.ClassDef | None:
+    """The first class named ``name`` defined anywhere in the file."""
+    table = ctx.__dict__.get("_value_origins_classes")
+    if table is None:
+        table = {}
+        for cls in ctx.classes:
+            table.setdefault(cls.name, cls)
+        ctx.__dict__["_value_origins_classes"] = table
+    return table.get(name)
+
+
+def root_name(expr: ast.AST) -> str | None:
+    """The variable a chain of attributes, subscripts and method calls starts from."""
+    while True:
+        if isinstance(expr, ast.Call):
+            if isinstance(expr.func, ast.Attribute):
+                expr = expr.func.value
+                continue
+            return None
+        if isinstance(expr, (ast.Attribute, ast.Subscript)):
+            expr = expr.value
+            continue
+        if isinstance(expr, ast.Name):
+            return expr.id
+        return None
+
+
+def words(name: str) -> list[str]:
+    """``X_test`` -> ['x', 'test']; ``trainLoader`` -> ['train', 'loader']."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [w for w in re.split(r"[^A-Za-z0-9]+|(?<=[a-z])(?=\d)", spaced.lower()) if w]
+
+
+# -- what a tensor is ----------------------------------------------------------------------
+
+
+def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | None:
+    """The activation that produced ``expr`` (softmax, sigmoid, ...) if it can be followed."""
+    if expr is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        bound = value(ctx, expr)
+        if bound is None or bound is expr or isinstance(bound, ast.Name) and bound.id == expr.id:
+            return None
+        found = origin(ctx, bound, depth + 1)
+        if found is not None:
+            line = getattr(bound, "lineno", None)
+            if found.node is bound and found.label is None:
+                found.label = f"{expr.id} = {ctx.segment(bound, 80)}"
+            elif not any(step.startswith(f"{expr.id} =") for step in found.via):
+                found.via.insert(0, f"{expr.id} = {ctx.segment(bound, 80)} (line {line})")
+        return found
+    if isinstance(expr, ast.Attribute):
+        if isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            bound = ctx.resolve(expr)
+            if bound is not None and bound is not expr:
+                return origin(ctx, bound, depth + 1)
+        return None
+    if isinstance(expr, ast.Subscript):
+        return origin(ctx, expr.value, depth + 1)
+    if not isinstance(expr, ast.Call):
+        return None
+    qual = normalize(ctx.qualname(expr))
+    if qual in _FUNCTION_KINDS:
+        return Origin(_FUNCTION_KINDS[qual], expr)
+    if qual in PASSTHROUGH_FUNCTIONS and expr.args:
+        return origin(ctx, expr.args[0], depth + 1)
+    method = call_method(expr)
+    if method is not None and isinstance(expr.func, ast.Attribute):
+        receiver = expr.func.value
+        head = dotted(receiver)
+        is_module_ref = head is not None and head.split(".")[0] in ctx.imports and ctx.qualname(receiver) != head
+        if not is_module_ref and not (isinstance(receiver, ast.Name) and receiver.id == "self"):
+            if method in _METHOD_KINDS and not _looks_like_module_object(ctx, receiver):
+                return Origin(_METHOD_KINDS[method], expr)
+            if method in PASSTHROUGH_METHODS:
+                return origin(ctx, receiver, depth + 1)
+            if method == "forward":
+                return output_of_callable(ctx, receiver, expr, depth + 1)
+    helper = callee(ctx, expr)
+    if helper is not None:
+        found = _all_returns(ctx, helper, depth + 1)
+        if found is not None:
+            found.via.append(f"returned by {helper.name}() (line {helper.lineno})")
+        return found
+    return output_of_callable(ctx, expr.func, expr, depth + 1)
+
+
+def _looks_like_module_object(ctx: FileContext, receiver: ast.AST) -> bool:
+    bound = value(ctx, receiver)
+    return isinstance(bound, ast.Call) and normalize(ctx.qualname(bound)) in _MODULE_KINDS
+
+
+def _all_returns(ctx: FileContext, func: ast.AST, depth: int) -> Origin | None:
+    """An origin shared by every ``return`` of ``func`` (a forward that returns softmax only in eval is not one)."""
+    values = returns(func)
+    if not values:
+        return None
+    found = [origin(ctx, v, depth) for v in values]
+    if all(f is not None for f in found) and len({f.kind for f in found}) == 1:  # type: ignore[union-attr]
+        return found[0]
+    return None
+
+
+def output_of_callable(ctx: FileContext, func_expr: ast.AST, call: ast.Call, depth: int = 0) -> Origin | None:
+    """What calling ``func_expr`` returns, when it is a module object or model class known in this file."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(func_expr, ast.Name) and func_expr.id == "self":
+        cls = ctx.enclosing_class(call)
+        forward = ctx.method(cls, "forward") if cls is not None else None
+        if forward is not None:
+            found = _all_returns(ctx, forward, depth + 1)
+            if found is not None:
+                found.via.append(f"returned by {cls.name}.forward (line {forward.lineno})")  # type: ignore[union-attr]
+            return found
+        return None
+    bound = func_expr if isinstance(func_expr, ast.Call) else value(ctx, func_expr)
+    if isinstance(bound, ast.Name) and is_parameter(ctx, bound):
+        # A model passed into a helper: every caller must pass the same kind of model.
+        func = ctx.enclosing_function(bound)
+        found_all = []
+        for site in call_sites(ctx, func) if func is not None else []:
+            arg = argument_for(site, func, bound.id)
+            found_all.append(output_of_callable(ctx, arg, site, depth + 1) if arg is not None else None)
+        if found_all and all(f is not None for f in found_all) and len({f.kind for f in found_all}) == 1:  # type: ignore[union-attr]
+            found = found_all[0]
+            found.via.append(f"`{bound.id}` is a parameter; every caller in this file passes such a model")  # type: ignore[union-attr]
+            return found
+        return None
+    if not isinstance(bound, ast.Call):
+        return None
+    return _module_output(ctx, bound, depth + 1)
+
+
+def _module_output(ctx: FileContext, constructor: ast.Call, depth: int) -> Origin | None:
+    if depth > MAX_DEPTH:
+        return None
+    qual = normalize(ctx.qualname(constructor))
+    if qual in _MODULE_KINDS:
+        return Origin(_MODULE_KINDS[qual], constructor)
+    if qual == "torch.nn.Sequential":
+        layers = [a for a in constructor.args if not isinstance(a, ast.Starred)]
+        if layers and len(layers) == len(constructor.args):
+            last = layers[-1]
+            target = last if isinstance(last, ast.Call) else value(ctx, last)
+            if isinstance(target, ast.Call):
+                found = _module_output(ctx, target, depth + 1)
+                if found is not None:
+                    found.via.append(f"last layer of nn.Sequential (line {constructor.lineno})")
+                return found
+        return None
+    builder = callee(ctx, constructor)
+    if builder is not None:
+        # build_model(...) defined in this file: every return decides
+        outs = [_module_output(ctx, r, depth + 1) if isinstance(r, ast.Call) else None for r in returns(builder)]
+        if outs and all(o is not None for o in outs) and len({o.kind for o in outs}) == 1:  # type: ignore[union-attr]
+            outs[0].via.append(f"model built by {builder.name}() (line {builder.lineno})")  # type: ignore[union-attr]
+            return outs[0]
+        return None
+    if isinstance(constructor.func, ast.Name):
+        cls = file_class(ctx, constructor.func.id)
+        forward = ctx.method(cls, "forward") if cls is not None else None
+        if forward is not None:
+            found = _all_returns(ctx, forward, depth + 1)
+            if found is not None:
+                found.via.append(f"returned by {cls.name}.forward (line {forward.lineno})")  # type: ignore[union-attr]
+            return found
+    return None
+
+
+# -- what a call computes ---------------------------------------------------------------
+
+
+@dataclass
+class LossCall:
+    """A call that computes one of the known losses; ``input`` is its prediction argument."""
+
+    name: str  # e.g. "cross_entropy"
+    call: ast.Call
+    input: ast.expr | None
+    target: ast.expr | None
+    via: str | None = None  # how the criterion object was found, for messages
+
+
+def _loss_object(ctx: FileContext, func_expr: ast.AST, depth: int = 0) -> tuple[str, str] | None:
+    """(loss name, description) when ``func_expr`` evaluates to a known loss module."""
+    if depth > 3:
+        return None
+    if isinstance(func_expr, ast.Call):
+        qual = normalize(ctx.qualname(func_expr))
+        if qual in LOSS_CLASSES:
+            return LOSS_CLASSES[qual], f"{ctx.segment(func_expr, 60)} (line {func_expr.lineno})"
+        return None
+    bound = value(ctx, func_expr)
+    if isinstance(bound, ast.Call):
+        return _loss_object(ctx, bound, depth + 1)
+    if isinstance(bound, ast.Name) and is_parameter(ctx, bound):
+        func = ctx.enclosing_function(bound)
+        sites = call_sites(ctx, func) if func is not None else []
+        kinds = set()
+        desc = None
+        for site in sites:
+            arg = argument_for(site, func, bound.id)
+            found = _loss_object(ctx, arg, depth + 1) if arg is not None else None
+            if found is None:
+                return None
+            kinds.add(found[0])
+            desc = found[1]
+        if len(kinds) == 1 and desc is not None:
+            return kinds.pop(), f"{desc}, passed as `{bound.id}`"
+    return None
+
+
+def mentions_loss_class(ctx: FileContext) -> bool:
+    """Cheap text test: can any loss *module* be built in this file at all?"""
+    found = ctx.__dict__.get("_value_origins_mentions_loss")
+    if found is None:
+        found = any(cls.rsplit(".", 1)[-1] in ctx.source for cls in LOSS_CLASSES)
+        ctx.__dict__["_value_origins_mentions_loss"] = found
+    return found
+
+
+def mentions(ctx: FileContext, *words: str) -> bool:
+    return any(w in ctx.source for w in words)
+
+
+def loss_call(ctx: FileContext, call: ast.Call) -> LossCall | None:
+    """Recognise ``F.cross_entropy(x, y)``, ``crit(x, y)`` with ``crit = nn.CrossEntropyLoss()``, ``self.crit(x, y)``..."""
+    qual = normalize(ctx.qualname(call))
+    if qual in LOSS_FUNCTIONS:
+        return LossCall(LOSS_FUNCTIONS[qual], call, _arg(call, 0, "input"), _arg(call, 1, "target"))
+    if not mentions_loss_class(ctx):
+        return None
+    if isinstance(call.func, (ast.Name, ast.Attribute, ast.Call)):
+        if isinstance(call.func, ast.Attribute) and not (
+            isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+        ):
+            return None
+        found = _loss_object(ctx, call.func)
+        if found is not None:
+            return LossCall(found[0], call, _arg(call, 0, "input"), _arg(call, 1, "target"), via=found[1])
+    return None
+
+
+def _arg(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    if len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return call.args[position]
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+_LOSS_FUNCTION_NAMES = {q.rpartition(".")[2] for q in LOSS_FUNCTIONS}
+_LOSS_CLASS_NAMES = {q.rpartition(".")[2] for q in LOSS_CLASSES}
+
+
+def loss_calls(ctx: FileContext) -> list[LossCall]:
+    cache = ctx.__dict__.get("_value_origins_loss_calls")
+    if cache is None:
+        # A criterion object is found only through a call that builds a loss module; with
+        # none in the file, only the functional losses need looking at.
+        builds_criterion = mentions_loss_class(ctx) and bool(ctx.calls_named(*_LOSS_CLASS_NAMES))
+        candidates = ctx.calls() if builds_criterion else ctx.calls_named(*_LOSS_FUNCTION_NAMES)
+        cache = [lc for c in candidates if (lc := loss_call(ctx, c)) is not None]
+        ctx.__dict__["_value_origins_loss_calls"] = cache
+    return cache

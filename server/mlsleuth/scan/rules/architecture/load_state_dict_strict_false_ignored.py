@@ -1,0 +1,50 @@
+"""The ``load-state-dict-strict-false-ignored`` rule: `load_state_dict(..., strict=False)` whose report of missing and unexpected keys is thrown away."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis.context import FileContext, call_method, constant, keyword
+from mlsleuth.scan.prefilter import call_to
+from mlsleuth.scan.registry import Rule, register_rule
+
+
+@register_rule
+class LoadStateDictStrictFalseIgnored(Rule):
+    """`load_state_dict(..., strict=False)` whose report of missing and unexpected keys is thrown away.
+
+    What it finds: a `load_state_dict` call with `strict=False` used as a bare statement, so the
+    returned `(missing_keys, unexpected_keys)` is never looked at.
+    Why it matters: with `strict=False` a checkpoint whose keys do not match the model (a `module.`
+    prefix from DataParallel, a renamed layer, a different architecture version) loads "successfully"
+    while some or all layers keep their random initialisation. Fine-tuning then starts from scratch,
+    or evaluation runs an untrained head, with no error. The category is architecture because the
+    failure is a mismatch between the model's structure and the checkpoint's.
+    How to confirm: print the return value: `print(model.load_state_dict(sd, strict=False))`; any
+    missing key you expected to load is the bug.
+    What to do instead: keep `strict=True` where you can; otherwise capture the result and check it,
+    e.g. `missing, unexpected = model.load_state_dict(sd, strict=False)` and assert that only the keys
+    you meant to skip (a new head) are missing.
+    """
+
+    id = "load-state-dict-strict-false-ignored"
+    category = "architecture"
+    severity = "warning"
+    triggers = ("strict",)
+    requires = (("load_state_dict",), ("False",), (call_to("load_state_dict"),))
+
+    def check(self, ctx: FileContext):
+        for node in ctx.nodes_of(ast.Expr):
+            if not isinstance(node.value, ast.Call):
+                continue
+            call = node.value
+            if call_method(call) != "load_state_dict" or constant(keyword(call, "strict")) is not False:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                "load_state_dict(strict=False) result ignored: layers whose keys do not match keep their random "
+                "initialisation and nothing reports it",
+                observation=ctx.segment(call),
+                next_test="Print the return value of this call: missing_keys lists every layer that was not loaded.",
+            )

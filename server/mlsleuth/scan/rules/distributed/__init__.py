@@ -1,0 +1,1 @@
+"""Rules of category `distributed`, one per module (named after the rule id)."""

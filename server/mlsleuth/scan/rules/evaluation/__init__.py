@@ -1,0 +1,1 @@
+"""Rules of category `evaluation`, one per module (named after the rule id)."""

@@ -1,0 +1,75 @@
+"""The ``functional-dropout-always-on`` rule: `F.dropout` inside a module without `training=self.training`."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis.context import FileContext, keyword
+from mlsleuth.scan.analysis.torch_idioms import is_module_class
+from mlsleuth.scan.prefilter import MODULE_CLASS, word
+from mlsleuth.scan.registry import Rule, register_rule
+
+_FUNCTIONAL_DROPOUT = {
+    "torch.nn.functional.dropout",
+    "torch.nn.functional.dropout1d",
+    "torch.nn.functional.dropout2d",
+    "torch.nn.functional.dropout3d",
+    "torch.nn.functional.alpha_dropout",
+    "torch.nn.functional.feature_alpha_dropout",
+}
+
+
+def _calls_named(ctx: FileContext, fragment: str) -> list[ast.Call]:
+    """Calls whose function name contains ``fragment`` (a cheap filter before resolving aliases)."""
+    found = []
+    for node in ctx.all_nodes:
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+            if fragment in name:
+                found.append(node)
+    return found
+
+
+@register_rule
+class FunctionalDropoutAlwaysOn(Rule):
+    """`F.dropout` inside a module without `training=self.training`.
+
+    What it finds: a call to `torch.nn.functional.dropout` (or `dropout2d`, `alpha_dropout`, ...) in a
+    method of an `nn.Module` subclass that does not pass the `training` argument.
+    Why it matters: unlike the `nn.Dropout` module, the functional form does not know about
+    `model.eval()`: its `training` argument defaults to True. Dropout then stays active at evaluation
+    and inference, so predictions are random and accuracy is lower than the model's real quality.
+    How to confirm: in eval mode, run the same input through the model twice under `torch.no_grad()`:
+    the outputs differ.
+    What to do instead: pass `training=self.training` (`F.dropout(x, p, training=self.training)`), or
+    use an `nn.Dropout` submodule.
+    """
+
+    id = "functional-dropout-always-on"
+    category = "evaluation"
+    severity = "error"
+    triggers = ("dropout",)
+    # torch.nn.functional.dropout*, inside a method of an nn.Module subclass
+    requires = (("functional",), ("class",), (word("nn"), "Module", "PreTrainedModel"), (MODULE_CLASS,))
+
+    def check(self, ctx):
+        for call in _calls_named(ctx, "dropout"):
+            qn = ctx.qualname(call) or ""
+            if qn not in _FUNCTIONAL_DROPOUT:
+                continue
+            if len(call.args) >= 3 or keyword(call, "training") is not None or any(isinstance(a, ast.Starred) for a in call.args):
+                continue
+            if any(kw.arg is None for kw in call.keywords):
+                continue
+            cls = ctx.enclosing_class(call)
+            func = ctx.enclosing_function(call)
+            if cls is None or func is None or not is_module_class(ctx, cls):
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                f"`{ctx.segment(call, 80)}` in `{cls.name}.{func.name}` does not pass `training=`; functional dropout defaults"
+                " to training=True, so it keeps dropping units after model.eval()",
+                next_test="call model.eval() and run the same input twice under torch.no_grad(): the outputs differ",
+            )

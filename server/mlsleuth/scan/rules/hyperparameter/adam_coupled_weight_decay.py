@@ -1,0 +1,62 @@
+"""The ``adam-coupled-weight-decay`` rule: `Adam(weight_decay=...)` where decoupled weight decay (`AdamW`) is probably meant."""
+
+from __future__ import annotations
+
+from mlsleuth.scan.analysis.context import constant, keyword
+from mlsleuth.scan.registry import Rule, register_rule
+
+
+@register_rule
+class AdamCoupledWeightDecay(Rule):
+    """`Adam(weight_decay=...)` where decoupled weight decay (`AdamW`) is probably meant.
+
+    What it finds: `torch.optim.Adam` (or `Adamax`, `NAdam`, `RAdam` without `decoupled_weight_decay`)
+    built with a `weight_decay` that is not provably zero: a non-zero literal, or a variable or
+    config value (`weight_decay=args.weight_decay`), which makes the coupled decay a setting away.
+    Why it matters: in these optimizers `weight_decay` is an L2 term added to the gradient, which then
+    goes through Adam's per-parameter scaling: weights with large gradient history are barely
+    decayed and rarely-updated ones are decayed hard. Recipes that quote a weight decay of 0.01-0.1
+    (transformers, ViTs) mean AdamW's decoupled decay; with `Adam` the same number gives a different,
+    usually weaker and uneven, regularisation.
+    How to confirm: train two short runs, `Adam(weight_decay=wd)` and `AdamW(weight_decay=wd)`, and
+    compare the weight norms after a few hundred steps: they diverge.
+    What to do instead: use `torch.optim.AdamW(params, weight_decay=wd)` (or pass
+    `decoupled_weight_decay=True` where supported); keep `Adam` + `weight_decay` only if L2
+    regularisation is really what you want.
+    """
+
+    id = "adam-coupled-weight-decay"
+    category = "hyperparameter"
+    severity = "info"
+    triggers = ("weight_decay",)
+
+    def check(self, ctx):
+        for call in ctx.calls():
+            if keyword(call, "weight_decay") is None:
+                continue
+            qn = ctx.qualname(call) or ""
+            if qn not in {"torch.optim.Adam", "torch.optim.adam.Adam", "torch.optim.NAdam", "torch.optim.RAdam", "torch.optim.Adamax"}:
+                continue
+            decay = keyword(call, "weight_decay")
+            if decay is None:
+                continue
+            value = constant(ctx.resolve(decay))
+            if value is None or isinstance(value, (bool, int, float)) and value == 0:
+                continue  # provably zero (or None, which the optimizer rejects anyway)
+            decoupled = keyword(call, "decoupled_weight_decay")
+            if decoupled is not None and constant(decoupled) is not False:
+                continue
+            name = qn.rsplit(".", 1)[-1]
+            if isinstance(value, (int, float)):
+                what = f"{name} with weight_decay={ctx.segment(decay, 40)} applies L2 through the adaptive scaling (coupled decay)"
+            else:  # a variable or config value: the decay is coupled whenever it is set non-zero
+                what = (
+                    f"{name} takes weight_decay={ctx.segment(decay, 40)} from a setting: whenever it is non-zero, Adam applies it"
+                    " as L2 through the adaptive scaling (coupled decay)"
+                )
+            yield self.finding(
+                ctx,
+                call,
+                f"{what}; if the value comes from a recipe it probably meant AdamW's decoupled decay",
+                next_test="run a few hundred steps with Adam and with AdamW at the same weight_decay and compare the weight norms",
+            )

@@ -1,0 +1,102 @@
+"""What the training-loop rules share: the base classes and the event helpers over the training-step model.
+
+:class:`LoopRule` runs ``check_loop`` once per batch loop of every trace (with de-duplication),
+:class:`SchedulerRule` runs ``check_trace`` once per trace; the functions answer the questions
+several of these rules ask about an event (which optimizer, which loop line, whether a
+``zero_grad`` clears what a ``step`` uses, a scheduler's unit).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from mlsleuth.report import Finding
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.training_step_model import (
+    Event,
+    Trace,
+    dedupe,
+    loop_model,
+    same_object,
+    scheduler_unit,
+    step_loops,
+)
+from mlsleuth.scan.registry import Rule
+
+
+def loop_line(loop: ast.AST) -> int:
+    return getattr(loop, "lineno", 0)
+
+
+def optimizer_name(event: Event) -> str:
+    return event.target or "the optimizer"
+
+
+def compatible(a: Event, b: Event) -> bool:
+    return not a.exclusive_with(b)
+
+
+def optimizer_steps(events: list[Event]) -> list[Event]:
+    return [e for e in events if e.kind == "step"]
+
+
+def zero_matches_step(zero: Event, step: Event, steps: list[Event]) -> bool:
+    """Whether ``zero`` clears the gradients ``step`` is about to use."""
+    if zero.obj is not None and zero.obj.kind == "optimizer":
+        return same_object(zero, step)
+    if zero.obj is None and step.key is not None and zero.key == step.key:
+        return True
+    if zero.obj is None and zero.target and zero.target == step.target:
+        return True
+    # model.zero_grad() / p.grad = None: clears whatever the single optimizer of the loop trains.
+    other_keys = {s.key for s in steps}
+    looks_like_optimizer = zero.target is not None and any(w in zero.target.lower() for w in ("opt",))
+    return len(other_keys) == 1 and not looks_like_optimizer
+
+
+def fresh_optimizer_each_iteration(loop: ast.AST, events: list[Event]) -> bool:
+    """The optimizers stepped in ``loop`` are all constructed inside it (a probe, not a training loop)."""
+    steps = optimizer_steps(events)
+    constructions = [s.obj.construction for s in steps if s.obj is not None and s.obj.construction is not None]
+    if not steps or len(constructions) < len(steps):
+        return False
+    inside = {id(n) for n in ast.walk(loop)}
+    return all(id(c) in inside for c in constructions)
+
+
+class LoopRule(Rule):
+    """Shared iteration over the batch loops of every trace, with de-duplication."""
+
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        model = loop_model(ctx)
+        yield from dedupe(self._findings(ctx, model.traces))
+
+    def _findings(self, ctx: FileContext, traces: list[Trace]) -> Iterator[Finding]:
+        for trace in traces:
+            for loop in step_loops(trace):
+                yield from self.check_loop(ctx, trace, loop, trace.in_loop(loop))
+
+    def check_loop(self, ctx: FileContext, trace: Trace, loop: ast.AST, events: list[Event]) -> Iterator[Finding]:
+        return iter(())
+
+
+def scheduler_events(trace: Trace) -> Iterator[Event]:
+    for event in trace.events:
+        if event.kind == "sched_step":
+            yield event
+
+
+class SchedulerRule(Rule):
+    def check(self, ctx: FileContext) -> Iterator[Finding]:
+        model = loop_model(ctx)
+        yield from dedupe(f for trace in model.traces for f in self.check_trace(ctx, trace))
+
+    def check_trace(self, ctx: FileContext, trace: Trace) -> Iterator[Finding]:  # pragma: no cover - abstract
+        return iter(())
+
+
+def scheduler_event_unit(ctx: FileContext, event: Event) -> str | None:
+    if event.obj is None or event.obj.kind != "scheduler":
+        return None
+    return scheduler_unit(ctx, event.obj.construction, event.obj.name)

@@ -1,0 +1,80 @@
+"""The ``softmax-into-logit-loss`` rule: probabilities (softmax or sigmoid output) passed to a loss that expects raw logits."""
+
+from __future__ import annotations
+
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.loss_inputs import (
+    describe_origin,
+    loss_label,
+    probability_inputs,
+)
+from mlsleuth.scan.prefilter import call_to
+from mlsleuth.scan.registry import Rule, register_rule
+
+_LOGIT_LOSSES = {"cross_entropy": "cross-entropy", "binary_cross_entropy_with_logits": "BCE-with-logits"}
+
+_PROB_KINDS = {value_origins.SOFTMAX: "softmax", value_origins.SIGMOID: "sigmoid"}
+
+_OWN_ACTIVATION = {"cross_entropy": "log-softmax", "binary_cross_entropy_with_logits": "log-sigmoid"}
+
+
+@register_rule
+class SoftmaxIntoLogitLoss(Rule):
+    """Probabilities (softmax or sigmoid output) passed to a loss that expects raw logits.
+
+    What it finds: the output of `softmax`/`sigmoid` (`F.softmax`, `torch.softmax`, `x.softmax(1)`,
+    `nn.Softmax()`, a model whose `forward` or final `nn.Sequential` layer applies one) used as the
+    prediction argument of `nn.CrossEntropyLoss`/`F.cross_entropy` or
+    `nn.BCEWithLogitsLoss`/`F.binary_cross_entropy_with_logits`. The value is followed through local
+    names, `self.` attributes, model classes and helper functions defined in the same file.
+    Why it matters: these losses apply log-softmax (or log-sigmoid) themselves. Fed probabilities, they
+    squash values that already lie in [0, 1], so the loss can never get near zero and the gradients
+    shrink as the model grows confident. Training does not crash: accuracy stalls a few points short
+    and the loss plateaus well above zero, which looks like a capacity or learning-rate problem.
+    How to confirm: on one batch, print `criterion(probs, y)` next to `criterion(logits, y)`; then try
+    to overfit a single small batch: with probabilities the loss stays far from zero.
+    What to do instead: pass the raw logits to the loss and keep `softmax`/`sigmoid` for metrics and
+    inference only. If the model must return probabilities, return logits from `forward` and apply the
+    activation in a separate `predict` method.
+    """
+
+    id = "softmax-into-logit-loss"
+    category = "loss"
+    severity = "error"
+    triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
+    requires = (
+        ("cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"),  # the check's own first test
+        (call_to(*value_origins.loss_callees(*_LOGIT_LOSSES)),),
+        (call_to(*value_origins.origin_callees(*_PROB_KINDS)),),
+    )
+
+    def check(self, ctx: FileContext):
+        if not value_origins.mentions(ctx, "cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"):
+            return
+        seen: set[int] = set()
+        for lc in value_origins.loss_calls(ctx):
+            if lc.name not in _LOGIT_LOSSES or lc.input is None:
+                continue
+            for node, found, helper in probability_inputs(ctx, lc, set(_PROB_KINDS)):
+                if node.lineno in seen:  # type: ignore[attr-defined]
+                    continue
+                seen.add(node.lineno)  # type: ignore[attr-defined]
+                act = _PROB_KINDS[found.kind]
+                loss = _LOGIT_LOSSES[lc.name]
+                where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
+                if helper is not None:
+                    where += f" inside {helper.name}()"
+                if lc.via:
+                    where += f" (criterion {lc.via})"
+                yield self.finding(
+                    ctx,
+                    node,
+                    f"{act} output reaches a {loss} loss, which expects raw logits and applies its own "
+                    f"{_OWN_ACTIVATION[lc.name]}: it sees probabilities, so it cannot approach zero and its gradients shrink",
+                    observation=f"{describe_origin(ctx, found)} flows into {where}",
+                    next_test=(
+                        f"On one batch, compare the loss on the {act} output with the loss on the logits before "
+                        f"the {act}; then overfit one small batch: with probabilities the loss stays well above zero."
+                    ),
+                )

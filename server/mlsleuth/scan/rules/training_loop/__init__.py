@@ -1,0 +1,1 @@
+"""Rules of category `training-loop`, one per module (named after the rule id)."""

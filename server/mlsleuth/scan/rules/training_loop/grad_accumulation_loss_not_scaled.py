@@ -1,0 +1,116 @@
+"""The ``grad-accumulation-loss-not-scaled`` rule: gradient accumulation sums the gradients of N batches without dividing the loss by N."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.training_step_model import Event, is_accumulation_guard
+from mlsleuth.scan.prefilter import STEP_CALL
+from mlsleuth.scan.registry import register_rule
+from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimizer_steps
+
+
+def _has_division(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult)) for n in ast.walk(node))
+
+
+def _loss_is_scaled(ctx: FileContext, backward: Event) -> bool:
+    """Whether the loss passed to backward was divided (or multiplied) before, as accumulation needs."""
+    loss = backward.loss
+    if loss is None:
+        return True  # unknown: stay silent
+    if _has_division(loss):
+        return True
+    if not isinstance(loss, ast.Name):
+        return False
+    scope = ctx.enclosing_function(loss) or ctx.tree
+    for _line, stmt, value in ctx.assignments(scope).get(loss.id, []):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, (ast.Div, ast.Mult)):
+            return True
+        if value is not None and _has_division(value):
+            return True
+        if isinstance(value, ast.Call):
+            func = ctx.callee_definition(value)
+            if func is not None and _has_division(func):
+                return True
+    return False
+
+
+@register_rule
+class AccumulationLossNotScaled(LoopRule):
+    """Gradient accumulation sums the gradients of N batches without dividing the loss by N.
+
+    What it finds: a loop that calls `backward()` on every batch but `optimizer.step()` only every N
+    batches (`if (i + 1) % accum_steps == 0:`), where the loss is never divided by the number of
+    accumulated batches.
+    Why it matters: `.grad` then holds the *sum* of N batch gradients, so each update is N times larger
+    than the one the learning rate was tuned for. Changing `accum_steps` silently changes the
+    effective learning rate, and large values diverge.
+    How to confirm: for one accumulation window, compare the gradient norm before the step with
+    `accum_steps` times the gradient norm of a single batch: they match.
+    What to do instead: backpropagate `loss / accum_steps` (keep the undivided value for logging), or
+    use a helper that does it for you, such as accelerate's `accelerator.accumulate(model)`.
+    """
+
+    id = "grad-accumulation-loss-not-scaled"
+    category = "training-loop"
+    severity = "warning"
+    triggers = ("backward",)
+    requires = (("%",), (STEP_CALL,))  # the step is guarded by `... % n == 0`
+
+    def check_loop(self, ctx, trace, loop, events):
+        steps = [e for e in optimizer_steps(events) if e.loops[-1] is loop]
+        if not steps:
+            return
+        guards = [g for s in steps for g in s.guarded_within(loop) if is_accumulation_guard(g)]
+        if not guards or any(not any(is_accumulation_guard(g) for g in s.guarded_within(loop)) for s in steps):
+            return
+        guard = guards[0]
+        divisor = _modulo_divisor(guard.test)
+        if divisor is None or constant_value(divisor) in (1, 0):
+            return
+        if _grads_divided(events, loop):
+            return
+        for backward in events:
+            if backward.kind != "backward" or "accumulate" in backward.contexts or backward.closure:
+                continue
+            if any(g.node is guard.node for g in backward.guards):
+                continue
+            if _loss_is_scaled(ctx, backward):
+                continue
+            yield self.finding(
+                ctx,
+                backward.node,
+                f"backward at {backward.where()} runs every iteration but {optimizer_name(steps[0])}.step() at "
+                f"{steps[0].where(backward)} only when `{ast.unparse(guard.test)}` (line {guard.node.lineno}): the gradients of "
+                f"`{ast.unparse(divisor)}` batches are summed, not averaged, so each update is that many times larger",
+                next_test=(
+                    f"print the gradient norm before the step and compare it with `{ast.unparse(divisor)}` times the norm"
+                    " after a single batch's backward: they match"
+                ),
+            )
+            return
+
+
+def constant_value(node: ast.AST | None) -> object:
+    return node.value if isinstance(node, ast.Constant) else ...
+
+
+def _modulo_divisor(test: ast.AST) -> ast.AST | None:
+    for node in ast.walk(test):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return node.right
+    return None
+
+
+def _grads_divided(events: list[Event], loop: ast.AST) -> bool:
+    """``p.grad /= k`` or ``p.grad.div_(k)`` anywhere in the loop: the scaling happens on gradients."""
+    for node in ast.walk(loop):
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div):
+            if isinstance(node.target, ast.Attribute) and node.target.attr == "grad":
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"div_", "mul_"}:
+            if "grad" in (dotted(node.func.value) or ""):
+                return True
+    return False

@@ -1,0 +1,125 @@
+"""The ``loss-accumulated-with-graph`` rule: the loss tensor itself is summed or collected across steps for logging."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.training_step_model import (
+    Event,
+    Trace,
+    loop_model,
+    step_loops,
+)
+from mlsleuth.scan.prefilter import STEP_CALL
+from mlsleuth.scan.registry import Rule, register_rule
+from mlsleuth.scan.rules.loop_rule_base import loop_line
+
+
+def _backward_loss_names(trace: Trace, loop: ast.AST) -> dict[str, Event]:
+    names: dict[str, Event] = {}
+    for event in trace.in_loop(loop):
+        if event.kind == "backward" and isinstance(event.loss, ast.Name):
+            names.setdefault(event.loss.id, event)
+    return names
+
+
+_CUT_METHODS = {"item", "detach", "tolist", "numpy", "cpu"}
+
+
+def _is_plain_loss_term(node: ast.AST, name: str) -> bool:
+    """``loss`` or ``loss * bs`` (a tensor still attached to the graph), not ``loss.item()``."""
+    if isinstance(node, ast.Name):
+        return node.id == name
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        return _is_plain_loss_term(node.left, name) or _is_plain_loss_term(node.right, name)
+    return False
+
+
+@register_rule
+class LossAccumulatedWithGraph(Rule):
+    """The loss tensor itself is summed or collected across steps for logging.
+
+    What it finds: `running_loss += loss` or `losses.append(loss)` inside a training loop, where
+    `loss` is the tensor that is backpropagated in the same loop and the accumulator is only used for
+    reporting (it is never backpropagated itself).
+    Why it matters: each `+=` creates a new autograd node linking the running total to that step's
+    graph, so every step's graph bookkeeping stays reachable for the whole epoch and device memory
+    creeps up; the same pattern in a loop without `backward()` keeps every activation alive and ends
+    in out-of-memory. The "average loss" printed is also a device tensor, which forces a sync.
+    How to confirm: print `running_loss.grad_fn` (not None) and `torch.cuda.memory_allocated()` every
+    100 steps: it grows steadily through the epoch.
+    What to do instead: accumulate a number: `running_loss += loss.item()` (or `loss.detach()` if you
+    want to avoid a sync each step).
+    """
+
+    id = "loss-accumulated-with-graph"
+    category = "training-loop"
+    severity = "warning"
+    triggers = ("backward",)
+    requires = (("+=", "append"), (STEP_CALL,))
+
+    def check(self, ctx):
+        model = loop_model(ctx)
+        done: set[int] = set()
+        for trace in model.traces:
+            for loop in step_loops(trace):
+                if isinstance(loop, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                names = _backward_loss_names(trace, loop)
+                if not names:
+                    continue
+                backwarded = {e.target for e in trace.events if e.kind == "backward" and e.target}
+                backward_names = {
+                    n.id for e in trace.events if e.kind == "backward" and e.loss is not None
+                    for n in ast.walk(e.loss) if isinstance(n, ast.Name)
+                }
+                for node in ast.walk(loop):
+                    if id(node) in done:
+                        continue
+                    hit = self._accumulation(ctx, node, names, backwarded, backward_names)
+                    if hit is None:
+                        continue
+                    done.add(id(node))
+                    name, acc, how = hit
+                    event = names[name]
+                    yield self.finding(
+                        ctx,
+                        node,
+                        f"`{how}` keeps the graph-attached loss tensor `{name}` (backpropagated at {event.where()}) in"
+                        f" `{acc}` across iterations of the loop at line {loop_line(loop)}: memory grows step by step",
+                        next_test=f"print `{acc}` once: it shows a grad_fn; log torch.cuda.memory_allocated() every 100 steps and watch it rise",
+                    )
+
+    def _accumulation(self, ctx, node, names, backwarded, backward_names):
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+            acc = ctx.segment(node.target)
+            if acc in backwarded or (isinstance(node.target, ast.Name) and node.target.id in backward_names):
+                return None
+            for name in names:
+                if _is_plain_loss_term(node.value, name) and not self._reassigned_to_number(ctx, node, name):
+                    return name, acc, ctx.segment(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" and len(node.args) == 1:
+            acc = ctx.segment(node.func.value)
+            head = dotted(node.func.value)
+            if head is None or head in backwarded or head.split(".")[-1] in backward_names or head in backward_names:
+                return None
+            arg = node.args[0]
+            for name in names:
+                if isinstance(arg, ast.Name) and arg.id == name and not self._reassigned_to_number(ctx, node, name):
+                    return name, acc, ctx.segment(node)
+        return None
+
+    @staticmethod
+    def _reassigned_to_number(ctx: FileContext, node: ast.AST, name: str) -> bool:
+        """``loss = loss.item()`` before the accumulation: the name holds a float there."""
+        scope = ctx.enclosing_function(node) or ctx.tree
+        value = None
+        for line, _stmt, bound in ctx.assignments(scope).get(name, []):
+            if line <= node.lineno:
+                value = bound
+        if isinstance(value, ast.Call):
+            method = value.func.attr if isinstance(value.func, ast.Attribute) else None
+            if method in _CUT_METHODS or (ctx.qualname(value) or "") in {"float", "int"}:
+                return True
+        return False

@@ -1,0 +1,75 @@
+"""Helpers for the rule tests: run the rules on a source text and compare with what the test expects.
+
+Where findings are expected is said one way: ``# expect: rule-id[, rule-id]`` at the
+end of each line that must be reported, then :func:`check` with the rules under test.
+It is exact: a finding that is not marked fails the test as surely as a missing one.
+
+Tests that also look at what a finding says (message, severity, observation) take the
+findings with :func:`findings` (or :func:`messages`) and find a marked line with
+:func:`line` (``# <-`` markers; :func:`findings` and :func:`line` read the source
+dedented with its leading newlines dropped, :func:`prepare`).
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from mlsleuth.scan.analyze import analyze_source
+
+MARK = re.compile(r"#\s*expect:\s*([a-z0-9\-, ]+)")
+
+
+def prepare(source: str) -> str:
+    return textwrap.dedent(source).lstrip("\n")
+
+
+def findings(source: str, rule: str):
+    """The findings of one rule on ``source`` (prepared); fails on rule crashes."""
+    result = analyze_source(prepare(source), "case.py")
+    assert not result.errors, [e.message for e in result.errors]
+    return [f for f in result.findings if f.rule == rule]
+
+
+def line(source: str, marker: str, nth: int = 1) -> int:
+    """1-based line of the ``nth`` line containing ``marker`` in the prepared source."""
+    count = 0
+    for number, text in enumerate(prepare(source).splitlines(), 1):
+        if marker in text:
+            count += 1
+            if count == nth:
+                return number
+    raise AssertionError(f"marker {marker!r} not found")
+
+
+def reported(source: str, rules: set[str] | None = None) -> set[tuple[str, int]]:
+    """(rule, line) of every finding of ``rules`` (default: every rule) on the dedented ``source``."""
+    source = textwrap.dedent(source)
+    result = analyze_source(source, "case.py")
+    assert not result.errors, [e.message + (e.detail or "") for e in result.errors]
+    return {(f.rule, f.location.line) for f in result.findings if rules is None or f.rule in rules}
+
+
+def expected(source: str) -> set[tuple[str, int]]:
+    """(rule, line) of every ``# expect: rule-id[, rule-id]`` mark in the dedented ``source``."""
+    marks = set()
+    for lineno, text in enumerate(textwrap.dedent(source).splitlines(), 1):
+        m = MARK.search(text)
+        if m:
+            for rid in m.group(1).split(","):
+                if rid.strip():
+                    marks.add((rid.strip(), lineno))
+    return marks
+
+
+def check(source: str, rules: set[str] | None = None) -> None:
+    """The rules in ``rules`` (default: every rule) report exactly the lines marked for them."""
+    got = reported(source, rules)
+    want = {w for w in expected(source) if rules is None or w[0] in rules}
+    assert got == want, f"\nunexpected: {sorted(got - want)}\nmissing:    {sorted(want - got)}"
+
+
+def messages(source: str, rule: str) -> list:
+    """The findings of one rule on the dedented ``source``."""
+    result = analyze_source(textwrap.dedent(source), "case.py")
+    return [f for f in result.findings if f.rule == rule]

@@ -1,0 +1,1 @@
+"""One test module per rule, in the folder of the rule's category."""

@@ -1,0 +1,34 @@
+"""The ``load-state-dict-strict-false-ignored`` rule (``mlsleuth/scan/rules/architecture/load_state_dict_strict_false_ignored.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, findings, line
+
+STRICT = "load-state-dict-strict-false-ignored"
+
+
+def test_strict_false_result_ignored():
+    src = """
+    import torch
+
+    def restore(model, path):
+        state = torch.load(path, map_location="cpu")
+        model.load_state_dict(state["model"], strict=False)  # <-
+        return model
+    """
+    (f,) = findings(src, STRICT)
+    assert f.location.line == line(src, "# <-")
+    assert f.category == "architecture"
+
+
+def test_strict_false_result_checked_or_strict_load_is_fine():
+    src = """
+    def restore(model, state):
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        assert all(k.startswith("head.") for k in missing), missing
+        model.load_state_dict(state)
+        model.load_state_dict(state, strict=True)
+        result = model.load_state_dict(state, strict=False)
+        print(result)
+    """
+    check(src, {STRICT})

@@ -1,0 +1,102 @@
+"""The ``fit-before-split`` rule (``mlsleuth/scan/rules/data/fit_before_split.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, findings, line
+
+BEFORE = "fit-before-split"
+
+
+def test_fit_before_split_in_a_notebook_style_script():
+    src = """
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import MinMaxScaler
+
+    df = pd.read_csv("data.csv")
+    X = df.drop(columns="y").values
+    X = MinMaxScaler().fit_transform(X)  # expect: fit-before-split
+    X_train, X_test, y_train, y_test = train_test_split(X, df["y"], test_size=0.2)
+    """
+    check(src, {BEFORE})
+
+
+def test_split_then_fit_is_fine():
+    src = """
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    def prepare(X, y):
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
+        scaler = StandardScaler()
+        X_train = scaler.fit_transform(X_train)
+        X_test = scaler.transform(X_test)
+        X2 = StandardScaler().fit_transform(X)
+        return X_train, X_test, y_train, y_test, X2
+    """
+    check(src, {BEFORE})
+
+
+def test_oversampling_before_split():
+    src = """
+    from imblearn.over_sampling import SMOTE
+    from sklearn.model_selection import train_test_split
+
+    def prepare(X, y):
+        X_res, y_res = SMOTE(random_state=0).fit_resample(X, y)  # <-
+        return train_test_split(X_res, y_res, test_size=0.25, stratify=y_res)
+    """
+    (f,) = findings(src, BEFORE)
+    assert f.location.line == line(src, "# <-")
+    assert "synthetic" in f.message
+
+
+def test_oversampling_the_training_split_only_is_fine():
+    src = """
+    from imblearn.over_sampling import SMOTE
+    from sklearn.model_selection import train_test_split
+
+    def prepare(X, y):
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, stratify=y)
+        X_train, y_train = SMOTE(random_state=0).fit_resample(X_train, y_train)
+        return X_train, X_test, y_train, y_test
+    """
+    check(src, {BEFORE})
+
+
+def test_feature_selection_before_cross_validation_and_kfold():
+    src = """
+    from sklearn.feature_selection import SelectKBest, f_classif
+    from sklearn.model_selection import KFold, cross_val_score
+    from sklearn.svm import SVC
+
+    def evaluate(X, y):
+        X_sel = SelectKBest(f_classif, k=20).fit_transform(X, y)  # <- cv
+        return cross_val_score(SVC(), X_sel, y, cv=5)
+
+    def folds(X, y, scaler):
+        X = scaler.fit_transform(X)  # <- kfold
+        for tr, te in KFold(5).split(X):
+            yield tr, te
+    """
+    got = findings(src, BEFORE)
+    assert {f.location.line for f in got} == {line(src, "# <- cv"), line(src, "# <- kfold")}
+    assert any("cross_val_score()" in f.message for f in got)
+
+
+def test_pipeline_inside_cross_validation_is_fine():
+    src = """
+    from sklearn.feature_selection import SelectKBest
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    def evaluate(X, y):
+        pipe = make_pipeline(StandardScaler(), SelectKBest(k=20), SVC())
+        cv = StratifiedKFold(5, shuffle=True, random_state=0)
+        for tr, te in cv.split(X, y):
+            pipe.fit(X[tr], y[tr])
+        return cross_val_score(pipe, X, y, cv=cv)
+    """
+    check(src, {BEFORE})

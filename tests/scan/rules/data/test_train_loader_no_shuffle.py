@@ -1,0 +1,224 @@
+"""The ``train-loader-no-shuffle`` rule (``mlsleuth/scan/rules/data/train_loader_no_shuffle.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, findings, line
+
+SHUFFLE = "train-loader-no-shuffle"
+
+
+def test_training_loader_without_shuffle():
+    src = """
+    from torch.utils.data import DataLoader
+
+    train_loader = DataLoader(train_ds, batch_size=32, shuffle=False)  # <- named
+    loader = DataLoader(dataset, batch_size=64)  # <- loop
+
+    def fit(model, opt, crit):
+        for epoch in range(3):
+            for x, y in loader:
+                opt.zero_grad()
+                crit(model(x), y).backward()
+                opt.step()
+    """
+    got = findings(src, SHUFFLE)
+    assert {f.location.line for f in got} == {line(src, "# <- named"), line(src, "# <- loop")}
+    assert any("training loop" in f.observation for f in got)
+
+
+def test_eval_loaders_samplers_iterable_datasets_and_shuffled_loaders_are_fine():
+    src = """
+    import torch
+    from torch.utils.data import DataLoader, IterableDataset
+    from torch.utils.data.distributed import DistributedSampler
+
+    class Stream(IterableDataset):
+        def __iter__(self):
+            yield from range(10)
+
+    val_loader = DataLoader(val_ds, batch_size=32, shuffle=False)
+    test_loader = DataLoader(test_ds, batch_size=32)
+    train_loader = DataLoader(train_ds, batch_size=32, shuffle=True)
+    dist_loader = DataLoader(train_ds, batch_size=32, sampler=DistributedSampler(train_ds))
+    stream_train_loader = DataLoader(Stream(), batch_size=8)
+    cfg_train_loader = DataLoader(train_ds, **cfg)
+    pred_loader = DataLoader(dataset, batch_size=64)
+
+    def predict(model):
+        with torch.no_grad():
+            return [model(x) for x in pred_loader]
+    """
+    check(src, {SHUFFLE})
+
+
+def test_inline_or_feature_extraction_loaders_over_train_data_are_fine():
+    src = """
+    import torch
+    from torch.utils.data import DataLoader
+
+    def extract_features(backbone, train_ds):
+        loader = DataLoader(train_ds, batch_size=256)
+        with torch.no_grad():
+            return torch.cat([backbone(x) for x, _ in loader])
+
+    def embed(backbone, train_ds):
+        return [backbone(x) for x, _ in DataLoader(train_ds, batch_size=256)]
+    """
+    check(src, {SHUFFLE})
+
+
+def test_lightning_train_dataloader_hook_without_shuffle():
+    src = """
+    import lightning as L
+    from torch.utils.data import DataLoader
+
+    class Data(L.LightningDataModule):
+        def train_dataloader(self):
+            return DataLoader(self.train_set, batch_size=64, num_workers=4)  # expect: train-loader-no-shuffle
+
+        def val_dataloader(self):
+            return DataLoader(self.val_set, batch_size=64, num_workers=4)
+    """
+    check(src, {SHUFFLE})
+
+
+def test_shuffle_enabled_only_in_one_branch_of_a_kwargs_dict():
+    src = """
+    import torch
+    from torchvision import datasets
+
+    def main(args):
+        use_cuda = not args.no_cuda and torch.cuda.is_available()
+        train_kwargs = {'batch_size': args.batch_size}
+        test_kwargs = {'batch_size': args.test_batch_size}
+        if use_cuda:
+            cuda_kwargs = {'num_workers': 1, 'pin_memory': True, 'shuffle': True}
+            train_kwargs.update(cuda_kwargs)  # <- update
+            test_kwargs.update(cuda_kwargs)
+        dataset1 = datasets.MNIST('../data', train=True, download=True)
+        dataset2 = datasets.MNIST('../data', train=False)
+        train_loader = torch.utils.data.DataLoader(dataset1, **train_kwargs)  # <- loader
+        test_loader = torch.utils.data.DataLoader(dataset2, **test_kwargs)
+
+    def other(args, ds):
+        kw = dict(batch_size=args.batch_size, num_workers=4)
+        if args.distributed:
+            kw['shuffle'] = False
+        train_loader = torch.utils.data.DataLoader(ds, **kw)  # <- never
+    """
+    got = findings(src, SHUFFLE)
+    assert {f.location.line for f in got} == {line(src, "# <- loader"), line(src, "# <- never")}
+    (conditional,) = [f for f in got if f.location.line == line(src, "# <- loader")]
+    assert "only conditionally" in conditional.message
+    assert f"line {line(src, '# <- update')}" in conditional.message and "if use_cuda" in conditional.message
+    (never,) = [f for f in got if f.location.line == line(src, "# <- never")]
+    assert "never enabled" in never.message and "conditionally" not in never.message
+
+
+def test_kwargs_dicts_that_always_shuffle_or_cannot_be_followed_are_fine():
+    src = """
+    import torch
+    from torch.utils.data import DataLoader, DistributedSampler
+
+    def main(args, dataset1):
+        train_kwargs = {'batch_size': args.batch_size, 'shuffle': True}
+        if args.cuda:
+            train_kwargs.update({'num_workers': 1, 'pin_memory': True})
+        train_loader = DataLoader(dataset1, **train_kwargs)
+
+    def with_sampler(args, train_ds):
+        kw = {'batch_size': 64}
+        if args.distributed:
+            kw['sampler'] = DistributedSampler(train_ds)
+        else:
+            kw['shuffle'] = True
+        train_loader = DataLoader(train_ds, **kw)
+
+    def merged(args, train_ds):
+        base = {'shuffle': True}
+        kw = {**base, 'batch_size': 32}
+        train_loader = DataLoader(train_ds, **kw)
+
+    def build_train_loader(train_ds, loader_kwargs):
+        return DataLoader(train_ds, **loader_kwargs)
+
+    def configured(train_ds, cfg):
+        kw = dict(batch_size=32)
+        configure(kw, cfg)
+        train_loader = DataLoader(train_ds, **kw)
+    """
+    check(src, {SHUFFLE})
+
+
+def test_truncated_bptt_loader_keeps_its_order():
+    src = """
+    import torch
+    from torch.utils.data import DataLoader
+
+    def repackage_hidden(h):
+        return h.detach() if isinstance(h, torch.Tensor) else tuple(repackage_hidden(v) for v in h)
+
+    def train(model, corpus, opt, crit, bs):
+        train_loader = DataLoader(corpus, batch_size=35, shuffle=False)
+        hidden = model.init_hidden(bs)
+        for x, y in train_loader:
+            hidden = tuple(h.detach() for h in hidden) if isinstance(hidden, tuple) else repackage_hidden(hidden)
+            out, hidden = model(x, hidden)
+            loss = crit(out.view(-1, out.size(-1)), y.view(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    def train_stateless(model, ds, opt, crit):
+        train_loader = DataLoader(ds, batch_size=35)  # expect: train-loader-no-shuffle
+        total = torch.zeros(())
+        for x, y in train_loader:
+            hidden = model.init_hidden(x.size(0))
+            out, hidden = model(x, hidden)
+            hidden = hidden.detach()
+            loss = crit(out, y)
+            total = total + loss.detach()  # carried across batches, but not a sequence state
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+    check(src, {SHUFFLE})
+
+
+def test_kwargs_dict_changes_are_followed_path_by_path():
+    src = """
+    from torch.utils.data import DataLoader
+
+    def merged_later(args, train_ds):
+        kw = {'batch_size': 4}
+        if args.shuffle_data:
+            kw |= {'shuffle': True}
+        train_loader = DataLoader(train_ds, **kw)  # <- merged
+
+    def popped(args, train_ds):
+        kw = {'batch_size': 4, 'shuffle': True}
+        if args.debug:
+            kw.pop('shuffle')
+        train_loader = DataLoader(train_ds, **kw)  # <- popped
+
+    def defaulted(train_ds):
+        kw = {'batch_size': 4}
+        kw.setdefault('shuffle', True)
+        train_loader = DataLoader(train_ds, **kw)
+
+    def copied(args, train_ds):
+        base = dict(batch_size=4, num_workers=2)
+        train_kw = base.copy()
+        train_kw['shuffle'] = args.shuffle
+        train_loader = DataLoader(train_ds, **train_kw)
+
+    def computed_keys(opts, train_ds):
+        kw = {}
+        for key, value in opts.items():
+            kw[key] = value
+        train_loader = DataLoader(train_ds, **kw)
+    """
+    got = {f.location.line: f.message for f in findings(src, SHUFFLE)}
+    assert set(got) == {line(src, "# <- merged"), line(src, "# <- popped")}
+    assert "inside `if args.shuffle_data:`" in got[line(src, "# <- merged")]
+    assert "removes or overrides" in got[line(src, "# <- popped")]

@@ -1,0 +1,331 @@
+"""The ``eval-without-eval-mode`` rule (``mlsleuth/scan/rules/evaluation/eval_without_eval_mode.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, messages
+
+EV = {"eval-without-eval-mode"}
+
+
+def test_evaluate_function_without_eval():
+    src = """
+        import torch
+
+        def evaluate(model, val_loader):
+            correct = 0
+            with torch.no_grad():
+                for x, y in val_loader:
+                    out = model(x)  # expect: eval-without-eval-mode
+                    correct += (out.argmax(1) == y).sum().item()
+            return correct
+        """
+    check(src, EV)
+    (f,) = messages(src, "eval-without-eval-mode")
+    assert "model.training" in f.next_test
+
+
+def test_val_loader_loop_in_notebook_style_script():
+    check(
+        """
+        import torch
+        net = build()
+        net.train()
+        for x, y in train_loader:
+            pass
+        with torch.inference_mode():
+            for xb, yb in val_loader:
+                preds = net(xb)  # expect: eval-without-eval-mode
+        """,
+        EV,
+    )
+
+
+def test_eval_called_in_function_or_by_caller_is_fine():
+    check(
+        """
+        import torch
+
+        def evaluate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                for x, y in loader:
+                    out = model(x)
+
+        def test(model, loader):
+            with torch.no_grad():
+                return [model(x) for x, _ in loader]
+
+        def validate(model, loader):
+            with torch.no_grad():
+                for x, y in loader:
+                    out = model(x)
+
+        def main(model, loader):
+            model.eval()
+            validate(model, loader)
+
+        def calibrate(model, calib_loader):
+            with torch.no_grad():
+                for x in calib_loader:
+                    model(x)
+
+        def test_forward_shapes(self):
+            with torch.no_grad():
+                for shape in [(1, 3), (2, 3)]:
+                    self.model(torch.zeros(shape))
+
+        def evaluate_teacher(teacher, val_loader):
+            with torch.no_grad():
+                for x, y in val_loader:
+                    t = teacher(x)
+        """,
+        EV,
+    )
+
+
+def test_inline_evaluation_in_training_loop_followed_by_train():
+    src = """
+        import torch
+
+        def fit(model, opt, make_batch, loss_fn):
+            for step in range(200):
+                x, y = make_batch()
+                opt.zero_grad()
+                loss_fn(model(x), y).backward()
+                opt.step()
+                if step % 50 == 0:
+                    with torch.no_grad():
+                        acc = (model(x).argmax(1) == y).float().mean()  # expect: eval-without-eval-mode
+                    model.train()
+        """
+    check(src, EV)
+    (f,) = messages(src, "eval-without-eval-mode")
+    assert "line 13" in f.message
+
+
+def test_inline_evaluation_with_eval_or_without_train_is_fine():
+    check(
+        """
+        import torch
+
+        def fit(model, opt, make_batch, loss_fn, ema):
+            for step in range(200):
+                x, y = make_batch()
+                opt.zero_grad()
+                loss_fn(model(x), y).backward()
+                opt.step()
+                with torch.no_grad():
+                    ema.update(model)
+                if step % 50 == 0:
+                    model.eval()
+                    with torch.no_grad():
+                        acc = (model(x).argmax(1) == y).float().mean()
+                    model.train()
+        """,
+        EV,
+    )
+
+
+def test_eval_mode_context_manager_counts():
+    check(
+        """
+        import torch
+        from utils import eval_mode
+
+        def evaluate(model, loader):
+            with eval_mode(model), torch.no_grad():
+                for x, y in loader:
+                    out = model(x)
+        """,
+        EV,
+    )
+
+
+def test_model_loaded_by_a_helper_that_calls_eval_is_in_eval_mode():
+    check(
+        """
+        import torch
+
+        def load_model(path):
+            model = Net()
+            model.load_state_dict(torch.load(path))
+            model.eval()
+            return model.to("cuda")
+
+        def load_frozen(path):
+            return Net.from_checkpoint(path).eval()
+
+        def evaluate(model, test_loader):
+            with torch.no_grad():
+                for x, y in test_loader:
+                    out = model(x)
+
+        def predict(path, test_loader):
+            net = load_frozen(path)
+            net = net.cuda()
+            outputs = []
+            with torch.no_grad():
+                for x, _ in test_loader:
+                    outputs.append(net(x))
+            return outputs
+
+        class Evaluator:
+            def __init__(self, ckpt):
+                self.model = self.restore(ckpt)
+
+            def restore(self, path):
+                m = Net()
+                m.load_state_dict(torch.load(path))
+                m.train(False)
+                return m
+
+            def validate(self, val_loader):
+                with torch.no_grad():
+                    for x, y in val_loader:
+                        logits = self.model(x)
+
+        def main(args):
+            model = load_model(args.ckpt)
+            evaluate(model, args.test_loader)
+        """,
+        EV,
+    )
+
+
+def test_model_loaded_by_a_helper_without_eval_is_still_reported():
+    check(
+        """
+        import torch
+
+        def load_model(path):
+            model = Net()
+            model.load_state_dict(torch.load(path))
+            model.to("cuda")
+            return model
+
+        def evaluate(model, test_loader):
+            with torch.no_grad():
+                for x, y in test_loader:
+                    out = model(x)  # expect: eval-without-eval-mode
+
+        def main(args):
+            model = load_model(args.ckpt)
+            evaluate(model, args.test_loader)
+        """,
+        EV,
+    )
+
+
+def test_evaluation_loop_with_neither_no_grad_nor_eval():
+    src = """
+        import torch
+        import torch.nn.functional as F
+
+        def train(model, train_loader, optimizer):
+            model.train()
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+        def validate(model, val_loader):
+            correct = total = 0
+            for x, y in val_loader:
+                out = model(x)  # expect: eval-without-eval-mode
+                correct += (out.argmax(1) == y).sum().item()
+                total += y.numel()
+            return correct / total
+
+        def test(model, test_loader):
+            predictions = []
+            for x, _ in test_loader:
+                predictions.append(model(x).argmax(1))  # expect: eval-without-eval-mode
+            return predictions
+
+        for epoch in range(10):
+            train(net, train_loader, opt)
+            print(validate(net, val_loader))
+        with torch.no_grad():
+            predictions = test(net, test_loader)
+        """
+    check(src, EV)
+    found = {f.location.line: f.message for f in messages(src, "eval-without-eval-mode")}
+    assert len(found) == 2
+    assert "neither" in found[min(found)] and "no_grad" in found[min(found)]
+    assert "under no_grad" in found[max(found)]  # the caller turns gradients off, nothing switches to eval
+
+
+def test_training_loops_module_methods_and_evaluation_with_eval_are_fine():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        def train_and_validate(model, val_loader, optimizer):
+            for x, y in val_loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+        def validate(model, val_loader):
+            model.eval()
+            correct = 0
+            for x, y in val_loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+            return correct
+
+        def evaluate(model, test_loader):
+            losses = []
+            for x, y in test_loader:
+                losses.append(F.cross_entropy(model(x), y).item())
+            return sum(losses) / len(losses)
+
+        def test(model, test_loader):
+            torch.set_grad_enabled(False)
+            outputs = []
+            for x, _ in test_loader:
+                outputs.append(model(x))
+            return outputs
+
+        class Decoder(nn.Module):
+            def predict(self, tokens):
+                for t in tokens:
+                    tokens = self.net(tokens)
+                return tokens
+
+        def evaluate_policy(policy, env, episodes):  # a step() in the loop: treated as training, left alone
+            total = 0.0
+            for episode in range(episodes):
+                obs, done = env.reset(), False
+                while not done:
+                    obs, reward, done, _ = env.step(policy(obs).argmax())
+                    total += reward
+            return total / episodes
+
+        def fit(model, train_loader, test_loader, optimizer, epochs):
+            for epoch in range(epochs):
+                model.train()
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    F.cross_entropy(model(x), y).backward()
+                    optimizer.step()
+                model.eval()
+                with torch.no_grad():
+                    score = evaluate(model, test_loader)
+        """,
+        EV,
+    )
+
+
+def test_evaluation_loop_without_no_grad_in_a_file_that_does_not_train_is_left_alone():
+    check(
+        """
+        import torch
+
+        def evaluate(model, test_loader):
+            for x, y in test_loader:
+                out = model(x)
+        """,
+        EV,
+    )

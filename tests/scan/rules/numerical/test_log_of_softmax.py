@@ -1,0 +1,38 @@
+"""The ``log-of-softmax`` rule (``mlsleuth/scan/rules/numerical/log_of_softmax.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, findings, line
+
+
+def test_log_of_softmax_direct_named_method_and_sigmoid():
+    src = """
+    import torch
+    import torch.nn.functional as F
+
+    def losses(z, y):
+        a = torch.log(F.softmax(z, dim=1))  # <- a
+        probs = z.softmax(dim=-1)
+        b = probs.log()  # <- b
+        c = torch.log(torch.sigmoid(z))  # <- c
+        return a, b, c
+    """
+    got = findings(src, "log-of-softmax")
+    assert {f.location.line for f in got} == {line(src, "# <- a"), line(src, "# <- b"), line(src, "# <- c")}
+    assert any("logsigmoid" in f.message for f in got)
+
+
+def test_log_softmax_and_eps_shifted_log_are_not_flagged():
+    src = """
+    import torch
+    import torch.nn.functional as F
+
+    def losses(z, eps=1e-8):
+        a = F.log_softmax(z, dim=1)
+        probs = torch.softmax(z, dim=1)
+        b = torch.log(probs + eps)
+        c = torch.log(probs.clamp(min=eps))
+        entropy = -(probs * a).sum(1)
+        return b, c, entropy, torch.log(z)
+    """
+    check(src, {'log-of-softmax'})

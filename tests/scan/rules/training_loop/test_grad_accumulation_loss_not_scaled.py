@@ -1,0 +1,61 @@
+"""The ``grad-accumulation-loss-not-scaled`` rule (``mlsleuth/scan/rules/training_loop/grad_accumulation_loss_not_scaled.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, messages
+
+ACC = {"grad-accumulation-loss-not-scaled"}
+
+
+def test_accumulation_without_division():
+    src = """
+        def train(model, loader, optimizer, crit, accum_steps=4):
+            for i, (x, y) in enumerate(loader):
+                loss = crit(model(x), y)
+                loss.backward()  # expect: grad-accumulation-loss-not-scaled
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """
+    check(src, ACC)
+    (f,) = messages(src, "grad-accumulation-loss-not-scaled")
+    assert "accum_steps" in f.message and "line 6" in f.message
+
+
+def test_accumulation_with_division_variants_is_fine():
+    check(
+        """
+        def a(model, loader, optimizer, crit, k):
+            for i, (x, y) in enumerate(loader):
+                loss = crit(model(x), y)
+                loss = loss / k
+                loss.backward()
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+
+        def b(model, loader, optimizer, crit, k):
+            for i, (x, y) in enumerate(loader):
+                (crit(model(x), y) / k).backward()
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+
+        def c(accelerator, model, loader, optimizer, crit):
+            for i, (x, y) in enumerate(loader):
+                with accelerator.accumulate(model):
+                    accelerator.backward(crit(model(x), y))
+                    if i % 2 == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+
+        def d(model, loader, optimizer, crit, log_every):
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                crit(model(x), y).backward()
+                optimizer.step()
+                if i % log_every == 0:
+                    print(i)
+        """,
+        ACC,
+    )

@@ -1,0 +1,84 @@
+"""The ``loss-accumulated-with-graph`` rule (``mlsleuth/scan/rules/training_loop/loss_accumulated_with_graph.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check
+
+LOSS = {"loss-accumulated-with-graph", "loss-rewrapped-after-graph-cut"}
+ZG = {"missing-zero-grad", "zero-grad-between-backward-and-step", "step-before-backward"}
+
+
+def test_total_loss_accumulates_graph():
+    src = """
+        def train(model, loader, opt, crit):
+            total_loss = 0.0
+            history = []
+            for x, y in loader:
+                opt.zero_grad()
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()
+                total_loss += loss  # expect: loss-accumulated-with-graph
+                history.append(loss)  # expect: loss-accumulated-with-graph
+            return total_loss / len(loader)
+        """
+    check(src, LOSS)
+
+
+def test_total_loss_with_item_detach_float_and_backprop_of_sum_are_fine():
+    check(
+        """
+        def a(model, loader, opt, crit):
+            total, n = 0.0, 0
+            losses = []
+            for x, y in loader:
+                opt.zero_grad()
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()
+                total += loss.item()
+                n += loss.detach() * 2
+                losses.append(float(loss))
+
+        def b(model, loader, opt, crit):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()
+                loss = loss.item()
+                running = 0.0
+                running += loss
+
+        def c(model, chunks, opt, crit):
+            for batch in chunks:
+                opt.zero_grad()
+                total = 0
+                for x, y in batch:
+                    part = crit(model(x), y)
+                    total += part
+                total.backward()
+                opt.step()
+        """,
+        LOSS,
+    )
+
+
+def test_detached_target_network_is_fine():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def dqn(q_net, target_net, batches, opt, gamma):
+            for s, a, r, s2 in batches:
+                with torch.no_grad():
+                    target = r + gamma * target_net(s2).max(1).values
+                q = q_net(s).gather(1, a)
+                loss = F.smooth_l1_loss(q, target.detach())
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        LOSS | ZG,
+    )

@@ -1,0 +1,73 @@
+"""The ``loss-rewrapped-after-graph-cut`` rule (``mlsleuth/scan/rules/training_loop/loss_rewrapped_after_graph_cut.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check
+
+LOSS = {"loss-accumulated-with-graph", "loss-rewrapped-after-graph-cut"}
+
+
+def test_loss_rewrapped_after_item():
+    src = """
+        import torch
+
+        def train(model, loader, opt, crit):
+            for x, y in loader:
+                opt.zero_grad()
+                value = crit(model(x), y).item()
+                loss = torch.tensor(value, requires_grad=True)  # expect: loss-rewrapped-after-graph-cut
+                loss.backward()
+                opt.step()
+
+        def train2(model, loader, opt, metric):
+            for x, y in loader:
+                opt.zero_grad()
+                loss = 1 - metric(model(x).argmax(1), y)
+                loss.requires_grad = True  # expect: loss-rewrapped-after-graph-cut
+                loss.backward()
+                opt.step()
+        """
+    check(src, LOSS)
+
+
+def test_loss_rewrapped_from_numpy_metric_helper():
+    check(
+        """
+        import torch
+
+        def iou(pred, target):
+            p = pred.detach().cpu().numpy() > 0.5
+            return (p & target).sum() / ((p | target).sum() + 1e-6)
+
+        def train(model, loader, opt):
+            for x, target in loader:
+                opt.zero_grad()
+                loss = torch.tensor(1 - iou(model(x), target), requires_grad=True)  # expect: loss-rewrapped-after-graph-cut
+                loss.backward()
+                opt.step()
+        """,
+        LOSS,
+    )
+
+
+def test_leaf_tensor_with_requires_grad_outside_training_is_fine():
+    check(
+        """
+        import torch
+
+        def check_grad():
+            w = torch.tensor([1.0, 2.0], requires_grad=True)
+            loss = (w ** 2).sum()
+            loss.backward()
+            return w.grad
+
+        def train(model, loader, opt):
+            for x, y in loader:
+                opt.zero_grad()
+                scale = torch.tensor(2.0, requires_grad=True)
+                loss = (model(x) - y).pow(2).mean() * scale
+                loss.backward()
+                opt.step()
+        """,
+        LOSS,
+    )

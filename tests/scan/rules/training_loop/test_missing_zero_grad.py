@@ -1,0 +1,168 @@
+"""The ``missing-zero-grad`` rule (``mlsleuth/scan/rules/training_loop/missing_zero_grad.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, messages
+
+ZG = {"missing-zero-grad", "zero-grad-between-backward-and-step", "step-before-backward"}
+
+
+def test_missing_zero_grad_positive_with_alias_and_message():
+    src = """
+        import torch.optim as O
+
+        def train(model, loader, crit):
+            opt = O.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()  # expect: missing-zero-grad
+        """
+    check(src, ZG)
+    (f,) = messages(src, "missing-zero-grad")
+    assert "backward at line 8" in f.message and "opt.step() at line 9" in f.message
+    assert "grad.norm()" in f.next_test
+
+
+def test_missing_zero_grad_when_cleared_only_once_per_epoch():
+    src = """
+        import torch
+        def fit(model, loader, epochs):
+            optimizer = torch.optim.Adam(model.parameters())
+            for epoch in range(epochs):
+                optimizer.zero_grad()
+                for x, y in loader:
+                    model(x, y).backward()
+                    optimizer.step()  # expect: missing-zero-grad
+        """
+    check(src, ZG)
+    (f,) = messages(src, "missing-zero-grad")
+    assert "outside this loop" in f.message and "line 6" in f.message
+
+
+def test_zero_grad_variants_are_accepted():
+    # top of loop, model.zero_grad, set_to_none, p.grad = None, at the end, in a helper
+    check(
+        """
+        import torch
+        def a(model, loader, opt):
+            for x in loader:
+                opt.zero_grad(set_to_none=True)
+                model(x).sum().backward()
+                opt.step()
+
+        def b(model, loader, opt):
+            for x in loader:
+                model.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+
+        def c(model, loader, opt):
+            for x in loader:
+                for p in model.parameters():
+                    p.grad = None
+                model(x).sum().backward()
+                opt.step()
+
+        def clear(opt):
+            opt.zero_grad()
+
+        def d(model, loader, opt):
+            for x in loader:
+                model(x).sum().backward()
+                opt.step()
+                clear(opt)
+        """,
+        ZG,
+    )
+
+
+def test_accumulation_zero_grad_every_n_steps_is_fine():
+    check(
+        """
+        def train(model, loader, optimizer, accum):
+            for i, (x, y) in enumerate(loader):
+                loss = model(x, y) / accum
+                loss.backward()
+                if (i + 1) % accum == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        ZG,
+    )
+
+
+def test_lbfgs_closure_zero_grad_is_fine():
+    check(
+        """
+        import torch
+        def fit(model, x, y):
+            opt = torch.optim.LBFGS(model.parameters(), lr=1)
+            for _ in range(20):
+                def closure():
+                    opt.zero_grad()
+                    loss = ((model(x) - y) ** 2).mean()
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+        """,
+        ZG,
+    )
+
+
+def test_gan_two_optimizers_not_confused():
+    check(
+        """
+        import torch
+        def train(G, D, loader):
+            opt_g = torch.optim.Adam(G.parameters())
+            opt_d = torch.optim.Adam(D.parameters())
+            for real in loader:
+                opt_d.zero_grad()
+                d_loss = D(real).mean() - D(G(real).detach()).mean()
+                d_loss.backward()
+                opt_g.zero_grad()
+                opt_d.step()
+                g_loss = -D(G(real)).mean()
+                g_loss.backward()
+                opt_g.step()
+        """,
+        ZG,
+    )
+
+
+def test_manual_grad_zeroing_forms_count_as_zero_grad():
+    check(
+        """
+        def train(model, loader, optimizer):
+            for x in loader:
+                for p in model.parameters():
+                    if p.grad is not None:
+                        p.grad.data.zero_()
+                model(x).sum().backward()
+                optimizer.step()
+
+        def train2(model, loader, optimizer):
+            for x in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                for p in model.parameters():
+                    p.grad.fill_(0)
+        """,
+        ZG,
+    )
+
+
+def test_zero_grad_named_but_not_called():
+    src = """
+        def train_one_epoch(model, optimizer, data_loader):
+            for images, targets in data_loader:
+                losses = model(images, targets)
+                total = sum(losses.values())
+                total.backward()
+                optimizer.step()  # expect: missing-zero-grad
+                optimizer.zero_grad
+        """
+    check(src, ZG)
+    (f,) = messages(src, "missing-zero-grad")
+    assert "without calling it" in f.message and "line 8" in f.message

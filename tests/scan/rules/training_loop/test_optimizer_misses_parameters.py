@@ -1,0 +1,217 @@
+"""The ``optimizer-misses-parameters`` rule (``mlsleuth/scan/rules/training_loop/optimizer_misses_parameters.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, messages
+
+MP = {"optimizer-misses-parameters"}
+
+
+def test_optimizer_over_one_submodule():
+    src = """
+        import torch
+        import torch.nn as nn
+
+        class Seq2Seq(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.GRU(16, 32)
+                self.decoder = nn.GRU(32, 32)
+                self.head = nn.Linear(32, 10)
+
+        model = Seq2Seq().to("cpu")
+        optimizer = torch.optim.Adam(model.encoder.parameters(), lr=1e-3)  # expect: optimizer-misses-parameters
+        """
+    check(src, MP)
+    (f,) = messages(src, "optimizer-misses-parameters")
+    assert "model.decoder" in f.message and "model.head" in f.message
+
+
+def test_param_groups_frozen_parts_and_opaque_lists_are_fine():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(8, 8)
+                self.head = nn.Linear(8, 2)
+
+        def a():
+            model = Net()
+            return torch.optim.SGD([
+                {"params": model.backbone.parameters(), "lr": 1e-4},
+                {"params": model.head.parameters()},
+            ], lr=1e-2)
+        """,
+        MP,
+    )
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(8, 8)
+                self.head = nn.Linear(8, 2)
+
+        def b(params):
+            model = Net()
+            head = torch.optim.SGD(model.head.parameters(), lr=1e-2)
+            return torch.optim.SGD(params, lr=1e-2), head
+        """,
+        MP,
+    )
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(8, 8)
+                self.head = nn.Linear(8, 2)
+
+        model = Net()
+        model.backbone.requires_grad_(False)
+        optimizer = torch.optim.Adam(model.head.parameters())
+        """,
+        MP,
+    )
+
+
+def test_backbone_only_run_without_gradients_is_a_deliberate_probe():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Probe(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Sequential(nn.Conv2d(3, 512, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+                self.head = nn.Linear(512, 10)
+
+            def forward(self, x):
+                self.backbone.eval()
+                with torch.no_grad():
+                    feats = self.backbone(x)
+                return self.head(feats)
+
+        class Distilled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.teacher = nn.Linear(32, 32)
+                self.student = nn.Linear(32, 32)
+                self.proj = nn.Linear(32, 10)
+
+            def forward(self, x):
+                target = self.teacher(x).detach()
+                mid = self.student.forward(x)
+                return self.proj(mid), target
+
+        class Encoded(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(32, 16)
+                self.head = nn.Linear(16, 2)
+
+            @torch.no_grad()
+            def embed(self, x):
+                return self.encoder(x)
+
+            def forward(self, x):
+                z = self.encoder.forward(x)
+                z = z.detach()
+                return self.head(z)
+
+        class Helper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(32, 16)
+                self.head = nn.Linear(16, 2)
+
+            def extract(self, x):
+                return self.encoder(x).flatten(1)
+
+            def forward(self, x):
+                with torch.no_grad():
+                    z = self.extract(x)
+                return self.head(z)
+
+        model = Probe()
+        opt = torch.optim.SGD(model.head.parameters(), lr=0.1)
+        helper = Helper()
+        opt4 = torch.optim.SGD(helper.head.parameters(), lr=0.1)
+        distilled = Distilled()
+        opt2 = torch.optim.Adam([{"params": distilled.student.parameters()}, {"params": distilled.proj.parameters()}])
+        enc = Encoded()
+        opt3 = torch.optim.Adam(enc.head.parameters())
+        """,
+        MP,
+    )
+
+
+def test_backbone_whose_output_reaches_the_loss_with_gradients_is_reported():
+    src = """
+        import torch
+        import torch.nn as nn
+
+        class Probe(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Sequential(nn.Linear(32, 32), nn.ReLU())
+                self.head = nn.Linear(32, 10)
+
+            @torch.no_grad()
+            def features(self, x):
+                return self.backbone(x)
+
+            def forward(self, x):
+                feats = self.backbone(x)
+                print(feats.detach().norm())
+                return self.head(feats)
+
+        class Partly(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(32, 32)
+                self.head = nn.Linear(32, 10)
+
+            def forward(self, x):
+                with torch.no_grad():
+                    feats = self.backbone(x)
+                return self.head(feats)
+
+        class Helper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(32, 16)
+                self.head = nn.Linear(16, 2)
+
+            def extract(self, x):
+                return self.encoder(x)
+
+            def forward(self, x):
+                with torch.no_grad():
+                    warm = self.extract(x)
+                return self.head(self.extract(x) + warm)
+
+        model = Probe()
+        opt = torch.optim.SGD(model.head.parameters(), lr=0.1)  # expect: optimizer-misses-parameters
+        helper = Helper()
+        opt4 = torch.optim.SGD(helper.head.parameters(), lr=0.1)  # expect: optimizer-misses-parameters
+        partly = Partly()
+        x, y = torch.randn(4, 32), torch.randint(0, 10, (4,))
+        feats = partly.backbone(x)  # the training script runs the backbone itself, with gradients
+        loss = nn.functional.cross_entropy(partly.head(feats), y)
+        opt2 = torch.optim.SGD(partly.head.parameters(), lr=0.1)  # expect: optimizer-misses-parameters
+        """
+    check(src, MP)
+    texts = [f.message for f in messages(src, "optimizer-misses-parameters")]
+    assert sum("backbone" in t for t in texts) == 2 and sum("helper.encoder" in t for t in texts) == 1

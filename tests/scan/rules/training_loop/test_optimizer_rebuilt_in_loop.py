@@ -1,0 +1,120 @@
+"""The ``optimizer-rebuilt-in-loop`` rule (``mlsleuth/scan/rules/training_loop/optimizer_rebuilt_in_loop.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, messages
+
+REBUILT = {"optimizer-rebuilt-in-loop"}
+
+
+def test_stateful_optimizer_built_in_the_batch_loop_is_an_error():
+    src = """
+        import torch
+        from torch.optim import AdamW as W
+
+        def train(model, loader, lr):
+            for x, y in loader:
+                opt = torch.optim.Adam(model.parameters(), lr=lr)  # expect: optimizer-rebuilt-in-loop
+                opt.zero_grad()
+                torch.nn.functional.cross_entropy(model(x), y).backward()
+                opt.step()
+
+        def train_momentum(net, batches):
+            step = 0
+            while step < 1000:
+                x, y = batches[step % len(batches)]
+                sgd = torch.optim.SGD(net.parameters(), 0.1, 0.9)  # expect: optimizer-rebuilt-in-loop
+                sgd.zero_grad()
+                ((net(x) - y) ** 2).mean().backward()
+                sgd.step()
+                step += 1
+
+        def train_aliased(model, loader):
+            for batch in loader:
+                optimizer = W(model.parameters(), lr=3e-4, weight_decay=0.01)  # expect: optimizer-rebuilt-in-loop
+                loss = model(**batch).loss
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """
+    check(src, REBUILT)
+    assert {f.severity for f in messages(src, "optimizer-rebuilt-in-loop")} == {"error"}
+
+
+def test_optimizers_built_once_per_trial_fold_or_stage_are_fine():
+    check(
+        """
+        import torch
+        from torch import nn
+
+        def tune(loader, lrs):
+            for lr in lrs:  # one optimizer per trial, many steps each
+                model = nn.Linear(4, 2)
+                opt = torch.optim.Adam(model.parameters(), lr=lr)
+                for x, y in loader:
+                    opt.zero_grad()
+                    nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+
+        def lr_probe(make_model, batch, lrs):
+            for lr in lrs:  # a fresh model per probe: one step each is the point
+                model = make_model()
+                opt = torch.optim.Adam(model.parameters(), lr=lr)
+                opt.zero_grad()
+                nn.functional.mse_loss(model(batch[0]), batch[1]).backward()
+                opt.step()
+
+        def ensembles(models, loader):
+            for m in models:
+                opt = torch.optim.AdamW(m.parameters())
+                for x, y in loader:
+                    opt.zero_grad()
+                    nn.functional.mse_loss(m(x), y).backward()
+                    opt.step()
+
+        def plain_sgd(model, loader):
+            for x, y in loader:  # SGD without momentum keeps no state: rebuilding only costs time
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                opt.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+
+        def once(model, loader, epochs):
+            opt = torch.optim.Adam(model.parameters())
+            for _ in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    nn.functional.mse_loss(model(x), y).backward()
+                    opt.step()
+
+        def stages(model, loader):
+            for stage, params in enumerate([model.head.parameters(), model.parameters()]):
+                opt = torch.optim.AdamW(params, lr=1e-3 / (stage + 1))
+                for x, y in loader:
+                    opt.zero_grad()
+                    nn.functional.mse_loss(model(x), y).backward()
+                    opt.step()
+        """,
+        REBUILT,
+    )
+
+
+def test_lightning_manual_optimization_fetches_the_same_optimizer():
+    check(
+        """
+        import torch
+        import lightning as L
+
+        class Module(L.LightningModule):
+            def training_step(self, batch, batch_idx):
+                opt = self.optimizers()
+                opt.zero_grad()
+                loss = self.compute_loss(batch)
+                self.manual_backward(loss)
+                opt.step()
+
+            def configure_optimizers(self):
+                return torch.optim.Adam(self.parameters(), lr=1e-3)
+        """,
+        REBUILT,
+    )
