@@ -17,7 +17,7 @@ import traceback
 
 def main() -> int:
     from mlsleuth.config import Config
-    from mlsleuth.scan.engine import scan_paths
+    from mlsleuth.scan import scan_paths
 
     folders = json.loads(sys.stdin.read())
     for folder in folders:
