@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
-    from mlsleuth.sweep.ingest import SweepInputError
+    from mlsleuth.sweep.table import SweepInputError
 
     try:
         if args.plan:

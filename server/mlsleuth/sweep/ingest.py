@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from mlsleuth.sweep.table import SweepInputError, Table
+
 PREFIXES = ("", "params.", "params_", "config.", "config/", "user_attrs_", "metrics.", "summary.", "summary_metrics.", "tags.", "system_attrs_", "hparams/", "hparams.")
 STATUS_COLUMNS = ("state", "status", "State", "Status", "run_state", "attributes.status")
 NAME_COLUMNS = ("Name", "name", "run_name", "tags.mlflow.runName", "run", "run_id", "number", "id", "ID")
@@ -44,30 +46,6 @@ FAILED_STATES = {"failed", "fail", "crashed", "killed", "error", "errored", "abo
 INCOMPLETE_STATES = {"running", "scheduled", "waiting", "queued", "pending", "pruned", "preempted", "preempting"}
 MISSING_TEXT = {"", "null", "none", "na", "n/a", "nil", "<na>"}
 REDUCTIONS = "last, best, mean, min, max or mean-last-K (e.g. mean-last-5)"
-
-
-class SweepInputError(ValueError):
-    """The sweep results cannot be analysed as given; the message says what to change."""
-
-
-@dataclass
-class Table:
-    """Raw columns of a results file: each a list of cells (strings, numbers or None)."""
-
-    source: str
-    kind: str  # csv, jsonl, json, tensorboard
-    columns: dict[str, list[Any]]
-    n_rows: int
-    row_numbers: list[int] | None = None  # file line of each row, when it differs from index + 2
-    expanded: bool = False
-    notes: list[str] = field(default_factory=list)  # how the file was read, carried into the report
-
-    def row_label(self, i: int) -> str:
-        if self.kind == "csv":
-            return f"line {i + 2}"
-        if self.kind == "jsonl":
-            return f"line {self.row_numbers[i] if self.row_numbers else i + 1}"
-        return f"record {i + 1}"
 
 
 @dataclass

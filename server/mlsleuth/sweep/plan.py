@@ -6,7 +6,7 @@ import re
 import shlex
 import string
 
-from mlsleuth.sweep.ingest import SweepInputError
+from mlsleuth.sweep.table import SweepInputError
 
 PLACEHOLDERS = ("value", "seed", "param")
 

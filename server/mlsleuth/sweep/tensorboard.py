@@ -32,7 +32,7 @@ import re
 import struct
 from pathlib import Path
 
-from mlsleuth.sweep.ingest import SweepInputError, Table
+from mlsleuth.sweep.table import SweepInputError, Table
 
 _CRC_TABLE: list[int] = []
 
@@ -166,7 +166,9 @@ def tensorboard_loader():
     """(EventFileLoader, make_ndarray, version) from the ``tensorboard`` package, or None when it is absent."""
     try:
         import tensorboard
-        from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+        from tensorboard.backend.event_processing.event_file_loader import (
+            EventFileLoader,
+        )
         from tensorboard.util.tensor_util import make_ndarray
     except ImportError:
         return None
