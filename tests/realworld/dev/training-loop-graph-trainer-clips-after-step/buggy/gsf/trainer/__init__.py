@@ -1,0 +1,1 @@
+from .np_trainer import NodePredictionTrainer
