@@ -33,8 +33,7 @@ def alive(pid: int) -> bool:
             return fh.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
-
-
+@pytest.mark.slow
 def test_result_file_and_clean_exit(tmp_path):
     run = child(
         """
@@ -51,15 +50,13 @@ def test_result_file_and_clean_exit(tmp_path):
     assert res.stdout_tail == "hello\n"
     assert res.describe_end() == "exited with status 0"
     assert not run.scratch.exists()  # scratch is cleaned up
-
-
+@pytest.mark.slow
 def test_unreadable_result_is_explained(tmp_path):
     res = child('import os\nopen(os.environ["MLSLEUTH_RESULT"], "w").write("[1, 2")\n', tmp_path).wait()
     assert res.result is None and "unreadable" in (res.result_error or "")
     res = child('import os\nopen(os.environ["MLSLEUTH_RESULT"], "w").write("[1, 2]")\n', tmp_path).wait()
     assert res.result is None and "not hold a JSON object" in (res.result_error or "")
-
-
+@pytest.mark.slow
 def test_progress_events_are_delivered_in_order(tmp_path):
     run = child(
         """
@@ -78,8 +75,7 @@ def test_progress_events_are_delivered_in_order(tmp_path):
     res = run.wait(on_progress=seen.append)
     assert [e["done"] for e in seen] == [0, 1, 2, 3, 4]
     assert [e["done"] for e in res.progress] == [0, 1, 2, 3, 4]
-
-
+@pytest.mark.slow
 def test_timeout_kills_the_whole_group_including_a_grandchild(tmp_path):
     pidfile = tmp_path / "grandchild.pid"
     run = child(
@@ -101,8 +97,7 @@ def test_timeout_kills_the_whole_group_including_a_grandchild(tmp_path):
     while alive(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(grandchild)
-
-
+@pytest.mark.slow
 def test_a_child_ignoring_sigterm_is_killed(tmp_path, monkeypatch):
     from mlsleuth import process_runner
 
@@ -120,8 +115,7 @@ def test_a_child_ignoring_sigterm_is_killed(tmp_path, monkeypatch):
     res = run.wait()
     assert res.timed_out
     assert res.returncode == -signal.SIGKILL
-
-
+@pytest.mark.slow
 def test_stragglers_are_reaped_when_the_leader_exits(tmp_path):
     pidfile = tmp_path / "worker.pid"
     res = child(
@@ -138,8 +132,7 @@ def test_stragglers_are_reaped_when_the_leader_exits(tmp_path):
     while alive(worker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(worker)
-
-
+@pytest.mark.slow
 def test_output_tail_is_capped(tmp_path):
     res = child(
         """
@@ -155,8 +148,7 @@ def test_output_tail_is_capped(tmp_path):
     assert res.stdout_tail.rstrip().endswith("line 19999 " + "x" * 40)
     assert res.stdout_tail.startswith("line ")  # cut at a line boundary
     assert res.stderr_truncated and len(res.stderr_tail) <= 2000
-
-
+@pytest.mark.slow
 def test_exit_status_and_signal_are_described(tmp_path):
     res = child("import sys\nsys.exit(3)\n", tmp_path).wait()
     assert res.returncode == 3 and res.describe_end() == "exited with status 3"
@@ -164,14 +156,14 @@ def test_exit_status_and_signal_are_described(tmp_path):
     assert res.signal_name == "SIGSEGV" and res.describe_end() == "killed by SIGSEGV"
     assert ChildResult(returncode=-9, duration_s=1.0).describe_end().startswith("killed by SIGKILL")
     assert ChildResult(returncode=None, duration_s=1.0, cancelled=True).describe_end().startswith("cancelled")
-
-
+@pytest.mark.slow
 def test_exception_traceback_is_in_stderr(tmp_path):
     res = child("def f():\n    raise ValueError('bad setup')\nf()\n", tmp_path).wait()
     assert res.returncode == 1
     assert "ValueError: bad setup" in res.stderr_tail
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
 def test_memory_cap_turns_runaway_allocation_into_an_error(tmp_path):
     res = child(
@@ -190,8 +182,7 @@ def test_memory_cap_turns_runaway_allocation_into_an_error(tmp_path):
     ).wait()
     assert res.returncode == 7, res.stdout_tail + res.stderr_tail
     assert "memory error" in res.stdout_tail
-
-
+@pytest.mark.slow
 def test_async_wait_and_cancellation_kill_the_group(tmp_path):
     import anyio
 
@@ -217,16 +208,14 @@ def test_async_wait_and_cancellation_kill_the_group(tmp_path):
         time.sleep(0.05)
     assert not alive(pid)
     assert not run.scratch.exists()
-
-
+@pytest.mark.slow
 def test_async_wait_returns_the_result(tmp_path):
     import anyio
 
     run = child('import json, os\njson.dump({"ok": True}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n', tmp_path)
     res = anyio.run(run.wait_async)
     assert res.result == {"ok": True} and res.returncode == 0
-
-
+@pytest.mark.slow
 def test_invalid_arguments(tmp_path):
     with pytest.raises(ValueError):
         ChildRun([sys.executable, "-c", "pass"], cwd=tmp_path, timeout_s=0)
@@ -236,6 +225,7 @@ def test_invalid_arguments(tmp_path):
     run.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
 def test_memory_cap_is_set_without_preexec_fn_and_keeps_pid_and_session(tmp_path, monkeypatch):
     """preexec_fn is unsafe in a threaded parent (the MCP server): the cap comes from a
@@ -269,8 +259,7 @@ def test_memory_cap_is_set_without_preexec_fn_and_keeps_pid_and_session(tmp_path
     assert res.result["pid"] == res.result["sid"] == res.result["pgid"] == run.pid
     assert res.result["argv"] == ["--flag"]
     assert res.result["exe"] == sys.executable
-
-
+@pytest.mark.slow
 def test_no_memory_cap_means_no_launcher(tmp_path):
     res = child(
         'import json, os, resource\njson.dump({"soft": resource.getrlimit(resource.RLIMIT_AS)[0]}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n',
@@ -290,6 +279,7 @@ def test_a_missing_program_fails_at_start_with_or_without_a_cap(tmp_path, limit)
         run.start()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
 def test_capped_children_start_from_many_threads_at_once(tmp_path):
     """The server starts children from worker threads; every one gets its cap and finishes."""
@@ -306,6 +296,7 @@ def test_capped_children_start_from_many_threads_at_once(tmp_path):
     assert [r.result["soft"] for r in results] == [(512 + i) * 2**20 for i in range(12)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_group_of_zombies_counts_as_dead(tmp_path):
     """Killed processes stay zombies until reaped (slowly, by some container inits);

@@ -1,4 +1,8 @@
-"""``mlsleuth diagnose``: the battery on small models, one bug each, plus setup-contract errors."""
+"""``mlsleuth diagnose``: the battery on small models, one bug each, plus setup-contract errors.
+
+Tests about the findings read the models' recorded child results (``recorded/models_*.json``, built
+by the same ``to_report``); those that start a diagnose child are marked slow.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from mlsleuth.runtime import thresholds
 from mlsleuth.runtime.common import RuntimeInputError
 from mlsleuth.runtime.diagnose import diagnose, prepare_diagnose
 
+from ..recorded import report as recorded_report
+
 MODELS = Path(__file__).resolve().parents[2] / "diagnose_cases" / "models.py"
 
 
@@ -21,12 +27,17 @@ def run(function, **kwargs):
     return diagnose(f"{MODELS}:{function}", cwd=MODELS.parent, timeout_s=240, **kwargs)
 
 
+def recorded(function, lr_range=False):
+    """The report of ``run(function)`` built from its recorded child result (no child process)."""
+    return recorded_report(f"models_{function}" + ("_lr_range" if lr_range else ""))
+
+
 def found(report, severities=("error", "warning")):
     return {(f.rule, f.location.module) for f in report.findings if f.severity in severities}
 
 
 def test_healthy_model_passes_and_overfits():
-    report = run("healthy", lr_range=True)
+    report = recorded("healthy", lr_range=True)
     assert report.errors == [], [e.message for e in report.errors]
     assert found(report) == set()
     assert {f.rule for f in report.findings} == {"lr-range-suggestion"}  # the one finding asked for
@@ -37,12 +48,12 @@ def test_healthy_model_passes_and_overfits():
 
 
 def test_zero_final_layer_is_not_symmetric_init():
-    report = run("healthy_zero_final_layer")
+    report = recorded("healthy_zero_final_layer")
     assert not {r for r, _ in found(report)} & {"symmetric-init", "symmetric-weights"}
 
 
 def test_detached_hidden_layer_blames_gradient_flow():
-    report = run("detached")
+    report = recorded("detached")
     fails = [f for f in report.findings if f.rule == "overfit-one-batch" and f.severity == "error"]
     rules = {r for r, _ in found(report)}
     assert "param-no-grad" in rules
@@ -52,12 +63,12 @@ def test_detached_hidden_layer_blames_gradient_flow():
 
 
 def test_unregistered_layers():
-    report = run("unregistered")
+    report = recorded("unregistered")
     assert ("unregistered-submodule", "layers") in found(report)
 
 
 def test_zero_init_is_flagged_and_overfit_fails():
-    report = run("zero_init")
+    report = recorded("zero_init")
     got = found(report)
     assert ("symmetric-init", "fc1") in got
     fail = next(f for f in report.findings if f.rule == "overfit-one-batch")
@@ -65,19 +76,20 @@ def test_zero_init_is_flagged_and_overfit_fails():
 
 
 def test_input_ablation_catches_an_ignored_input():
-    report = run("ignores_input")
+    report = recorded("ignores_input")
     assert ("input-ignored", "(model)") in found(report)
-    healthy = run("healthy")
+    healthy = recorded("healthy")
     assert "input-ignored" not in {r for r, _ in found(healthy)}
 
 
 def test_causal_leakage_on_unmasked_attention_only():
-    leaky = run("lm_leaky", steps=30)
+    leaky = recorded("lm_leaky")
     assert ("causal-leakage", "(model)") in found(leaky)
-    causal = run("lm_causal", steps=30)
+    causal = recorded("lm_causal")
     assert "causal-leakage" not in {r for r, _ in found(causal)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("function", "text"), [
     ("not_a_dict", "must return a dict"),
     ("missing_loss", "loss_fn"),
@@ -90,6 +102,7 @@ def test_setup_contract_errors_are_clear(function, text):
     assert report.findings == []
 
 
+@pytest.mark.slow
 def test_setup_function_that_raises():
     report = run("raises")
     assert [e.kind for e in report.errors] == ["user-exception"]
@@ -112,13 +125,14 @@ def test_harness_mirrors_the_documented_overfit_target():
 
 @pytest.mark.parametrize("function", ["with_loader", "custom_loss"])
 def test_loader_and_compute_loss_setups(function):
-    report = run(function)
+    report = recorded(function)
     assert report.errors == [], [e.message for e in report.errors]
     assert report.findings == []
     assert report.summary.stats["overfit_passed"]
     assert report.exit_code() == 0
 
 
+@pytest.mark.slow
 def test_cli_diagnose_sarif(capsys):
     import json
 
@@ -132,7 +146,7 @@ def test_cli_diagnose_sarif(capsys):
 
 
 def test_softmax_output_fails_overfit_and_blames_loss_wiring():
-    report = run("softmax_output")
+    report = recorded("softmax_output")
     fail = next(f for f in report.findings if f.rule == "overfit-one-batch")
     assert fail.severity == "error" and fail.measurements["implicated"] == "loss wiring"
     assert ("softmax-into-cross-entropy", "3") in found(report)

@@ -13,6 +13,8 @@ torch = pytest.importorskip("torch")
 from mlsleuth.runtime.common import RuntimeInputError, choose_interpreter
 from mlsleuth.runtime.trace import prepare_trace, trace
 
+from ..recorded import report as recorded_report
+
 TESTS = Path(__file__).resolve().parents[2]
 SCRIPTS = TESTS / "trace_scripts"
 HARNESS = TESTS.parent / "server" / "mlsleuth" / "runtime" / "child"
@@ -89,35 +91,30 @@ def test_runner_observer_errors_do_not_break_the_script(bootstrap):
     payload = bootstrap.run(str(SCRIPTS / "swallows_exceptions.py"), [], observers=[Broken()], max_steps=3, write=False)
     assert payload["status"] == "max-steps" and payload["steps"] == 3
     assert payload["observer_errors"] and "observer bug" in payload["observer_errors"][0]["traceback"]
-
-
+@pytest.mark.slow
 def test_trace_passes_argv_and_script_folder(tmp_path):
     report = trace(SCRIPTS / "reads_argv.py", args=["--lr", "0.01"], steps=5, cwd=tmp_path, timeout_s=120)
     assert report.errors == [], [e.message for e in report.errors]
     assert report.summary.stats["status"] == "finished"
     assert report.summary.stats["steps_traced"] == 3
-
-
+@pytest.mark.slow
 def test_trace_user_exception_becomes_an_error_entry():
     report = trace(SCRIPTS / "raises_at_step3.py", steps=20, cwd=SCRIPTS, timeout_s=120)
     kinds = [e.kind for e in report.errors]
     assert kinds == ["user-exception"]
     assert "after step 2" in report.errors[0].message
     assert "mat1 and mat2" in (report.errors[0].detail or "")
-
-
+@pytest.mark.slow
 def test_trace_hang_becomes_a_timeout_entry():
     report = trace(SCRIPTS / "hangs.py", steps=5, cwd=SCRIPTS, timeout_s=8)
     assert [e.kind for e in report.errors] == ["timeout"]
     assert "before the first optimizer step" in report.errors[0].message
-
-
+@pytest.mark.slow
 def test_trace_script_without_training_says_so():
     report = trace(SCRIPTS / "no_training.py", steps=5, cwd=SCRIPTS, timeout_s=120)
     assert [e.kind for e in report.errors] == ["no-steps"]
     assert report.findings == []
-
-
+@pytest.mark.slow
 def test_trace_reports_missing_torch_in_chosen_interpreter(tmp_path):
     fake = tmp_path / "python"
     fake.write_text(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
@@ -179,8 +176,7 @@ def test_cli_usage_errors(capsys):
     assert "no such script" in capsys.readouterr().err
     assert main(["trace", str(SCRIPTS / "hangs.py"), "stray"]) == 2
     assert "after `--`" in capsys.readouterr().err
-
-
+@pytest.mark.slow
 def test_cli_options_after_script_and_json_output(capsys, tmp_path):
     from mlsleuth.cli import main
 
@@ -197,7 +193,7 @@ def test_cli_options_after_script_and_json_output(capsys, tmp_path):
 @pytest.mark.parametrize("script", ["gan_two_optimizers.py", "manual_grad_reset.py", "grad_accumulation.py"])
 def test_correct_gradient_handling_is_not_flagged(script):
     """Realistic negatives for the call-order checks: two optimizers, manual resets, accumulation."""
-    report = trace(SCRIPTS / script, steps=12, cwd=SCRIPTS, timeout_s=120)
+    report = recorded_report(f"script_{script[:-3]}")  # trace(SCRIPTS / script, steps=12), recorded
     assert report.errors == [], [e.message for e in report.errors]
     flagged = {f.rule for f in report.findings}
     assert not flagged & {"zero-grad-missing", "zero-grad-before-step", "step-without-backward"}, flagged
@@ -207,7 +203,7 @@ def test_correct_gradient_handling_is_not_flagged(script):
 def test_realistic_healthy_scripts_raise_no_warning(script):
     """DataLoader workers + BatchNorm + Dropout + eval(); token inputs with padding and warmup from LR 0;
     an EMA teacher evaluated under no_grad every step: none of these is a bug."""
-    report = trace(SCRIPTS / script, steps=30, cwd=SCRIPTS, timeout_s=240)
+    report = recorded_report(f"script_{script[:-3]}_30")  # trace(SCRIPTS / script, steps=30), recorded
     assert report.errors == [], [e.message for e in report.errors]
     noisy = [(f.rule, f.location.module, f.observation) for f in report.findings if f.severity != "info"]
     assert noisy == []
@@ -251,21 +247,18 @@ def test_batch_dependence_probe(bootstrap):
     tokens = probes.batch_dependence(Pooled(), (torch.randint(0, 10, (6, 5)),))
     assert tokens["leak"] > 0
     assert "skipped" in probes.batch_dependence(nn.Linear(3, 2), (torch.randn(1, 3),))
-
-
+@pytest.mark.slow
 def test_memory_cap_turns_a_huge_allocation_into_an_out_of_memory_entry():
     report = trace(SCRIPTS / "allocates_too_much.py", steps=20, cwd=SCRIPTS, timeout_s=120, memory_limit_mb=6000)
     assert [e.kind for e in report.errors] == ["out-of-memory"]
     assert "after step 1" in report.errors[0].message
-
-
+@pytest.mark.slow
 def test_scheduler_steps_are_seen_once_and_state_dicts_stay_picklable():
     report = trace(SCRIPTS / "checkpoints_scheduler.py", steps=6, cwd=SCRIPTS, timeout_s=120)
     assert report.errors == [], [e.message for e in report.errors]
     # two schedulers stepped per iteration, none reported for their constructors' initial step
     assert report.summary.stats["call_sequence"][:3] == ["FZBS", "LLFZBS", "LLFZBS"]  # windows end at step()
-
-
+@pytest.mark.slow
 def test_a_second_training_stage_is_followed_not_flagged():
     """A new optimizer that takes over the first one's parameters (stage 2 of a fine-tune) becomes
     the one whose steps are counted, so the trace still stops at --steps; one rebuild is not a bug."""
@@ -295,6 +288,7 @@ for step in range(6):
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ignore", "offset", "flagged"),
     [

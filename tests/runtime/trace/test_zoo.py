@@ -1,19 +1,43 @@
 """The bug zoo: each buggy script must trigger its check at its module; each fixed twin must stay quiet.
 
-All 2 x N traces run once per session, two child processes at a time (see tests/zoo/run_zoo.py).
+The per-case tests read the 2 x N recorded child results (``recorded/zoo_*.json``, refreshed with
+tests/runtime/recorded.py); ``test_live_zoo_sample`` traces a few cases for real (slow) and checks the
+recordings still match what the child reports. ``benchmarks/bench_zoo.py`` runs the whole zoo live.
 """
 
 from __future__ import annotations
 
 import pytest
-from zoo.run_zoo import CASES, run_zoo
+
+from zoo.run_zoo import CASES, ZooOutcome, run_zoo
+
+from ..recorded import report as recorded_report
 
 pytest.importorskip("torch")
+
+LIVE_SAMPLE = ("softmax_ce", "batch_mixing", "frozen_layer")
 
 
 @pytest.fixture(scope="module")
 def outcomes():
-    return {o.case["name"]: o for o in run_zoo()}
+    return {c["name"]: ZooOutcome(c, recorded_report(f"zoo_{c['name']}_bug"), recorded_report(f"zoo_{c['name']}_fixed"))
+            for c in CASES}
+
+
+def _rules(report):
+    return sorted((f.rule, f.location.module, f.severity) for f in report.findings)
+
+
+@pytest.mark.slow
+def test_live_zoo_sample(outcomes):
+    """A few cases traced for real: they still hit, stay quiet when fixed, and match their recordings."""
+    live = run_zoo([c for c in CASES if c["name"] in LIVE_SAMPLE])
+    assert len(live) == len(LIVE_SAMPLE)
+    for outcome in live:
+        name = outcome.case["name"]
+        assert outcome.hit and outcome.false_alarms == [], (name, outcome.found, outcome.false_alarms)
+        assert _rules(outcome.bug_report) == _rules(outcomes[name].bug_report), name
+        assert _rules(outcome.fixed_report) == _rules(outcomes[name].fixed_report), name
 
 
 def test_zoo_is_big_enough():
