@@ -11,8 +11,8 @@ CHECK = "overfit-one-batch"
 
 
 def test_overfit_one_batch_is_found():
-    found = findings_of("models_detached", CHECK)
-    assert found, "expected overfit-one-batch in the recorded models_detached run"
+    found = findings_of("models_zero_init", CHECK)
+    assert found, "expected overfit-one-batch in the recorded models_zero_init run"
     assert found[0].message and found[0].observation and found[0].next_test
 
 

@@ -22,7 +22,7 @@ origin.
 This is far too slow for every step of a long run; the cheap watcher
 (``nan_watch``) arms it only to replay the failing step.
 
-Standard library and torch only (see ``harness/__init__``).
+Standard library and torch only (see ``runtime/child/__init__``).
 """
 
 from __future__ import annotations
