@@ -8,7 +8,6 @@ recordings still match what the child reports. ``benchmarks/bench_zoo.py`` runs 
 from __future__ import annotations
 
 import pytest
-
 from zoo.run_zoo import CASES, ZooOutcome, run_zoo
 
 from ..recorded import report as recorded_report

@@ -6,7 +6,7 @@ instrumented replay found (the origin). :class:`NanRun` derives what the
 checks share (the origin, the trend, the saved batch); exactly one of
 ``nan-in-batch`` / ``nan-born-forward`` / ``nan-born-backward`` /
 ``nan-born-optimizer`` names where the first non-finite value came from
-(:attr:`NanRun.main_rule`). The sentences that explain an operation's failure
+(:attr:`NanRun.main_pass`; :data:`MAIN_RULES` lists them). The sentences that explain an operation's failure
 live in :mod:`mlsleuth.runtime.nan.explain`. Import-light: no torch here.
 """
 
@@ -28,9 +28,6 @@ from mlsleuth.runtime.nan.explain import (
     trend_sentence,
 )
 from mlsleuth.runtime.registry import Found, runtime_check
-
-MAIN_RULES = ("nan-in-batch", "nan-born-forward", "nan-born-backward", "nan-born-optimizer")
-_BY_PHASE = {"backward": "nan-born-backward", "optimizer": "nan-born-optimizer"}
 
 
 class NanRun:
@@ -103,24 +100,24 @@ class NanRun:
         return "unlocalised"
 
     @cached_property
-    def main_rule(self) -> str | None:
-        """The one check of :data:`MAIN_RULES` that reports this run's first non-finite value."""
+    def main_pass(self) -> str | None:
+        """Where the first non-finite value was born: 'data', 'forward' (loss included), 'backward' or 'optimizer'."""
         kind = self.main_kind
         if kind is None:
             return None
         if kind == "data":
-            return "nan-in-batch"
+            return "data"
         phase = self.origin.get("phase") if kind == "birth" else self.failure.get("phase")
-        return _BY_PHASE.get(phase, "nan-born-forward")
+        return phase if phase in ("backward", "optimizer") else "forward"
 
 
-def _birth(run: NanRun, rule: str) -> Found:
+def _birth(run: NanRun, born_in: str) -> Found:
     """An operation of the replayed step turned finite inputs into NaN/Inf."""
     origin, failure, replay, step, t = run.origin, run.failure, run.replay, run.step, run.trend
     phase = origin.get("phase")
     observation, test, fix = explain_origin(origin, step)
     extra = []
-    if rule == "nan-born-backward":
+    if born_in == "backward":
         masked = [o for o in replay.get("origins") or [] if o.get("kind") == "birth" and o.get("phase") in ("forward", "loss") and o is not origin and o.get("index") != origin.get("index")]
         if masked:
             m = masked[0]
@@ -128,7 +125,7 @@ def _birth(run: NanRun, rule: str) -> Found:
             fix = (f"torch.where does not stop the gradient of the discarded branch: make the argument of {m['op']} in {describe_where(m)} safe "
                    f"before the op (the double-where pattern: torch.where(mask, x, 1) inside {m['op']}), so both branches stay finite.")
         extra.append(f"The loss of step {step} was finite ({fmt(failure.get('loss'))}).")
-    if rule == "nan-born-optimizer":
+    if born_in == "optimizer":
         params = failure.get("parameters") or []
         if params:
             p = params[0]
@@ -143,10 +140,10 @@ def _birth(run: NanRun, rule: str) -> Found:
     if phase != "backward" and t.get("kind") != "too-few-steps":
         extra.append(trend_sentence(t))
     message = {
-        "nan-born-forward": f"{origin['op']} in {describe_where(origin)} produced the first non-finite value at step {step}",
-        "nan-born-backward": f"the forward pass of step {step} was finite; {origin['op']} in {describe_where(origin)} produced the first non-finite gradient",
-        "nan-born-optimizer": f"the optimizer update at step {step} produced non-finite parameters ({origin['op']})",
-    }[rule]
+        "forward": f"{origin['op']} in {describe_where(origin)} produced the first non-finite value at step {step}",
+        "backward": f"the forward pass of step {step} was finite; {origin['op']} in {describe_where(origin)} produced the first non-finite gradient",
+        "optimizer": f"the optimizer update at step {step} produced non-finite parameters ({origin['op']})",
+    }[born_in]
     return Found(
         message,
         observation=" ".join([observation, *extra]) + run.batch_note,
@@ -177,11 +174,12 @@ def _unlocalised(run: NanRun) -> Found:
     )
 
 
-def _born(run: NanRun, rule: str) -> Iterator[Found]:
-    if run.main_rule != rule:
+def _born(run: NanRun, born_in: str) -> Iterator[Found]:
+    """The main finding when the first non-finite value was born in pass ``born_in``."""
+    if run.main_pass != born_in:
         return
     if run.main_kind == "birth":
-        yield _birth(run, rule)
+        yield _birth(run, born_in)
     else:
         yield _unlocalised(run)
 
@@ -203,7 +201,7 @@ def nan_in_batch(run: NanRun) -> Iterator[Found]:
     features are not finite), and add a data check `assert torch.isfinite(x).all()` in the dataset code,
     not in the training loop.
     """
-    if run.main_rule != "nan-in-batch":
+    if run.main_pass != "data":
         return
     failure, origin, step = run.failure, run.origin, run.step
     fields = failure.get("fields") or []
@@ -255,7 +253,7 @@ def nan_born_forward(run: NanRun) -> Iterator[Found]:
     `torch.logsumexp`, `F.cross_entropy`, `F.log_softmax`), a clamp on the denominator of that very
     division, or a data fix when the inputs are out of their expected range.
     """
-    yield from _born(run, "nan-born-forward")
+    yield from _born(run, "forward")
 
 
 @runtime_check("nan-born-backward", tool="nan", category="numerical", severity="error")
@@ -275,7 +273,7 @@ def nan_born_backward(run: NanRun) -> Iterator[Found]:
     (`torch.linalg.vector_norm`, `F.normalize`), keep the argument away from it in *both* branches
     (the double-`where` pattern), or clamp the argument of that operation.
     """
-    yield from _born(run, "nan-born-backward")
+    yield from _born(run, "backward")
 
 
 @runtime_check("nan-born-optimizer", tool="nan", category="hyperparameter", severity="error")
@@ -293,7 +291,7 @@ def nan_born_optimizer(run: NanRun) -> Iterator[Found]:
     What to do instead: restore a positive epsilon (1e-8 for float32), lower the learning rate or add
     warm-up, and clip gradients only if their norm really spikes.
     """
-    yield from _born(run, "nan-born-optimizer")
+    yield from _born(run, "optimizer")
 
 
 @runtime_check("nan-replay-nondeterministic", tool="nan", category="reproducibility", severity="warning")
@@ -362,3 +360,7 @@ def nan_amp_overflow_skip(run: NanRun) -> Iterator[Found]:
             next_test="Log scaler.get_scale() per step: it should settle after a few skips; a scale that keeps falling means a real overflow.",
             step=scaler[0].get("step"), phase="backward",
         )
+
+
+# the checks of which exactly one names where a failing run's first non-finite value came from
+MAIN_RULES = tuple(f.check.id for f in (nan_in_batch, nan_born_forward, nan_born_backward, nan_born_optimizer))

@@ -168,7 +168,9 @@ def build_report(result: Any, *, info: dict[str, Any], path: str, command: str):
 
 
 def _summary(report, status: str | None, steps: int, failure: dict | None) -> str:
-    main = next((f for f in report.findings if f.rule in ("nan-in-batch", "nan-born-forward", "nan-born-backward", "nan-born-optimizer")), None)
+    from mlsleuth.runtime.nan.checks import MAIN_RULES
+
+    main = next((f for f in report.findings if f.rule in MAIN_RULES), None)
     if main is not None:
         head = f"first non-finite value: {main.location.runtime_label()}"
     elif report.errors and not steps:
