@@ -39,3 +39,41 @@ def test_child_side_needs_only_the_standard_library_and_torch():
         roots = {n.split(".")[0] for n in _imports(path)}
         assert not roots - allowed, f"{path.name} imports {sorted(roots - allowed)}"
         assert "mlsleuth" not in roots, f"{path.name} imports mlsleuth: the child side must stand alone"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SERVER.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """Modules imported when ``path`` is imported (statements at module level, not inside functions)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_no_import_cycle_in_the_runtime_library():
+    modules = {_module_name(p): p for p in LIBRARY}
+    graph = {name: {m for m in _top_level_imports(path) if m in modules and m != name} for name, path in modules.items()}
+    state: dict[str, int] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for dep in sorted(graph[name]):
+            assert state.get(dep) != 1, f"import cycle: {' -> '.join([*trail, name, dep])}"
+            if dep not in state:
+                visit(dep, [*trail, name])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])
