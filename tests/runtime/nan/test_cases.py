@@ -16,6 +16,8 @@ pytest.importorskip("torch")
 
 from mlsleuth.runtime.nan import locate_nan
 
+from ..recorded import report as recorded_report
+
 CASES_DIR = Path(__file__).resolve().parents[2] / "nan_cases"
 MAIN_RULES = ("nan-in-batch", "nan-born-forward", "nan-born-backward", "nan-born-optimizer")
 
@@ -31,7 +33,7 @@ EXPECTED = {
     "log_zero": (2, "loss", None, "aten::log", "nan-born-forward"),
 }
 
-pytestmark = pytest.mark.slow
+LIVE_SAMPLE = ("softmax_overflow", "sqrt_backward")  # localised by a real nan child; the others read recordings
 
 
 def _main(report):
@@ -46,10 +48,8 @@ def _run(target, tmp_path, **kwargs):
     return locate_nan(target, cwd=tmp_path, save_dir=tmp_path / "saved", **kwargs)
 
 
-@pytest.mark.parametrize("case", sorted(EXPECTED))
-def test_case_is_localised(case, tmp_path):
+def _assert_localised(report, case):
     step, phase, module, op, rule = EXPECTED[case]
-    report = _run(CASES_DIR / f"{case}.py", tmp_path)
     assert report.errors == []
     finding = _main(report)
     loc = finding.location
@@ -59,8 +59,22 @@ def test_case_is_localised(case, tmp_path):
         assert op in finding.next_test  # the next test names the operation it is about
     assert not any(f.rule == "nan-replay-nondeterministic" for f in report.findings)
     saved = Path(report.summary.stats["batch_file"])
-    assert saved.is_file() and saved.name == f"nan_step{step}.pt"
+    assert saved.name == f"nan_step{step}.pt"
     DETAILS.get(case, lambda f: None)(finding)
+    return saved
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_case_is_localised(case):
+    """From the case's recorded child result (``recorded/nan_<case>.json``; the batch file was written then)."""
+    _assert_localised(recorded_report(f"nan_{case}"), case)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", LIVE_SAMPLE)
+def test_case_is_localised_by_a_real_child(case, tmp_path):
+    saved = _assert_localised(_run(CASES_DIR / f"{case}.py", tmp_path), case)
+    assert saved.is_file()
 
 
 def _data_details(f):
@@ -106,6 +120,7 @@ DETAILS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_clean_twin_reports_no_nonfinite_value(case, tmp_path):
     report = _run(CASES_DIR / f"{case}.py", tmp_path, args=["--clean"])
@@ -117,6 +132,7 @@ def test_clean_twin_reports_no_nonfinite_value(case, tmp_path):
     assert not (tmp_path / "saved").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case", "expected"), [
     ("zero_std", (6, "forward", "0", "aten::div", "nan-born-forward")),
     ("adam_eps_zero", (0, "optimizer", None, "aten::addcdiv_", "nan-born-optimizer")),
@@ -131,9 +147,10 @@ def test_setup_function_mode_replays_from_the_snapshot_ring(case, expected, tmp_
     assert report.summary.stats["snapshots"]["steps"][0] == 0
 
 
+@pytest.mark.slow
 def test_setup_function_clean_twin(tmp_path, monkeypatch):
     # the setup reads --clean from sys.argv at import; emulate with a wrapper file
-    from test_nan_replay import setup_wrapper
+    from .test_replay import setup_wrapper
 
     wrapper = setup_wrapper(tmp_path, "zero_std", "--clean")
     report = _run(f"{wrapper}:setup", tmp_path)
@@ -141,6 +158,7 @@ def test_setup_function_clean_twin(tmp_path, monkeypatch):
     assert report.summary.text.startswith("no non-finite value within")
 
 
+@pytest.mark.slow
 def test_unseeded_run_is_reported_as_nondeterministic(tmp_path):
     report = _run(CASES_DIR / "unseeded.py", tmp_path)
     rules = [f.rule for f in report.findings]
@@ -149,12 +167,14 @@ def test_unseeded_run_is_reported_as_nondeterministic(tmp_path):
     assert "use_deterministic_algorithms" in nondet.next_test
 
 
+@pytest.mark.slow
 def test_seeded_twin_is_deterministic_and_names_the_preprocessing_op(tmp_path):
     report = _run(CASES_DIR / "unseeded.py", tmp_path, args=["--clean"])
     assert [f.rule for f in report.findings] == ["nan-in-batch"]
     assert report.findings[0].location.op == "aten::div"
 
 
+@pytest.mark.slow
 def test_grad_scaler_overflow_is_info_not_a_failure(tmp_path):
     report = _run(CASES_DIR / "amp_scaler.py", tmp_path)
     assert [f.rule for f in report.findings] == ["nan-amp-overflow-skip"]
@@ -164,6 +184,7 @@ def test_grad_scaler_overflow_is_info_not_a_failure(tmp_path):
     assert clean.findings == []
 
 
+@pytest.mark.slow
 def test_user_exception_is_a_clear_error(tmp_path):
     script = tmp_path / "boom.py"
     script.write_text(textwrap.dedent("""
@@ -183,6 +204,7 @@ def test_user_exception_is_a_clear_error(tmp_path):
     assert "boom.py" in (report.errors[0].detail or "")
 
 
+@pytest.mark.slow
 def test_hang_is_killed_at_the_timeout(tmp_path):
     script = tmp_path / "hang.py"
     script.write_text("import time\nimport torch\nwhile True:\n    time.sleep(0.1)\n")
@@ -191,6 +213,7 @@ def test_hang_is_killed_at_the_timeout(tmp_path):
     assert report.exit_code() == 1
 
 
+@pytest.mark.slow
 def test_script_without_training_loop(tmp_path):
     script = tmp_path / "noloop.py"
     script.write_text("import torch\nprint(torch.ones(2).sum())\n")
@@ -198,6 +221,7 @@ def test_script_without_training_loop(tmp_path):
     assert [e.kind for e in report.errors] == ["no-steps"]
 
 
+@pytest.mark.slow
 def test_bad_setup_function_is_a_setup_error(tmp_path):
     bad = tmp_path / "bad_setup.py"
     bad.write_text("def setup():\n    return {'model': 3}\n")
@@ -206,6 +230,7 @@ def test_bad_setup_function_is_a_setup_error(tmp_path):
     assert "nn.Module" in report.errors[0].message
 
 
+@pytest.mark.slow
 def test_cli_json_output_and_exit_status(tmp_path, capsys):
     from mlsleuth.cli import main
 
@@ -219,6 +244,7 @@ def test_cli_json_output_and_exit_status(tmp_path, capsys):
     assert "no non-finite value within 8 steps" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_deliberate_infinities_in_a_healthy_model_are_not_reported(tmp_path):
     """Attention masks filled with -inf and a clamp at +inf are normal; only values that reach the
     loss, the gradients or the parameters count."""
@@ -248,6 +274,7 @@ def test_deliberate_infinities_in_a_healthy_model_are_not_reported(tmp_path):
     assert "memory budget" in report.summary.stats["snapshots"]["disabled_reason"]
 
 
+@pytest.mark.slow
 def test_script_that_stops_itself_on_nan_is_still_localised(tmp_path):
     """Many scripts raise on a NaN loss before calling backward; the watcher then never sees the loss."""
     script = tmp_path / "raise_on_nan.py"
