@@ -20,6 +20,12 @@ docstring in :mod:`mlsleuth.catalog` (thresholds quoted from
 ``{pct.NAME}``) and turns each :class:`Found` the function yields into a
 :class:`~mlsleuth.report.Finding` carrying them. Import-light: no torch, no
 pydantic until findings are built.
+
+Adding a runtime check: one such function in ``runtime/<tool>/checks.py`` (its
+measurements come from ``runtime/child/``; add them there if the child does not
+measure them yet), one test file ``tests/runtime/<tool>/test_<check_id_underscored>.py``
+(a meta-test fails without it), and ``python -m mlsleuth.docgen`` to regenerate
+the handbook's catalog ``refs/rules.md``.
 """
 
 from __future__ import annotations
