@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HARNESS = ROOT / "server" / "mlsleuth" / "harness" / "nan_main.py"
+HARNESS = ROOT / "server" / "mlsleuth" / "runtime" / "child" / "nan_main.py"
 CASES = ROOT / "tests" / "nan_cases"
 sys.path.insert(0, str(ROOT / "server"))
 
@@ -107,7 +107,7 @@ def overhead(args) -> float:
 
 
 def localisation() -> int:
-    from mlsleuth.nan import locate_nan
+    from mlsleuth.runtime.nan import locate_nan
 
     print(f"{'case':<18}{'plain run s':>12}{'nan s':>8}{'detect s':>10}  {'located':<62}{'ok':>4}")
     failures = 0

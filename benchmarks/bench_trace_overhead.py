@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "overhead" / "small_mlp_train.py"
-HARNESS = ROOT / "server" / "mlsleuth" / "harness" / "trace_main.py"
+HARNESS = ROOT / "server" / "mlsleuth" / "runtime" / "child" / "trace_main.py"
 
 
 def timed(traced: bool, steps: int, hidden: int, warmup: int) -> float:

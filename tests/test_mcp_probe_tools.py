@@ -37,7 +37,7 @@ with open(os.environ["MLSLEUTH_RESULT"], "w") as fh:
 
 
 def prepare_probe(workdir: Path, seconds: float, mode: str, timeout_s: float):
-    from mlsleuth.childproc import ChildRun
+    from mlsleuth.process_runner import ChildRun
     from mlsleuth.runtime.prepared import PreparedRun
 
     script = workdir / "probe_script.py"

@@ -129,6 +129,7 @@ def test_trace_training_rejects_bad_input(project: Path, args: dict, needle: str
     assert needle in result.content[0].text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy"])
 def test_trace_training_reports_a_crashing_script(project: Path, mode: str) -> None:
     async def go():
@@ -170,6 +171,7 @@ def test_locate_nan_rejects_bad_input(project: Path, args: dict, needle: str, mo
     assert result.is_error and needle in result.content[0].text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_compare_sweep_pairs_seeds(project: Path, mode: str) -> None:
     base = {"results": "runs/results.csv", "param": "lr", "metric": "val_acc", "seed": "seed", "baseline": "1e-3"}

@@ -525,7 +525,7 @@ def test_killing_a_stubborn_child_does_not_stall_the_event_loop(tmp_path: Path) 
     import time
 
     import anyio
-    from mlsleuth.childproc import TERM_GRACE_S, ChildRun
+    from mlsleuth.process_runner import TERM_GRACE_S, ChildRun
 
     script = tmp_path / "stubborn.py"
     script.write_text("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(600)\n")

@@ -173,8 +173,9 @@ def register(doc: RuleDoc) -> RuleDoc:
 DOC_MODULES: list[str] = [
     "mlsleuth.scan.rules",
     "mlsleuth.sweep.checks",
-    "mlsleuth.runtime.checks",
-    "mlsleuth.nan.checks",
+    "mlsleuth.runtime.trace.checks",
+    "mlsleuth.runtime.diagnose.checks",
+    "mlsleuth.runtime.nan.checks",
 ]
 
 

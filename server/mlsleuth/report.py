@@ -154,10 +154,10 @@ class Report(_Strict):
         self.summary.categories = dict(sorted(Counter(f.category for f in self.findings).items()))
         if stats:
             self.summary.stats.update(stats)
-        self.summary.text = text if text is not None else self._default_text()
+        self.summary.text = text if text is not None else self.default_text()
         return self
 
-    def _default_text(self) -> str:
+    def default_text(self) -> str:
         n = len(self.findings)
         if n == 0:
             head = "no findings"

@@ -29,6 +29,18 @@ def split_ids(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def selection_from_args(args: argparse.Namespace, tools: tuple[str, ...]):
+    """The runtime tools' Selection from --select/--ignore/--min-severity; a bad id is a usage error."""
+    from mlsleuth.cli import UsageError
+    from mlsleuth.config import ConfigError
+    from mlsleuth.runtime.selection import build_selection
+
+    try:
+        return build_selection(split_ids(args.select), split_ids(args.ignore), args.min_severity, tools=tools)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def emit(report, args: argparse.Namespace, rules=None) -> int:
     """Render ``report`` as asked, write it, and return the exit status."""
     from mlsleuth.catalog import load_all

@@ -52,10 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
-    from mlsleuth.commands.common import emit
+    from mlsleuth.commands.common import emit, selection_from_args
     from mlsleuth.runtime.common import RuntimeInputError
     from mlsleuth.runtime.diagnose import prepare_diagnose
-    from mlsleuth.runtime.selection import selection_from_args
 
     selection = selection_from_args(args, tools=("trace", "diagnose"))
     try:

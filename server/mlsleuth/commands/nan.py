@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
     from mlsleuth.commands.common import emit
     from mlsleuth.commands.trace import split_script_args
-    from mlsleuth.nan import prepare_nan
     from mlsleuth.runtime.common import RuntimeInputError
+    from mlsleuth.runtime.nan import prepare_nan
 
     args, script_args = split_script_args(args)
     try:

@@ -34,9 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
-    from mlsleuth.commands.common import emit
+    from mlsleuth.commands.common import emit, selection_from_args
     from mlsleuth.runtime.common import RuntimeInputError
-    from mlsleuth.runtime.selection import selection_from_args
     from mlsleuth.runtime.trace import prepare_trace
 
     args, script_args = split_script_args(args)

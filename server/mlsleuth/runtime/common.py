@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HARNESS_DIR = Path(__file__).resolve().parent.parent / "harness"
+CHILD_DIR = Path(__file__).resolve().parent / "child"
 VENV_CANDIDATES = (".venv/bin/python", "venv/bin/python", ".venv/Scripts/python.exe", "venv/Scripts/python.exe")
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 

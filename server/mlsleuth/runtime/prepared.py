@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # keep imports light: pydantic models are imported by the callers anyway
-    from mlsleuth.childproc import ChildResult, ChildRun
+    from mlsleuth.process_runner import ChildResult, ChildRun
     from mlsleuth.report import Report
 
 
@@ -30,8 +30,8 @@ class PreparedRun:
 
     Attributes:
         tool: the tool name as it appears in ``Report.tool`` ('trace', 'diagnose', 'nan').
-        child: an *unstarted* :class:`~mlsleuth.childproc.ChildRun`.
-        to_report: turns the :class:`~mlsleuth.childproc.ChildResult` into a Report.
+        child: an *unstarted* :class:`~mlsleuth.process_runner.ChildRun`.
+        to_report: turns the :class:`~mlsleuth.process_runner.ChildResult` into a Report.
         description: one line for progress displays, e.g. ``"trace train.py (20 steps)"``.
         total_steps: how many units of progress to expect (for progress bars), if known.
         info: what was decided before starting (interpreter, why it was chosen, ...);

@@ -7,7 +7,7 @@ Two shapes of work exist:
   total)`` callback doubles as a cancellation point: once the call is
   cancelled or timed out it raises, so the thread stops at its next step.
 * user code (``trace``, ``diagnose``, ``nan``): the library prepares a
-  :class:`~mlsleuth.childproc.ChildRun` wrapped in a ``PreparedRun`` and
+  :class:`~mlsleuth.process_runner.ChildRun` wrapped in a ``PreparedRun`` and
   :func:`run_prepared` starts it, forwards its progress, and turns the outcome
   into a report. A cancel or timeout kills the child's whole process group;
   a crash of the user's code becomes a report with errors, never a server crash.
@@ -193,7 +193,7 @@ async def run_in_thread(
 class PreparedLike(Protocol):
     """What ``mlsleuth.runtime.prepared.PreparedRun`` provides (duck-typed here)."""
 
-    child: Any  # an unstarted mlsleuth.childproc.ChildRun
+    child: Any  # an unstarted mlsleuth.process_runner.ChildRun
 
     def to_report(self, child_result: Any) -> Report: ...
 
@@ -206,8 +206,8 @@ async def run_child(
     what: str,
     limiter: anyio.CapacityLimiter | None = None,
 ) -> Any:
-    """Start an unstarted :class:`~mlsleuth.childproc.ChildRun` and await its
-    :class:`~mlsleuth.childproc.ChildResult`, forwarding its progress.
+    """Start an unstarted :class:`~mlsleuth.process_runner.ChildRun` and await its
+    :class:`~mlsleuth.process_runner.ChildResult`, forwarding its progress.
 
     At most ``limiter``'s capacity of children run at once (default: the
     user-code limiter); a call that waits says so in its progress. A client

@@ -94,7 +94,7 @@ def bounded_png(stats: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
 
 
 def run(args: dict[str, Any]) -> dict[str, Any]:
-    from mlsleuth.harness.channel import progress
+    from mlsleuth.runtime.child.channel import progress
     from mlsleuth.sweep import compare_sweep
 
     results = args.pop("results")
@@ -118,7 +118,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    from mlsleuth.harness.channel import write_result
+    from mlsleuth.runtime.child.channel import write_result
 
     try:
         args = json.loads(argv[0])

@@ -41,7 +41,7 @@ def register(server, env) -> None:
         timeout_s: Annotated[float | None, Field(gt=0, description="Stop after this many seconds (capped by the server's --run-timeout).")] = None,
         max_findings: Annotated[int, Field(ge=1, le=MAX_FINDINGS_CAP, description="Return at most this many findings.")] = 50,
     ) -> Annotated[CallToolResult, Report]:
-        from mlsleuth.nan import prepare_nan, split_target
+        from mlsleuth.runtime.nan.run import prepare_nan, split_target
 
         file, function = split_target(target)
         path = resolve_in_root(env.root, file, what="target file")

@@ -102,7 +102,7 @@ def register(server, env) -> None:
         max_findings: Annotated[int, Field(ge=1, le=MAX_FINDINGS_CAP, description="Findings per page.")] = 50,
         offset: Annotated[int, Field(ge=0, description="Skip this many findings (use summary.stats.next_offset).")] = 0,
     ) -> Annotated[CallToolResult, Report]:
-        from mlsleuth.childproc import ChildRun
+        from mlsleuth.process_runner import ChildRun
         from mlsleuth.serving.sweep_child import child_argv
 
         path = resolve_in_root(env.root, results, what="results")

@@ -1,0 +1,531 @@
+"""The ``trace`` observer: measurements on the first steps of a real training script.
+
+Child side (stdlib + torch; see ``run_user_script`` for the hook protocol). It only
+*measures*; the parent (``mlsleuth.runtime.trace_findings``) applies the
+documented thresholds and writes the findings. ``result()`` is the contract
+between the two; keys are documented inline.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import probes
+from observer import Observer
+
+LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                  "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # the last four: target shapes only
+ELEMENTWISE_LOSSES = ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # broadcast input and target silently
+DROPOUT_FUNCTIONS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+MAX_PARAMS_FOR_STALE_CHECK = 64
+ACTIVATION_STEPS = 10  # activation statistics are gathered on the first steps only (cost)
+MAX_CLASSES_COUNTED = 1000
+MAX_CALLS_COUNTED = 50  # class balance from the first calls only (a bincount per call costs)
+DETAILED_STEPS = 50  # per-parameter statistics on every step up to here, then on every SAMPLE_EVERY-th
+SAMPLE_EVERY = 10
+
+
+def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if len(args) > index else default
+
+
+class TraceObserver(Observer):
+    name = "trace"
+    wants_module_stack = True
+
+    def __init__(self, config: dict | None = None) -> None:
+        import torch.nn.functional as F
+
+        self.config = config or {}
+        self.sequences: list[list[str]] = [[]]  # call sequence per step: F forward, B backward, Z zero_grad, S step, L scheduler
+        self.stale_grad_steps: list[dict] = []  # first backward of a step found last step's gradients
+        self.misplaced_zero_grad: list[int] = []
+        self.step_without_backward: list[int] = []
+        self.scheduler_before_step = False
+        self.lr: list[list[float]] = []  # per step, per param group of the primary optimizer
+        self.losses: list[Any] = []  # first backward root per step
+        self.non_finite_loss: dict | None = None
+        self.params: dict[int, dict] = {}  # id -> per-parameter record
+        self._snap: dict[int, Any] = {}
+        self.activations: dict[str, dict] = {}
+        self._alive: dict[tuple, Any] = {}
+        self.loss_calls: dict[str, dict] = {}
+        self.class_counts: dict[int, int] = {}
+        self.input_stats: dict | None = None
+        self.input_module: str | None = None
+        self.eval_train_mode: list[dict] = []
+        self.eval_determinism: dict | None = None
+        self.functional_dropout: dict | None = None
+        self.batch_dependence: dict | None = None
+        self._captured: tuple | None = None
+        self._eval_roots_checked: set[int] = set()
+        self._backward_this_step = 0
+        self._opt_state: dict[int, dict] = {}  # per optimizer since its last step: zeroed?, stale ids at first backward
+        self.optimizer_stateful = False  # the primary optimizer kept per-parameter state (momentum, Adam moments)
+        self.optimizer_type: str | None = None
+        self.optimizer_replacements: list[int] = []
+        self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
+        self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
+
+    # -- helpers -------------------------------------------------------------------
+    def _seq(self) -> list[str]:
+        return self.sequences[-1]
+
+    def _opt_params(self, runner: Any) -> list:
+        seen, out = set(), []
+        for opt in runner.optimizers:
+            for group in opt.param_groups:
+                for p in group["params"]:
+                    if id(p) not in seen:
+                        seen.add(id(p))
+                        out.append(p)
+        return out
+
+    def _where(self, runner: Any) -> str | None:
+        """Name of the innermost *model* module running now (None inside a loss module or outside any model)."""
+        stack = runner.module_stack
+        if not stack or id(stack[-1]) not in runner._names:
+            return None
+        return runner.module_name(stack[-1])
+
+    # -- patches on torch.nn.functional ----------------------------------------------
+    def _wrap_loss(self, fname: str):
+        obs = self
+
+        def factory(runner, original):
+            import torch
+
+            def wrapped(*args, **kwargs):
+                if not runner._muted:
+                    try:
+                        obs._record_loss_call(runner, fname, args, kwargs)
+                    except Exception:  # noqa: BLE001 - never break the user's loss call; the failure is reported
+                        runner.record_error(obs.name, f"{fname} patch")
+                out = original(*args, **kwargs)
+                if not runner._muted:
+                    rec = obs.loss_calls.get(fname)
+                    if rec is not None and out.numel() == 1:
+                        if "first_value" not in rec:
+                            rec["first_value"] = float(out.detach())
+                            rec["first_value_step"] = runner.step
+                        if torch.is_grad_enabled() and len(rec.setdefault("values", [])) <= runner.step < 500:
+                            rec["values"].append(float(out.detach()))  # first training call of each step
+                return out
+
+            return wrapped
+
+        return factory
+
+    def _record_loss_call(self, runner: Any, fname: str, args: tuple, kwargs: dict) -> None:
+        import torch
+
+        inp = _arg(args, kwargs, 0, "input")
+        target = _arg(args, kwargs, 1, "target")
+        if not isinstance(inp, torch.Tensor) or not isinstance(target, torch.Tensor):
+            return
+        rec = self.loss_calls.get(fname)
+        if rec is None:  # built once: this runs on every loss call of the traced steps
+            rec = self.loss_calls[fname] = {"calls": 0, "probability_inputs": 0, "non_log_prob_inputs": 0, "out_of_range": 0,
+                                            "where": self._where(runner), "step": runner.step}
+        rec["calls"] += 1
+        reduction = kwargs.get("reduction", "mean")
+        rec.setdefault("reduction", reduction)
+        rec.setdefault("input_shape", list(inp.shape))
+        rec.setdefault("target_shape", list(target.shape))
+        if fname in ELEMENTWISE_LOSSES and tuple(inp.shape) != tuple(target.shape) and "broadcast" not in rec:
+            try:
+                full = torch.broadcast_shapes(inp.shape, target.shape)
+            except RuntimeError:
+                full = None  # the loss itself will raise
+            if full is not None and math.prod(full) > max(inp.numel(), target.numel()):
+                rec["broadcast"] = {"input_shape": list(inp.shape), "target_shape": list(target.shape),
+                                    "broadcast_shape": list(full), "step": runner.step, "where": self._where(runner),
+                                    "grad_enabled": torch.is_grad_enabled()}
+        rec.setdefault("target_dtype", str(target.dtype).replace("torch.", ""))
+        rec.setdefault("grad_enabled", torch.is_grad_enabled())
+        x = inp.detach()
+        if fname in ("cross_entropy", "nll_loss") and x.dim() >= 1:
+            cdim = 1 if x.dim() >= 2 else 0
+            classes = int(x.shape[cdim])
+            rec["classes"] = classes
+            if rec["calls"] <= 20 and x.is_floating_point():
+                xf = x.float()
+                if fname == "cross_entropy" and classes > 1 and bool((xf >= 0).all()) and bool(((xf.sum(cdim) - 1).abs() <= 1e-3).all()):
+                    rec["probability_inputs"] += 1
+                    if "softmax_modules" not in rec:
+                        rec["softmax_modules"] = [runner.module_name(m) for r in runner.roots for m in r.modules()
+                                                  if type(m).__name__ in ("Softmax", "Softmax2d")][:5]
+                if fname == "nll_loss" and classes > 1:
+                    lse = torch.logsumexp(xf, dim=cdim)
+                    if float(lse.abs().max()) > 1e-2:
+                        rec["non_log_prob_inputs"] += 1
+                        rec["max_abs_logsumexp"] = float(lse.abs().max())
+            if not target.is_floating_point():
+                ignore = _arg(args, kwargs, 4 if fname == "cross_entropy" else 3, "ignore_index", -100)
+                t = target.detach()
+                valid = t
+                if t.numel():
+                    lo_t, hi_t = torch.aminmax(t)
+                    lo, hi = int(lo_t), int(hi_t)
+                    if lo <= ignore <= hi:  # some labels may be ignore_index: range over the others (a rarer, slower path)
+                        valid = t[t != ignore]
+                        if valid.numel():
+                            lo, hi = int(valid.min()), int(valid.max())
+                if valid.numel():
+                    rec["target_min"] = min(lo, rec.get("target_min", lo))
+                    rec["target_max"] = max(hi, rec.get("target_max", hi))
+                    if lo < 0 or hi >= classes:
+                        rec["out_of_range"] += 1
+                        rec.setdefault("out_of_range_step", runner.step)
+                        rec.setdefault("out_of_range_where", self._where(runner))
+                    elif torch.is_grad_enabled() and classes <= MAX_CLASSES_COUNTED and rec["calls"] <= MAX_CALLS_COUNTED:
+                        counts = torch.bincount(valid.flatten().cpu(), minlength=classes).tolist()
+                        for c, n in enumerate(counts):
+                            if n:
+                                self.class_counts[c] = self.class_counts.get(c, 0) + int(n)
+            else:
+                rec["soft_targets"] = True
+        elif fname in ("binary_cross_entropy", "binary_cross_entropy_with_logits") and rec["calls"] <= 20:
+            if target.is_floating_point():
+                t = target.detach().float()
+                rec["target_min"] = min(float(t.min()), rec.get("target_min", math.inf))
+                rec["target_max"] = max(float(t.max()), rec.get("target_max", -math.inf))
+                if float(t.min()) < 0 or float(t.max()) > 1:
+                    rec["out_of_range"] += 1
+                    rec.setdefault("out_of_range_step", runner.step)
+            if (fname == "binary_cross_entropy_with_logits" and x.is_floating_point() and x.numel() > 8
+                    and bool((x >= 0).all()) and bool((x <= 1).all())):
+                rec["probability_inputs"] += 1
+
+    def _wrap_dropout(self, fname: str):
+        obs = self
+
+        def factory(runner, original):
+            def wrapped(*args, **kwargs):
+                if not runner._muted:
+                    training = _arg(args, kwargs, 2, "training", True)
+                    p = _arg(args, kwargs, 1, "p", 0.5)
+                    stack = runner.module_stack
+                    import torch
+
+                    top = stack[-1] if stack else None
+                    from_module = top is not None and isinstance(top, torch.nn.modules.dropout._DropoutNd)
+                    if training and p and not from_module:
+                        owner_eval = top is not None and not top.training
+                        if owner_eval or not torch.is_grad_enabled():
+                            rec = obs.functional_dropout
+                            if rec is None:
+                                obs.functional_dropout = rec = {
+                                    "function": fname, "p": float(p), "module": runner.module_name(top) if top is not None else None,
+                                    "module_training": None if top is None else bool(top.training),
+                                    "grad_enabled": torch.is_grad_enabled(), "step": runner.step, "calls": 0,
+                                }
+                            rec["calls"] += 1
+                return original(*args, **kwargs)
+
+            return wrapped
+
+        return factory
+
+    # -- hooks -------------------------------------------------------------------
+    def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
+        import torch
+
+        stack = runner.module_stack
+        if not stack and module in runner.roots:
+            self._root_forward(runner, module, inputs, output)
+            return
+        kind = probes.ACTIVATION_KINDS.get(type(module).__name__)
+        if kind is None or runner.step >= ACTIVATION_STEPS or not module.training or not torch.is_grad_enabled():
+            return
+        if not isinstance(output, torch.Tensor) or output.dim() < 2 or not output.is_floating_point():
+            return
+        name = runner.module_name(module)
+        y = output.detach()
+        rec = self.activations.setdefault(name, {"kind": kind, "type": type(module).__name__, "forwards": 0, "saturated_sum": 0.0})
+        rec["forwards"] += 1
+        if kind == "relu":
+            key = (name, tuple(y.shape[1:]))
+            alive = (y > 0).flatten(1).any(0)
+            prev = self._alive.get(key)
+            self._alive[key] = alive if prev is None else (prev | alive)
+            dead = 1.0 - float(self._alive[key].float().mean())
+            rec["dead_fraction"] = dead if "dead_fraction" not in rec or key == rec.get("_key") else max(dead, rec["dead_fraction"])
+            rec["_key"] = key
+            rec["units"] = int(alive.numel())
+        else:
+            if kind == "tanh":
+                sat = (y.abs() > 0.99).float().mean()
+            else:
+                sat = ((y < 0.01) | (y > 0.99)).float().mean()
+            rec["saturated_sum"] += float(sat)
+            rec["saturated_fraction"] = rec["saturated_sum"] / rec["forwards"]
+
+    def _root_forward(self, runner: Any, root: Any, inputs: tuple, output: Any) -> None:
+        import torch
+
+        name = runner.root_label(root)
+        if torch.is_grad_enabled():
+            self._seq().append("F")
+            if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
+                self.input_stats = probes.tensor_stats(inputs[0])
+                self.input_module = name
+            if self._captured is None and runner.step == 0 and inputs:
+                self._captured = (root, tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs))
+            return
+        # a forward with gradients off: an evaluation pass (or a frozen teacher)
+        if root.training:
+            active = []
+            for mname, m in root.named_modules():
+                if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 and m.training or isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
+                    active.append({"module": mname, "type": type(m).__name__})
+            if active and len(self.eval_train_mode) < 5:
+                self.eval_train_mode.append({"root": name, "step": runner.step, "modules": active[:20], "count": len(active)})
+            return
+        if id(root) in self._eval_roots_checked:
+            return
+        self._eval_roots_checked.add(id(root))
+        with runner.suspended(), probes.preserved_rng(), torch.no_grad():
+            again = root(*inputs)
+        same, diff = probes.outputs_equal(output, again)
+        self.eval_determinism = {"root": name, "step": runner.step, "identical": same, "max_abs_diff": diff}
+        if not same and self.functional_dropout is not None:
+            self.eval_determinism["functional_dropout"] = self.functional_dropout.get("module")
+
+    def on_backward_start(self, runner: Any, tensors: Any) -> None:
+        import torch
+
+        seq = self._seq()
+        first = "B" not in seq
+        seq.append("B")
+        self._backward_this_step += 1
+        root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
+        if first and isinstance(root, torch.Tensor) and root.numel() == 1:
+            value = float(root.detach())
+            self.losses.append(value)
+            if not math.isfinite(value) and self.non_finite_loss is None:
+                self.non_finite_loss = {"step": runner.step, "value": value}
+                runner.request_stop("non-finite")
+        # per optimizer: at the first backward after its last step, do its parameters still hold gradients?
+        for opt in runner.optimizers:
+            state = self._opt_state.get(id(opt))
+            if state is None or state["stale"] is not None or state["zeroed"]:
+                continue  # already measured, or already reset for this step: nothing can be stale
+            stale = []
+            for group in opt.param_groups:
+                for p in group["params"][:MAX_PARAMS_FOR_STALE_CHECK]:
+                    g = p.grad
+                    if g is not None and bool(g.detach().abs().sum() > 0):
+                        stale.append(id(p))
+            state["stale"] = stale
+
+    def _zeroed(self, runner: Any, obj: Any) -> None:
+        import torch
+
+        if isinstance(obj, torch.optim.Optimizer):
+            targets = [obj]
+        else:  # Module.zero_grad: every optimizer holding one of its parameters
+            ids = {id(p) for p in obj.parameters()}
+            targets = [o for o in runner.optimizers if any(id(p) in ids for g in o.param_groups for p in g["params"])]
+        for opt in targets:
+            state = self._opt_state.get(id(opt))
+            if state is not None:
+                state["zeroed"] = True
+
+    def on_zero_grad(self, runner: Any, optimizer: Any) -> None:
+        self._seq().append("Z")
+        self._zeroed(runner, optimizer)
+
+    def on_scheduler_step(self, runner: Any, scheduler: Any) -> None:
+        self._seq().append("L")
+        if runner.primary_optimizer is None and runner.step == 0:
+            self.scheduler_before_step = True
+
+    def on_step_start(self, runner: Any, optimizer: Any) -> None:
+        import torch
+
+        state = self._opt_state.get(id(optimizer))
+        if state is not None and not state["zeroed"] and state["stale"]:
+            self.stale_grad_steps.append({"step": runner.step, "params": state["stale"][:5], "count": len(state["stale"]),
+                                          "optimizer": type(optimizer).__name__})
+        if optimizer is not runner.primary_optimizer:
+            return
+        seq = self._seq()
+        seq.append("S")
+        if "B" in seq:
+            last_b = max(i for i, e in enumerate(seq) if e == "B")
+            if "Z" in seq[last_b:]:
+                self.misplaced_zero_grad.append(runner.step)
+        if runner.step >= DETAILED_STEPS and runner.step % SAMPLE_EVERY:
+            return
+        names = self._names(runner)
+        for p in self._opt_params(runner):
+            rec = self.params.get(id(p))
+            if rec is None:
+                name, module = names.get(id(p), (None, None))
+                if name is None:  # a tensor the optimizer holds that no traced model owns
+                    name, module = f"optimizer tensor {len(self.params)} {tuple(p.shape)}", "(outside the model)"
+                rec = self.params[id(p)] = {
+                    "name": name, "module": module, "shape": list(p.shape), "numel": int(p.numel()),
+                    "requires_grad": bool(p.requires_grad), "grad_none_steps": 0, "grad_zero_steps": 0,
+                    "grad_norms": [], "update_ratios": [], "param_norm0": float(p.detach().float().norm()), "steps_seen": 0,
+                }
+            rec["steps_seen"] += 1
+            g = p.grad
+            if g is None:
+                rec["grad_none_steps"] += 1
+                rec["grad_norms"].append(None)
+            else:
+                gn = float(g.detach().float().norm())
+                rec["grad_norms"].append(gn)
+                if gn == 0.0:
+                    rec["grad_zero_steps"] += 1
+            self._snap[id(p)] = p.detach().clone()
+        del torch
+
+    def _names(self, runner: Any) -> dict[int, tuple[str, str]]:
+        """``{id(param): (name, module name)}`` over the root models (cached until a new root appears)."""
+        key = tuple(id(r) for r in runner.roots)
+        if getattr(self, "_names_key", None) == key:
+            return self._names_cache
+        out: dict[int, tuple[str, str]] = {}
+        multi = len(runner.roots) > 1
+        for root in runner.roots:
+            prefix = f"{runner.root_label(root)}." if multi else ""
+            for mname, m in root.named_modules():
+                for pname, p in m.named_parameters(recurse=False):
+                    full = f"{mname}.{pname}" if mname else pname
+                    out.setdefault(id(p), (prefix + full, prefix + mname if mname else (prefix.rstrip(".") or "")))
+        self._names_key, self._names_cache = key, out
+        return out
+
+    def on_step_end(self, runner: Any, optimizer: Any) -> None:
+        self._opt_state[id(optimizer)] = {"zeroed": False, "stale": None}
+        if optimizer is not runner.primary_optimizer:
+            return
+        self.optimizer_type = type(optimizer).__name__
+        self.optimizer_stateful = self.optimizer_stateful or any(bool(st) for st in optimizer.state.values())
+        seq = self._seq()
+        if "B" not in seq:
+            self.step_without_backward.append(runner.step - 1)
+        self.lr.append([float(g.get("lr", math.nan)) for g in optimizer.param_groups])
+        for p in self._opt_params(runner):
+            before = self._snap.pop(id(p), None)
+            rec = self.params.get(id(p))
+            if before is None or rec is None:
+                continue
+            delta = float((p.detach().float() - before.float()).norm())
+            base = float(before.float().norm())
+            rec["update_ratios"].append(delta / base if base > 0 else (math.inf if delta > 0 else 0.0))
+            rec.setdefault("changed", False)
+            rec["changed"] = rec["changed"] or delta > 0
+        if runner.step == 1 and self._captured is not None and self.batch_dependence is None:
+            self._check_batch_dependence(runner)
+        self.sequences.append([])
+        self._backward_this_step = 0
+
+    def _check_batch_dependence(self, runner: Any) -> None:
+        root, inputs = self._captured
+        batch = inputs[0].shape[0] if inputs and hasattr(inputs[0], "shape") and inputs[0].dim() else None
+        targets = [r.get("target_shape") for r in self.loss_calls.values()]
+        # layers that declare their layout settle which dimension is the batch; otherwise a loss target must agree
+        layouts = [bool(m.batch_first) for m in root.modules()
+                   if type(m).__name__ in ("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer") and hasattr(m, "batch_first")]
+        if batch is None:
+            self.batch_dependence = {"skipped": "the model's first input has no batch dimension"}
+        elif layouts and not all(layouts):
+            self.batch_dependence = {"skipped": "the model has sequence-first (batch_first=False) layers"}
+        elif not layouts and (not targets or not any(t and t[0] == batch for t in targets)):
+            self.batch_dependence = {"skipped": "no loss target with the input's batch size was seen, so the batch dimension is uncertain"}
+        else:
+            with runner.suspended():
+                self.batch_dependence = probes.batch_dependence(root, inputs)
+        self.batch_dependence["root"] = runner.root_label(root)
+        self._captured = None
+
+    def on_end(self, runner: Any, reason: str) -> None:
+        import torch
+
+        self.optimizer_replacements = list(getattr(runner, "optimizer_replacements", []))
+        self.frozen: list[dict] = []
+        self.not_in_optimizer: list[dict] = []
+        self.symmetric: list[dict] = []
+        in_opt = {id(p) for p in self._opt_params(runner)}
+        names = self._names(runner)
+        self.model_params = [list(names[id(p)]) for root in runner.roots for p in root.parameters() if id(p) in names][:5000]
+        for root in runner.roots:
+            params = list(root.parameters())
+            if not any(id(p) in in_opt for p in params):
+                continue  # a model nobody trains here (a frozen teacher, a target network)
+            for p in params:
+                name, module = names.get(id(p), ("?", "?"))
+                if not p.requires_grad:
+                    self.frozen.append({"name": name, "module": module, "numel": int(p.numel()), "in_optimizer": id(p) in in_opt})
+                elif id(p) not in in_opt:
+                    self.not_in_optimizer.append({"name": name, "module": module, "numel": int(p.numel())})
+        if runner.step >= 1:
+            for p in self._opt_params(runner):
+                rec = self.params.get(id(p))
+                if rec is None or p.dim() < 2 or p.shape[0] < 2 or not p.requires_grad:
+                    continue
+                w = p.detach().float().reshape(p.shape[0], -1)
+                spread = float((w - w[:1]).abs().max())
+                scale = float(w.abs().max())
+                if spread <= 1e-7 * max(scale, 1e-30) or scale == 0.0:
+                    self.symmetric.append({"name": rec["name"], "module": rec["module"], "rows": int(p.shape[0]), "all_zero": scale == 0.0,
+                                           "max_abs": scale})
+        del torch
+
+    def result(self) -> dict[str, Any]:
+        params = []
+        for rec in self.params.values():
+            ratios = [r for r in rec["update_ratios"] if r is not None and math.isfinite(r)]
+            norms = [g for g in rec["grad_norms"] if g is not None]
+            params.append({
+                **{k: rec[k] for k in ("name", "module", "shape", "numel", "requires_grad", "grad_none_steps", "grad_zero_steps", "steps_seen", "param_norm0")},
+                "changed": rec.get("changed", False),
+                "grad_norm_median": _median(norms),
+                "update_ratio_median": _median(ratios),
+                "update_ratios": rec["update_ratios"][:50],
+            })
+        for rec in self.activations.values():
+            rec.pop("_key", None)
+        seqs = [s for s in self.sequences if s]
+        return {
+            "sequences": ["".join(s) for s in seqs[:50]],
+            "stale_grad_steps": [{**s, "params": [self.params.get(i, {}).get("name") for i in s["params"]]} for s in self.stale_grad_steps[:10]],
+            "stale_grad_step_count": len(self.stale_grad_steps),
+            "misplaced_zero_grad": self.misplaced_zero_grad[:20],
+            "step_without_backward": self.step_without_backward[:20],
+            "scheduler_before_step": self.scheduler_before_step,
+            "lr": self.lr[:200],
+            "losses": self.losses[:500],
+            "non_finite_loss": self.non_finite_loss,
+            "params": params,
+            "frozen": getattr(self, "frozen", []),
+            "not_in_optimizer": getattr(self, "not_in_optimizer", []),
+            "model_params": getattr(self, "model_params", []),
+            "symmetric": getattr(self, "symmetric", []),
+            "activations": self.activations,
+            "loss_calls": self.loss_calls,
+            "class_counts": {str(k): v for k, v in sorted(self.class_counts.items())},
+            "input_stats": self.input_stats,
+            "input_module": self.input_module,
+            "eval_train_mode": self.eval_train_mode,
+            "eval_determinism": self.eval_determinism,
+            "functional_dropout": self.functional_dropout,
+            "batch_dependence": self.batch_dependence,
+            "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
+                          "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements)},
+        }
+
+
+def _median(values: list) -> float | None:
+    vals = sorted(v for v in values if v is not None)
+    if not vals:
+        return None
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else 0.5 * (vals[mid - 1] + vals[mid])

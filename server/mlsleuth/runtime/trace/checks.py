@@ -1,0 +1,941 @@
+"""Every ``trace`` check: one decorated function each, turning the trace observer's measurements into findings.
+
+The child (:mod:`mlsleuth.runtime.child.trace_observer`) only measures; each
+function here reads those measurements (:class:`TraceRun`) and yields what it
+found, with the thresholds of :mod:`mlsleuth.runtime.thresholds`. The
+decorator (:func:`mlsleuth.runtime.registry.runtime_check`) carries the check's
+id, category, severity and documentation. Import-light: no torch here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from functools import cached_property
+from typing import Any
+
+from mlsleuth.runtime import thresholds as T
+from mlsleuth.runtime.common import fmt, group_by_module
+from mlsleuth.runtime.registry import Found, runtime_check
+
+LOSS_LABEL = {"cross_entropy": "F.cross_entropy / nn.CrossEntropyLoss", "nll_loss": "F.nll_loss / nn.NLLLoss",
+              "binary_cross_entropy": "F.binary_cross_entropy / nn.BCELoss",
+              "binary_cross_entropy_with_logits": "F.binary_cross_entropy_with_logits / nn.BCEWithLogitsLoss"}
+LEGEND = "F forward, B backward, Z zero_grad, S optimizer.step, L scheduler.step"
+
+
+class TraceRun:
+    """What the trace observer measured in one run (``payload["observers"]["trace"]``), and where it ran.
+
+    ``command`` re-runs the trace (for next_test text).
+    """
+
+    def __init__(self, data: dict[str, Any], *, path: str | None, command: str) -> None:
+        self.data = data
+        self.path = path
+        self.command = command
+
+    def location_defaults(self) -> dict[str, Any]:
+        return {"path": self.path}
+
+    @cached_property
+    def params(self) -> list[dict]:
+        return self.data.get("params", [])
+
+    @cached_property
+    def steps(self) -> int:
+        return max((p.get("steps_seen", 0) for p in self.params), default=0)
+
+    @cached_property
+    def sequences(self) -> list[str]:
+        return self.data.get("sequences", [])
+
+    @cached_property
+    def live(self) -> list[dict]:
+        """Parameters with requires_grad, when the per-parameter gradient checks apply (else empty)."""
+        if not self.params or self.steps == 0:
+            return []
+        if self.data.get("misplaced_zero_grad"):
+            return []  # gradients are wiped before each step: the per-parameter gradient checks would only echo that
+        return [p for p in self.params if p["requires_grad"]]
+
+
+def _mod(name: str | None) -> str | None:
+    return name if name else None
+
+
+def _zero_note(s: dict) -> str:
+    return "(all exactly 0)" if s["all_zero"] else f"(max |w| {fmt(s['max_abs'])})"
+
+
+def _by_module(run: TraceRun, flagged: list[dict], message: str, obs_fn, next_test: str, fix: str) -> Iterator[Found]:
+    """One finding per shallowest module whose parameters are all flagged (at most 10)."""
+    all_pm = [(p["name"] or "?", p["module"] or "") for p in run.params]
+    for module, names in group_by_module([(p["name"] or "?", p["module"] or "") for p in flagged], all_pm)[:10]:
+        yield Found(message.format(module=module or "the whole model"),
+                    observation=obs_fn(module, names), next_test=next_test, fix=fix,
+                    measurements={"parameters": names[:50], "steps": run.steps},
+                    module=module if module else "(model)", parameter=names[0] if len(names) == 1 else None, phase="backward")
+
+
+def _update_ratio(run: TraceRun, low: bool) -> Iterator[Found]:
+    """Weight matrices whose median per-step ||dW|| / ||W|| lies below (``low``) or above the healthy band."""
+    for p in run.live:
+        r = p.get("update_ratio_median")
+        if r is None or len(p["shape"]) < 2 or p["param_norm0"] == 0 or not p.get("changed") and r == 0:
+            continue
+        if p["grad_zero_steps"] + p["grad_none_steps"] == p["steps_seen"]:
+            continue
+        if (r < T.UPDATE_RATIO_LOW) if low else (r > T.UPDATE_RATIO_HIGH):
+            yield Found(
+                (f"updates of {p['name']} are tiny relative to the weights: the learning rate is probably far too small for this layer"
+                 if low else f"each update changes {p['name']} by a large fraction of its size: the learning rate is probably too large"),
+                observation=f"median ||dW||/||W|| per step = {fmt(r)} over {p['steps_seen']} step(s) (healthy is around {fmt(T.UPDATE_RATIO_HEALTHY)}; "
+                            f"flagged {'below' if low else 'above'} {fmt(T.UPDATE_RATIO_LOW if low else T.UPDATE_RATIO_HIGH)}); ||W|| at start {fmt(p['param_norm0'])}",
+                next_test="run a short learning-rate range test (mlsleuth diagnose FILE:FUNCTION --lr-range) or retry with the LR scaled by 10x towards the healthy ratio and compare the loss after the same number of steps",
+                fix=("raise the learning rate (by about the factor separating the ratio from 1e-3)" if low
+                     else "lower the learning rate, add warmup, or clip gradients"),
+                measurements={"update_ratio_median": r, "update_ratios": p["update_ratios"][:20]},
+                module=p["module"] or "(model)", parameter=p["name"], phase="optimizer")
+
+
+def _first_input_stats(run: TraceRun) -> dict | None:
+    """The first batch's statistics, when they are floating point (integer inputs such as token ids are exempt)."""
+    st = run.data.get("input_stats")
+    return st if st and not st.get("integer") else None
+
+
+def _finite_inputs(run: TraceRun) -> dict | None:
+    st = _first_input_stats(run)
+    return st if st and not (st.get("nan") or st.get("inf")) and "max" in st else None
+
+
+# -- call sequence ---------------------------------------------------------------------------
+@runtime_check("zero-grad-missing", tool="trace", category="training-loop", severity="error")
+def zero_grad_missing(run: TraceRun) -> Iterator[Found]:
+    """Gradients accumulate across optimizer steps.
+
+    What it finds: at the first backward() of an optimizer step, parameters still hold the non-zero gradients of
+    the previous step. Measured at runtime, so it also catches zero_grad() called on the wrong object (another
+    model or optimizer) and is not fooled by deliberate accumulation over several backward passes per step.
+    Why it matters: each step then follows the sum of all past gradients, an ever-growing stale direction; training
+    looks unstable or diverges and nothing in the code looks wrong.
+    How to confirm: print one parameter's grad norm right before backward() on two consecutive steps; it should be
+    0 or None at the start of each step.
+    What to do instead: call optimizer.zero_grad() once per optimizer step, before backward() (or right after step()).
+    """
+    d, seqs = run.data, run.sequences
+    stale = d.get("stale_grad_steps", [])
+    if stale:
+        first = stale[0]
+        yield Found(
+            "gradients accumulate across optimizer steps: zero_grad() is missing (or called on an object that does not own these parameters)",
+            observation=f"at the first backward of step {first['step']}, {first['count']} optimizer parameter(s) still held the previous step's "
+                        f"non-zero gradients (e.g. {', '.join(p for p in first['params'] if p) or 'unnamed'}); this happened on "
+                        f"{d.get('stale_grad_step_count', len(stale))} step(s). Call sequence per step ({LEGEND}): {' | '.join(seqs[:4])}",
+            next_test="print(p.grad.norm()) for one parameter right before loss.backward() on two consecutive steps: it should be 0 or None",
+            fix="call optimizer.zero_grad() once per step, before loss.backward() (or after optimizer.step())",
+            measurements={"steps_with_stale_grads": d.get("stale_grad_step_count"), "sequences": seqs[:10]},
+            step=first["step"], phase="backward", parameter=first["params"][0] if first["params"] else None)
+
+
+@runtime_check("zero-grad-before-step", tool="trace", category="training-loop", severity="error")
+def zero_grad_before_step(run: TraceRun) -> Iterator[Found]:
+    """zero_grad() runs between backward() and step().
+
+    What it finds: in the observed call order of a step, a zero_grad() comes after the last backward() and before
+    optimizer.step().
+    Why it matters: the optimizer steps with all-zero gradients, so the weights never move (Adam and SGD with weight
+    decay or momentum still drift, which hides the bug); the loss stays flat.
+    How to confirm: sum the absolute gradients just before optimizer.step(): it is 0.
+    What to do instead: order each step zero_grad, forward, backward, step.
+    """
+    seqs = run.sequences
+    mis = run.data.get("misplaced_zero_grad", [])
+    if mis:
+        yield Found(
+            "zero_grad() runs between backward() and step(): the optimizer steps with zero gradients, so nothing learns",
+            observation=f"on step(s) {', '.join(map(str, mis[:5]))} the call order was {seqs[mis[0]] if mis[0] < len(seqs) else '?'} ({LEGEND}): a Z after the last B and before S",
+            next_test="print(sum(p.grad.abs().sum() for p in model.parameters() if p.grad is not None)) just before optimizer.step(): it is 0",
+            fix="order each step as zero_grad() -> forward -> loss.backward() -> optimizer.step()",
+            measurements={"steps": mis[:20], "sequences": seqs[:10]}, step=mis[0], phase="optimizer")
+
+
+@runtime_check("step-without-backward", tool="trace", category="training-loop", severity="warning")
+def step_without_backward(run: TraceRun) -> Iterator[Found]:
+    """optimizer.step() without a backward() since the previous step.
+
+    What it finds: an optimizer step with no backward pass since the previous step (closures that call backward
+    inside step(), as LBFGS needs, count as a backward).
+    Why it matters: the step reuses stale gradients, or none; usually backward() sits in the wrong branch or loop.
+    How to confirm: count backward() and step() calls per loop iteration.
+    What to do instead: call loss.backward() before each step, or step only after the accumulated backward passes.
+    """
+    seqs = run.sequences
+    nob = run.data.get("step_without_backward", [])
+    if nob:
+        yield Found(
+            "optimizer.step() ran with no backward() since the previous step: that step used stale or no gradients",
+            observation=f"no backward between steps on step(s) {', '.join(map(str, nob[:5]))}; sequence {seqs[nob[0]] if nob[0] < len(seqs) else '?'} ({LEGEND})",
+            next_test="count loss.backward() and optimizer.step() calls per iteration of the loop (they should match, or backward should be more frequent with accumulation)",
+            fix="call loss.backward() before each optimizer.step(), or step only after the accumulated backward passes",
+            measurements={"steps": nob[:20]}, step=nob[0], phase="optimizer")
+
+
+@runtime_check("optimizer-rebuilt-each-step", tool="trace", category="training-loop", severity="error")
+def optimizer_rebuilt_each_step(run: TraceRun) -> Iterator[Found]:
+    """A new optimizer is built for every step.
+
+    What it finds: on most traced steps a different optimizer object steps the same parameters as the one before it,
+    and the optimizer keeps per-parameter state (momentum buffers, Adam's moment estimates).
+    Why it matters: every rebuild throws that state away. Adam then takes its first, bias-corrected step on every
+    batch, which behaves like sign descent at the full learning rate; SGD with momentum loses its momentum. The run
+    trains, but not with the algorithm configured.
+    How to confirm: print(id(optimizer)) inside the training loop: it changes on every iteration.
+    What to do instead: build the optimizer (and its scheduler) once, before the loop; rebuild it only when the set of
+    trained parameters changes, for a new training stage.
+    """
+    steps = run.steps
+    opt = run.data.get("optimizer") or {}
+    replaced = opt.get("replacement_count", 0)
+    if steps >= T.REBUILT_OPTIMIZER_MIN_STEPS and opt.get("stateful") and replaced >= T.REBUILT_OPTIMIZER_FRACTION * (steps - 1):
+        first = (opt.get("replacements") or [None])[0]
+        yield Found(
+            f"a new {opt.get('type') or 'optimizer'} is built for (nearly) every step: its momentum / moment estimates are thrown away each time, so it never runs as configured",
+            observation=f"over {steps} traced steps a different optimizer object took over the same parameters {replaced} time(s) (first at step {first}); "
+                        f"the {opt.get('type')} keeps per-parameter state that each rebuild discards",
+            next_test="print(id(optimizer)) inside the training loop: a new value every iteration confirms it",
+            fix="construct the optimizer (and its scheduler) once before the training loop",
+            measurements={"steps": steps, "replacements": replaced, "optimizer": opt.get("type")},
+            step=first, phase="optimizer")
+
+
+@runtime_check("loss-target-broadcast", tool="trace", category="loss", severity="error")
+def loss_target_broadcast(run: TraceRun) -> Iterator[Found]:
+    """A regression loss broadcasts its input against a target of another shape.
+
+    What it finds: F.mse_loss / l1_loss / smooth_l1_loss / huber_loss (or their nn modules) called with an input and a
+    target whose shapes differ and broadcast to a larger tensor, such as predictions of shape (N, 1) against targets
+    of shape (N,), which broadcast to (N, N).
+    Why it matters: the loss compares every prediction with every target, not each with its own. It still runs and
+    still decreases (towards predicting the batch mean), so the model looks as if it trains but cannot fit the
+    data. PyTorch prints a UserWarning once, easily lost in the log.
+    How to confirm: print(outputs.shape, targets.shape) right before the loss.
+    What to do instead: make the shapes equal: outputs.squeeze(-1), or targets.unsqueeze(-1) / targets.view_as(outputs).
+    """
+    for fname, rec in run.data.get("loss_calls", {}).items():
+        bc = rec.get("broadcast")
+        if bc:
+            shapes = f"input {tuple(bc['input_shape'])} against target {tuple(bc['target_shape'])}"
+            yield Found(
+                f"{fname} broadcasts its {shapes} to {tuple(bc['broadcast_shape'])}: every prediction is compared with every target, so the model can only learn the batch mean",
+                observation=f"first seen at step {bc.get('step')}{' during evaluation' if not bc.get('grad_enabled') else ''}: {shapes} -> {tuple(bc['broadcast_shape'])}",
+                next_test="print(outputs.shape, targets.shape) right before the loss call",
+                fix="make the shapes equal: outputs.squeeze(-1), or targets.view_as(outputs)",
+                measurements=bc, step=bc.get("step"), phase="loss", module=bc.get("where"))
+
+
+@runtime_check("scheduler-step-before-optimizer-step", tool="trace", category="training-loop", severity="warning")
+def scheduler_step_before_optimizer_step(run: TraceRun) -> Iterator[Found]:
+    """The LR scheduler stepped before the first optimizer step.
+
+    What it finds: scheduler.step() observed before any optimizer.step() of the run.
+    Why it matters: since PyTorch 1.1 the schedule advances on scheduler.step(), so calling it first skips the first
+    value of the schedule (warmup starts late, step decays come one step early).
+    How to confirm: print scheduler.get_last_lr() before the first optimizer.step().
+    What to do instead: call scheduler.step() after optimizer.step().
+    """
+    seqs = run.sequences
+    if run.data.get("scheduler_before_step"):
+        yield Found(
+            "the LR scheduler stepped before the first optimizer.step(): the first value of the schedule is skipped",
+            observation=f"scheduler.step() was called before any optimizer.step(); first step's sequence: {seqs[0] if seqs else '?'} ({LEGEND})",
+            next_test="print(scheduler.get_last_lr()) before the first optimizer.step(): it is already the second value of the schedule",
+            fix="call scheduler.step() after optimizer.step() (per step or per epoch, as the schedule intends)",
+            step=0, phase="optimizer")
+
+
+@runtime_check("lr-collapse", tool="trace", category="hyperparameter", severity="warning")
+def lr_collapse(run: TraceRun) -> Iterator[Found]:
+    """The learning rate collapses towards zero within the traced steps.
+
+    What it finds: for a parameter group of the primary optimizer, the learning rate at the end of the trace is at
+    most {T.LR_COLLAPSE_FACTOR:g} times the largest value seen (warmups that rise are not flagged).
+    Why it matters: a schedule that reaches ~0 within the first few dozen steps (a per-batch step with per-epoch
+    parameters, gamma too small, T_max in epochs instead of steps) freezes training while the loop keeps running.
+    How to confirm: print scheduler.get_last_lr() every step for one epoch.
+    What to do instead: step the scheduler at the cadence its parameters assume, or express step_size/T_max in steps.
+    """
+    lrs = run.data.get("lr", [])
+    if len(lrs) < 2:
+        return
+    for g in range(len(lrs[0])):
+        traj = [row[g] for row in lrs if g < len(row) and isinstance(row[g], (int, float))]
+        if len(traj) < 2:
+            continue
+        peak, last = max(traj), traj[-1]
+        if peak > 0 and last <= T.LR_COLLAPSE_FACTOR * peak:
+            at = next(i for i, v in enumerate(traj) if v <= T.LR_COLLAPSE_FACTOR * peak)
+            yield Found(
+                "the learning rate collapsed towards 0 within the traced steps: the schedule stops training long before it should end",
+                observation=f"param group {g}: LR went from {fmt(traj[0])} (peak {fmt(peak)}) to {fmt(last)} after {len(traj)} steps; "
+                            f"it fell below {fmt(T.LR_COLLAPSE_FACTOR)} x peak at step {at}",
+                next_test="print(scheduler.get_last_lr()) each step for one epoch; check step_size/gamma/T_max against the number of scheduler.step() calls (per batch vs per epoch)",
+                fix="step the scheduler as often as its parameters assume (often once per epoch), or recompute step_size / T_max in steps",
+                measurements={"param_group": g, "lr": traj[:50]}, step=at, phase="optimizer")
+
+
+# -- gradients and updates -------------------------------------------------------------------
+@runtime_check("param-no-grad", tool="trace", category="architecture", severity="warning")
+def param_no_grad(run: TraceRun) -> Iterator[Found]:
+    """Parameters in the optimizer never receive a gradient.
+
+    What it finds: parameters with requires_grad=True that are in an optimizer but whose .grad stayed None at every
+    traced optimizer step; reported at the shallowest module whose parameters are all affected (e.g. 'encoder').
+    Why it matters: the module is disconnected from the loss - a .detach(), .item(), .data, torch.no_grad() or
+    numpy round trip cuts the graph, or the module is simply never used - so it stays at its initial weights.
+    How to confirm: after loss.backward(), list [n for n, p in model.named_parameters() if p.grad is None].
+    What to do instead: remove the graph cut on the path to the loss, or leave the unused module out.
+    """
+    steps = run.steps
+    none = [p for p in run.live if p["grad_none_steps"] == p["steps_seen"]]
+    yield from _by_module(
+        run, none,
+        "parameters of {module} are in the optimizer but never receive a gradient: they are disconnected from the loss (detached, unused, or behind a non-differentiable op)",
+        lambda m, n: f"{len(n)} parameter(s) ({', '.join(n[:4])}{'...' if len(n) > 4 else ''}) had .grad None at every one of {steps} optimizer step(s)",
+        "loss.backward(); print([n for n, p in model.named_parameters() if p.grad is None]); then look for .detach(), .item(), torch.no_grad() or .data on the path from this module to the loss",
+        "remove the detach/no_grad on the path, or drop the module from the model/optimizer if it is intentionally unused")
+
+
+@runtime_check("grad-all-zero", tool="trace", category="architecture", severity="warning")
+def grad_all_zero(run: TraceRun) -> Iterator[Found]:
+    """Gradients that are exactly zero on every step.
+
+    What it finds: parameters whose gradient exists but is all zeros at every traced step.
+    Why it matters: something upstream blocks the signal: dead ReLUs after the layer, a zero multiplier or mask, a
+    constant output, or a zero-initialised layer feeding only zero-initialised layers.
+    How to confirm: register a hook on the module's output tensor and print the incoming gradient norm.
+    What to do instead: fix what zeroes the signal (lower LR or LeakyReLU for dead units, random init, fix the mask).
+    """
+    steps = run.steps
+    zero = [p for p in run.live if p["grad_none_steps"] < p["steps_seen"] and p["grad_zero_steps"] + p["grad_none_steps"] == p["steps_seen"]]
+    yield from _by_module(
+        run, zero,
+        "parameters of {module} receive gradients that are exactly zero on every step: something upstream blocks the signal (dead activations, a zero multiplier, a constant output)",
+        lambda m, n: f"{len(n)} parameter(s) ({', '.join(n[:4])}{'...' if len(n) > 4 else ''}) had an all-zero gradient at every one of {steps} step(s)",
+        "register a hook on the module's output (out.register_hook(print)) and check whether the incoming gradient is zero or the module's own activations are",
+        "fix what zeroes the signal: dead ReLUs (lower LR, LeakyReLU), an all-zero mask, or a weight initialised to exactly zero feeding it")
+
+
+@runtime_check("param-not-updated", tool="trace", category="training-loop", severity="warning")
+def param_not_updated(run: TraceRun) -> Iterator[Found]:
+    """Parameters with gradients whose values never change.
+
+    What it finds: parameters with non-zero gradients that were bit-identical before and after every traced step.
+    Why it matters: the optimizer does not update them: their group has lr 0, or the optimizer holds other tensors
+    (copies made before .to(device), or a model rebuilt after the optimizer was created).
+    How to confirm: print(optimizer.param_groups) and compare p.clone() before and after optimizer.step().
+    What to do instead: give the group a non-zero LR; create the optimizer after the model is final and on its device.
+    """
+    steps = run.steps
+    frozen_lr = [p for p in run.live if not p.get("changed") and p["grad_zero_steps"] + p["grad_none_steps"] < p["steps_seen"]]
+    yield from _by_module(
+        run, frozen_lr,
+        "parameters of {module} have non-zero gradients but their values never changed: the optimizer does not update them (learning rate 0 for their group?)",
+        lambda m, n: f"{len(n)} parameter(s) ({', '.join(n[:4])}) were bit-identical before and after each of {steps} optimizer step(s) despite non-zero gradients",
+        "print(optimizer.param_groups) and check lr for the group holding these parameters; compare p.clone() before and after optimizer.step()",
+        "give the group a non-zero learning rate, or make sure the optimizer holds these very tensors (not copies)")
+
+
+@runtime_check("update-ratio-too-small", tool="trace", category="hyperparameter", severity="warning")
+def update_ratio_too_small(run: TraceRun) -> Iterator[Found]:
+    """Updates far too small relative to the weights.
+
+    What it finds: weight matrices whose median per-step update-to-parameter ratio ||dW|| / ||W|| is below
+    {T.UPDATE_RATIO_LOW:g}; the practitioners' rule of thumb for a healthy ratio is about {T.UPDATE_RATIO_HEALTHY:g}.
+    Why it matters: a hundred times below the healthy ratio the layer barely moves; the loss looks flat and the
+    run seems to "not learn" although the code is right: the learning rate is too small for this layer.
+    How to confirm: re-run a few steps with the LR 10x larger and compare the loss, or run an LR range test.
+    What to do instead: raise the learning rate towards the healthy ratio; check per-group LRs and LR schedules.
+    """
+    yield from _update_ratio(run, low=True)
+
+
+@runtime_check("update-ratio-too-large", tool="trace", category="hyperparameter", severity="warning")
+def update_ratio_too_large(run: TraceRun) -> Iterator[Found]:
+    """Updates too large relative to the weights.
+
+    What it finds: weight matrices whose median per-step ||dW|| / ||W|| exceeds {T.UPDATE_RATIO_HIGH:g}, a hundred
+    times the healthy ~{T.UPDATE_RATIO_HEALTHY:g}.
+    Why it matters: each step rewrites a tenth of the layer; training oscillates, diverges, or kills ReLUs.
+    How to confirm: re-run with the LR 10x smaller; the loss curve should become smoother and reach lower values.
+    What to do instead: lower the learning rate, add warmup, or clip gradients.
+    """
+    yield from _update_ratio(run, low=False)
+
+
+@runtime_check("vanishing-gradients", tool="trace", category="architecture", severity="warning")
+def vanishing_gradients(run: TraceRun) -> Iterator[Found]:
+    """Gradients shrink from the last layer to the first.
+
+    What it finds: the median gradient RMS of the first weight layer is below {T.VANISHING_GRAD_RATIO:g} times that
+    of the last weight layer (at least three weight layers).
+    Why it matters: with plain SGD the first layers learn about that many times more slowly; deep stacks of
+    saturating activations or poor init cause it.
+    How to confirm: print each layer's gradient norm after one backward and find where it drops.
+    What to do instead: ReLU/GELU, normalisation layers, residual connections, Kaiming/Xavier init.
+    """
+    weights = [p for p in run.live if len(p["shape"]) >= 2 and p["grad_norm_median"] is not None and p["numel"] > 0]
+    if len(weights) >= 3:
+        first, last = weights[0], weights[-1]
+
+        def rms(p):
+            return p["grad_norm_median"] / math.sqrt(p["numel"])
+
+        if rms(last) > 0 and rms(first) / rms(last) < T.VANISHING_GRAD_RATIO and first["grad_norm_median"] > 0:
+            yield Found(
+                f"gradients shrink on the way back: the first layer ({first['name']}) gets a gradient far smaller than the last ({last['name']})",
+                observation=f"median gradient RMS {fmt(rms(first))} at {first['name']} vs {fmt(rms(last))} at {last['name']} "
+                            f"(ratio {fmt(rms(first) / rms(last))}, flagged below {fmt(T.VANISHING_GRAD_RATIO)})",
+                next_test="print the gradient norm of every layer after one backward (for n, p in model.named_parameters(): print(n, p.grad.norm())) and see where it drops",
+                fix="use ReLU/GELU instead of saturating activations, add normalisation or residual connections, use Kaiming/Xavier init",
+                measurements={"grad_rms": {p["name"]: rms(p) for p in weights[:50]}},
+                module=first["module"] or "(model)", parameter=first["name"], phase="backward")
+
+
+@runtime_check("dead-relu", tool="trace", category="architecture", severity="warning")
+def dead_relu(run: TraceRun) -> Iterator[Found]:
+    """Most units of a ReLU are dead.
+
+    What it finds: an nn.ReLU module where at least {pct.DEAD_RELU_FRACTION}% of output positions are zero
+    for every sample of every traced training batch (functional F.relu calls are not seen).
+    Why it matters: a dead unit passes no gradient, so it cannot recover; the layer loses that share of its
+    capacity. Typical causes: a large negative bias, a too-high learning rate, unnormalised inputs.
+    How to confirm: print((h > 0).float().mean(0)) for the layer's output over a batch.
+    What to do instead: lower the LR, zero the biases with Kaiming init, normalise inputs, or use LeakyReLU/GELU.
+    """
+    for name, rec in sorted(run.data.get("activations", {}).items()):
+        if rec.get("kind") == "relu" and rec.get("dead_fraction", 0) >= T.DEAD_RELU_FRACTION:
+            yield Found(
+                f"most units of ReLU '{name}' are dead: they output 0 for every sample, so they pass no gradient and cannot recover",
+                observation=f"{fmt(100 * rec['dead_fraction'])}% of {rec.get('units')} unit positions were 0 on every sample of all {rec['forwards']} traced training batches "
+                            f"(flagged at {int(100 * T.DEAD_RELU_FRACTION)}%)",
+                next_test=f"print((act > 0).float().mean(0)) for the input of '{name}' on one batch; inspect the preceding layer's bias and weight scale",
+                fix="lower the learning rate, initialise biases at 0 with Kaiming init, or use LeakyReLU/GELU",
+                measurements={"dead_fraction": rec["dead_fraction"], "units": rec.get("units"), "batches": rec["forwards"]},
+                module=name, phase="forward")
+
+
+@runtime_check("activation-saturation", tool="trace", category="architecture", severity="warning")
+def activation_saturation(run: TraceRun) -> Iterator[Found]:
+    """Tanh/sigmoid activations are saturated.
+
+    What it finds: an nn.Tanh/nn.Sigmoid module where on average at least {pct.SATURATED_FRACTION}% of the
+    outputs lie beyond |tanh| > 0.99 or outside sigmoid [0.01, 0.99], where the derivative is below about 0.02.
+    Why it matters: saturated units pass almost no gradient; learning stalls in and below this layer.
+    How to confirm: histogram the pre-activations; values beyond about +-3 are saturated.
+    What to do instead: normalise inputs, lower the init scale, add normalisation before the activation.
+    """
+    for name, rec in sorted(run.data.get("activations", {}).items()):
+        if rec.get("kind") in ("tanh", "sigmoid") and rec.get("saturated_fraction", 0) >= T.SATURATED_FRACTION:
+            yield Found(
+                f"{rec['type']} '{name}' is saturated: most outputs sit at the flat ends where the derivative is nearly 0",
+                observation=f"{fmt(100 * rec['saturated_fraction'])}% of outputs were saturated on average over {rec['forwards']} traced batches "
+                            f"(|tanh| > 0.99 or sigmoid outside [0.01, 0.99]; flagged at {int(100 * T.SATURATED_FRACTION)}%)",
+                next_test=f"histogram the pre-activation input of '{name}': values beyond about +-3 mean saturation; check input scaling and the preceding layer's init",
+                fix="normalise inputs, use a smaller init scale or a normalisation layer before the activation, or switch to ReLU/GELU",
+                measurements={"saturated_fraction": rec["saturated_fraction"]}, module=name, phase="forward")
+
+
+# -- loss ------------------------------------------------------------------------------------
+@runtime_check("softmax-into-cross-entropy", tool="trace", category="loss", severity="error")
+def softmax_into_cross_entropy(run: TraceRun) -> Iterator[Found]:
+    """Cross-entropy is fed probabilities instead of logits.
+
+    What it finds: every inspected call of F.cross_entropy / nn.CrossEntropyLoss received rows that are
+    non-negative and sum to 1 - the output of a softmax (also reported by diagnose).
+    Why it matters: cross_entropy applies log-softmax itself; a second softmax squeezes the inputs into [0, 1], so
+    the loss can never approach 0, gradients flatten and training stalls around a high loss.
+    How to confirm: print(outputs.sum(1)[:5]) before the loss: all ones.
+    What to do instead: return raw logits from the model; apply softmax only for predictions.
+    """
+    ce = run.data.get("loss_calls", {}).get("cross_entropy")
+    if ce and ce.get("probability_inputs") and ce["probability_inputs"] >= min(ce["calls"], 20):
+        yield Found(
+            "cross_entropy receives probabilities (softmax outputs), not logits: it applies log-softmax again, which flattens gradients and caps how confident the model can get",
+            observation=f"on all {min(ce['calls'], 20)} inspected calls every row of the {ce.get('input_shape')} input was non-negative and summed to 1",
+            next_test="print(outputs.sum(dim=1)[:5]) right before the loss: all ones means a softmax ran already",
+            fix="remove the softmax from the model's forward (or use it only at inference); cross_entropy expects raw logits",
+            measurements={"calls_inspected": min(ce["calls"], 20), "input_shape": ce.get("input_shape")},
+            module=(ce.get("softmax_modules") or [None])[0] or "(model output)", step=ce.get("step"), phase="loss")
+
+
+@runtime_check("nll-loss-on-logits", tool="trace", category="loss", severity="error")
+def nll_loss_on_logits(run: TraceRun) -> Iterator[Found]:
+    """NLL loss fed something other than log-probabilities.
+
+    What it finds: F.nll_loss / nn.NLLLoss inputs whose logsumexp over classes is not 0 on every inspected call.
+    Why it matters: nll_loss just picks -input[target]; on raw logits it rewards making the target logit large
+    without normalisation, so the loss runs to minus infinity or learns nothing useful.
+    How to confirm: print(torch.logsumexp(outputs, 1)[:5]) - log-probabilities give 0.
+    What to do instead: apply log_softmax first, or use cross_entropy on logits.
+    """
+    nll = run.data.get("loss_calls", {}).get("nll_loss")
+    if nll and nll.get("non_log_prob_inputs") and nll["non_log_prob_inputs"] >= min(nll["calls"], 20):
+        yield Found(
+            "nll_loss receives inputs that are not log-probabilities (raw logits or probabilities): it needs log_softmax first",
+            observation=f"logsumexp over classes was up to {fmt(nll.get('max_abs_logsumexp'))} away from 0 on every inspected call (log-probabilities give exactly 0)",
+            next_test="print(torch.logsumexp(outputs, dim=1)[:5]) before the loss: log-probabilities give 0",
+            fix="apply F.log_softmax(logits, dim=1) before nll_loss, or use cross_entropy on the logits",
+            module="(model output)", step=nll.get("step"), phase="loss")
+
+
+@runtime_check("sigmoid-into-bce-with-logits", tool="trace", category="loss", severity="warning")
+def sigmoid_into_bce_with_logits(run: TraceRun) -> Iterator[Found]:
+    """BCE-with-logits fed values that already went through a sigmoid.
+
+    What it finds: every inspected input of F.binary_cross_entropy_with_logits / nn.BCEWithLogitsLoss lies in [0, 1].
+    Why it matters: the loss applies its own sigmoid, so predictions are squeezed into [0.5, 0.73]; gradients are
+    tiny and the model cannot become confident.
+    How to confirm: print(outputs.min(), outputs.max()) before the loss and look for a trailing sigmoid.
+    What to do instead: drop the sigmoid from the model when using BCEWithLogitsLoss.
+    """
+    bce = run.data.get("loss_calls", {}).get("binary_cross_entropy_with_logits")
+    if bce and bce.get("probability_inputs") and bce["probability_inputs"] >= min(bce["calls"], 20):
+        yield Found(
+            "binary_cross_entropy_with_logits receives values that all lie in [0, 1], as if a sigmoid already ran: the sigmoid is applied twice",
+            observation=f"every element of the {bce.get('input_shape')} input was in [0, 1] on all inspected calls",
+            next_test="look for torch.sigmoid / nn.Sigmoid at the end of the model; print(outputs.min(), outputs.max()) before the loss",
+            fix="drop the sigmoid from the model when using BCEWithLogitsLoss (apply it only for predictions)",
+            module="(model output)", step=bce.get("step"), phase="loss")
+
+
+@runtime_check("label-out-of-range", tool="trace", category="data", severity="error")
+def label_out_of_range(run: TraceRun) -> Iterator[Found]:
+    """Labels outside the range the loss accepts.
+
+    What it finds: class-index targets below 0 or at least the number of classes of the loss input (ignore_index
+    excluded), or binary cross-entropy targets outside [0, 1] (also reported by diagnose).
+    Why it matters: on CPU this raises an IndexError; on GPU it is a device-side assert or silent garbage; either way
+    the output layer size and the label encoding disagree (1-based labels, a wrong num_classes).
+    How to confirm: print(targets.min(), targets.max(), outputs.shape) for one batch.
+    What to do instead: size the final layer to the number of classes and map labels to 0..C-1.
+    """
+    for fname, rec in run.data.get("loss_calls", {}).items():
+        if rec.get("out_of_range"):
+            classes = rec.get("classes")
+            if fname in ("cross_entropy", "nll_loss"):
+                seen = f"labels ranged {rec.get('target_min')}..{rec.get('target_max')} but the input has {classes} classes (valid labels 0..{classes - 1 if classes else '?'})"
+            else:
+                seen = f"targets ranged {fmt(rec.get('target_min'))}..{fmt(rec.get('target_max'))}; binary cross-entropy needs targets in [0, 1]"
+            yield Found(
+                "labels fall outside the range the loss accepts: the model's output size and the label encoding disagree",
+                observation=f"{LOSS_LABEL.get(fname, fname)}: {seen} (first at step {rec.get('out_of_range_step')})",
+                next_test="print(targets.min(), targets.max(), outputs.shape) for one batch; compare with the number of classes in the dataset",
+                fix="set the final layer's output size to the number of classes, and map labels to 0..C-1 (e.g. subtract 1 from 1-based labels)",
+                measurements={"target_min": rec.get("target_min"), "target_max": rec.get("target_max"), "classes": classes},
+                module=_mod(rec.get("out_of_range_where")) or "(loss input)", step=rec.get("out_of_range_step"), phase="loss")
+
+
+@runtime_check("initial-loss-high", tool="trace", category="loss", severity="warning")
+def initial_loss_high(run: TraceRun) -> Iterator[Found]:
+    """The loss at initialisation is far above ln C.
+
+    What it finds: the first cross-entropy (C classes) or binary cross-entropy value is more than
+    {T.INITIAL_LOSS_FACTOR:g} times ln C (ln 2 for binary) and at least {T.INITIAL_LOSS_MARGIN_NATS:g} nat above it
+    (also reported by diagnose).
+    Why it matters: a freshly initialised classifier predicts near-uniformly, so its loss starts at ln C (2.30 for 10
+    classes). Much higher means confident wrong predictions from the start: unnormalised inputs, a bad init scale,
+    or a loss/label mismatch; the first steps are then spent undoing the init.
+    How to confirm: print the logits' std for the first batch; rescale the final layer by 0.01 and compare.
+    What to do instead: normalise inputs, use default init, initialise the final layer small.
+    """
+    calls = run.data.get("loss_calls", {})
+    for fname in ("cross_entropy", "binary_cross_entropy_with_logits", "binary_cross_entropy"):
+        rec = calls.get(fname)
+        if not rec or "first_value" not in rec or rec.get("reduction", "mean") != "mean" or rec.get("soft_targets"):
+            continue
+        if not rec.get("grad_enabled", True) or rec.get("out_of_range"):
+            continue
+        classes = rec.get("classes") if fname == "cross_entropy" else 2
+        if not classes or classes < 2:
+            continue
+        expected = math.log(classes)
+        value = rec["first_value"]
+        if isinstance(value, (int, float)) and math.isfinite(value) and value > T.INITIAL_LOSS_FACTOR * expected and value - expected >= T.INITIAL_LOSS_MARGIN_NATS:
+            yield Found(
+                "the loss at initialisation is far above what near-uniform predictions give: the output layer starts over-confident (bad init scale, unnormalised inputs, or a loss/label mismatch)",
+                observation=f"first {LOSS_LABEL.get(fname, fname)} value {fmt(value)} vs ln({classes}) = {fmt(expected)} expected for uniform predictions "
+                            f"(flagged above {T.INITIAL_LOSS_FACTOR:g}x and {T.INITIAL_LOSS_MARGIN_NATS:g} nat over)",
+                next_test="print(outputs.std(), outputs.abs().max()) for the first batch: logits should be O(1); re-run with the last layer's weights scaled by 0.01",
+                fix="normalise the inputs, use the default (Kaiming/Xavier) init, or initialise the final layer small",
+                measurements={"initial_loss": value, "expected": expected, "classes": classes},
+                module="(loss)", step=rec.get("first_value_step", 0), phase="loss")
+        break
+
+
+@runtime_check("non-finite-loss", tool="trace", category="numerical", severity="error")
+def non_finite_loss(run: TraceRun) -> Iterator[Found]:
+    """The loss became NaN or Inf.
+
+    What it finds: the first traced step whose loss (the tensor passed to backward) is not finite; the trace stops there.
+    Why it matters: one non-finite loss corrupts every parameter it reaches in the next update.
+    How to confirm: run `mlsleuth nan SCRIPT` to localise the step, module and op where the first non-finite value appears.
+    What to do instead: fix the producing op (log of 0, division by ~0, exp overflow, too-high LR); do not mask it
+    with nan_to_num or skip the batch.
+    """
+    nf = run.data.get("non_finite_loss")
+    if nf:
+        yield Found(
+            "the loss became non-finite; the run was stopped there because every later update is corrupted",
+            observation=f"loss = {nf['value']} at step {nf['step']}",
+            next_test=f"mlsleuth nan {run.path or 'SCRIPT'} (localises the step, module and op where the first NaN/Inf appears)",
+            fix="fix the op that produces it (log of 0, division by ~0, exp overflow, too-high LR), do not mask it with nan_to_num",
+            measurements=nf, module="(loss)", step=nf["step"], phase="loss")
+
+
+@runtime_check("loss-not-decreasing", tool="trace", category="training-loop", severity="warning")
+def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
+    """The training loss does not go down over the traced steps.
+
+    What it finds: with at least {T.MIN_STEPS_FOR_TREND} traced steps, the mean loss over the last third of the steps
+    is not below the mean over the first third.
+    Why it matters: a healthy setup lowers the loss within a few dozen steps; a flat loss points to a blocked
+    pipeline: LR far too small, disconnected or frozen weights, labels unrelated to their inputs, or a broken loss.
+    How to confirm: the overfit-one-batch test (`mlsleuth diagnose FILE:FUNCTION`).
+    What to do instead: act on the other findings first; then check label/input alignment and the learning rate.
+    """
+    losses = [v for v in run.data.get("losses", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+    if not run.data.get("non_finite_loss") and len(losses) >= T.MIN_STEPS_FOR_TREND:
+        k = len(losses) // 3
+        head, tail = sum(losses[:k]) / k, sum(losses[-k:]) / k
+        if tail >= head:
+            yield Found(
+                "the training loss did not go down over the traced steps: learning is blocked (LR far too small, frozen or disconnected weights, labels unrelated to inputs, broken loss)",
+                observation=f"mean loss over the first {k} steps {fmt(head)}, over the last {k} steps {fmt(tail)} ({len(losses)} steps traced)",
+                next_test="run the overfit-one-batch test (mlsleuth diagnose FILE:FUNCTION): a healthy model drives one fixed batch's loss near 0 in a few hundred steps",
+                fix="act on the other findings of this report first; if none, check labels against inputs and try a 10x larger learning rate",
+                measurements={"losses": losses[:100], "first_mean": head, "last_mean": tail},
+                module="(loss)", step=len(losses) - 1, phase="loss")
+
+
+@runtime_check("loss-at-label-prior", tool="trace", category="data", severity="warning")
+def loss_at_label_prior(run: TraceRun) -> Iterator[Found]:
+    """Cross-entropy stuck at the entropy of the labels.
+
+    What it finds: over the last third of at least {T.MIN_STEPS_FOR_TREND} traced steps, the mean cross-entropy is not
+    at least {pct.LABEL_PRIOR_MARGIN}% below the entropy of the class labels seen during the trace.
+    Why it matters: predicting the class frequencies alone scores exactly that entropy, with no look at the inputs.
+    A model that cannot beat it has learned nothing from its inputs: labels shuffled apart from their inputs, inputs
+    that carry no signal, or blocked learning. The loss may still go down a little (learning the frequencies), so
+    "the loss decreases" does not rule this out. Very hard tasks can need more steps than the trace runs.
+    How to confirm: overfit one fixed batch and compare training on real, shuffled and random inputs
+    (`mlsleuth diagnose FILE:FUNCTION`); print a few input/label pairs after the data pipeline.
+    What to do instead: keep inputs and labels aligned through every shuffle, augmentation and sort.
+    """
+    d = run.data
+    ce = d.get("loss_calls", {}).get("cross_entropy")
+    counts = [v for v in d.get("class_counts", {}).values() if v]
+    if d.get("non_finite_loss") or not ce or ce.get("soft_targets") or ce.get("reduction", "mean") != "mean" or ce.get("out_of_range"):
+        return
+    values = [v for v in ce.get("values", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+    total = sum(counts)
+    if len(values) < T.MIN_STEPS_FOR_TREND or len(counts) < 2 or total == 0:
+        return
+    prior = -sum(c / total * math.log(c / total) for c in counts)
+    k = len(values) // 3
+    tail = sum(values[-k:]) / k
+    if tail >= (1 - T.LABEL_PRIOR_MARGIN) * prior:
+        yield Found(
+            "the loss is no better than predicting the label frequencies: the model has learned nothing from its inputs "
+            "(labels misaligned with inputs, inputs that carry no signal, or learning blocked)",
+            observation=f"mean cross-entropy over the last {k} of {len(values)} steps {fmt(tail)} vs {fmt(prior)}, the entropy of the "
+                        f"{total} labels seen (what predicting class frequencies alone scores); flagged unless at least "
+                        f"{int(100 * T.LABEL_PRIOR_MARGIN)}% below",
+            next_test="train on one fixed batch (mlsleuth diagnose FILE:FUNCTION overfits one batch and compares real, shuffled and random inputs); "
+                      "also print a few (input, label) pairs after the data pipeline to check they still belong together",
+            fix="keep inputs and labels aligned through every shuffle/augmentation/sort; check the label source",
+            measurements={"label_entropy": prior, "loss_tail_mean": tail, "losses": values[:100]},
+            module="(loss)", step=len(values) - 1, phase="loss")
+
+
+# -- data ------------------------------------------------------------------------------------
+@runtime_check("input-non-finite", tool="trace", category="data", severity="error")
+def input_non_finite(run: TraceRun) -> Iterator[Found]:
+    """The input batch contains NaN or Inf.
+
+    What it finds: NaN or Inf values in the first training batch fed to the model (also reported by diagnose).
+    Why it matters: they propagate into every gradient and the weights within one step.
+    How to confirm: torch.isfinite(x).all() over the dataset, then find the offending samples/features.
+    What to do instead: clean or impute the data; use nan-aware statistics for normalisation.
+    """
+    st = _first_input_stats(run)
+    if st and (st.get("nan") or st.get("inf")):
+        yield Found(
+            "the input batch contains NaN or Inf: it poisons every gradient it touches",
+            observation=f"first training batch {st['shape']}: {st['nan']} NaN and {st['inf']} Inf value(s)",
+            next_test="torch.isfinite(x).all() over the dataset; find which samples/features hold the NaN (missing values, division by a zero std)",
+            fix="clean or impute the data; compute normalisation statistics with nan-aware functions",
+            measurements=st, module=run.data.get("input_module"), step=0, phase="data")
+
+
+@runtime_check("input-unnormalized", tool="trace", category="data", severity="warning")
+def input_unnormalized(run: TraceRun) -> Iterator[Found]:
+    """Unnormalised inputs.
+
+    What it finds: a floating-point first batch holding integer values in 0..255 with a maximum of at least
+    {T.RAW_PIXEL_MIN_MAX:g} (raw pixels or counts), or with |mean| or std above {T.INPUT_SCALE_LIMIT:g}
+    (also reported by diagnose). Integer-typed inputs such as token ids are not flagged.
+    Why it matters: default initialisations assume unit-scale inputs; at 255x scale the first layer saturates or
+    produces huge logits, the initial loss is high and training is slow or unstable.
+    How to confirm: print(x.min(), x.max(), x.mean(), x.std()); compare a few steps with x / 255.
+    What to do instead: scale to [0, 1] and standardise with the training set's statistics.
+    """
+    st = _finite_inputs(run)
+    if not st:
+        return
+    raw = st.get("integral") and st["min"] >= 0 and T.RAW_PIXEL_MIN_MAX <= st["max"] <= T.RAW_PIXEL_MAX
+    large = abs(st.get("mean", 0)) > T.INPUT_SCALE_LIMIT or st.get("std", 0) > T.INPUT_SCALE_LIMIT
+    if raw or large:
+        what = ("integer values in 0..255, i.e. raw pixels/counts" if raw else
+                f"mean {fmt(st.get('mean'))}, std {fmt(st.get('std'))} (more than {T.INPUT_SCALE_LIMIT:g}x unit scale)")
+        yield Found(
+            "the model is fed unnormalised inputs: layers initialised for unit-scale inputs start saturated or over-confident",
+            observation=f"first training batch {st['shape']} ({st['dtype']}): min {fmt(st['min'])}, max {fmt(st['max'])}, {what}",
+            next_test="print(x.min(), x.max(), x.mean(), x.std()) on one batch; compare the loss after a few steps with x / 255 (or standardised) inputs",
+            fix="scale to [0, 1] (e.g. transforms.ToTensor or x / 255.) and standardise with the training set's mean and std",
+            measurements=st, module=run.data.get("input_module"), step=0, phase="data")
+
+
+@runtime_check("constant-input-features", tool="trace", category="data", severity="info")
+def constant_input_features(run: TraceRun) -> Iterator[Found]:
+    """Constant input features.
+
+    What it finds: features with zero variance across the first training batch (2-D inputs, at least 8 samples).
+    Why it matters: they carry no information; many at once suggest a broken column or a bad normalisation.
+    How to confirm: compute per-feature std over the whole training set.
+    What to do instead: drop them or fix the pipeline step that flattens them.
+    """
+    st = _finite_inputs(run)
+    if st and st.get("constant_features"):
+        yield Found(
+            "some input features are constant across the batch: they carry no information (a broken column or a normalisation by zero std?)",
+            observation=f"{st['constant_features']} of {st.get('features')} features had zero variance in the first training batch of {st['shape'][0]} samples",
+            next_test="compute the per-feature std over the whole training set; list the zero-variance columns",
+            fix="drop the constant features or fix the pipeline step that flattens them",
+            measurements={"constant_features": st["constant_features"], "features": st.get("features")},
+            module=run.data.get("input_module"), step=0, phase="data")
+
+
+def _labels(run: TraceRun) -> tuple[dict[int, int], int, dict | None]:
+    """``(class counts, total labels, the cross-entropy or NLL loss record)``."""
+    d = run.data
+    counts = {int(k): v for k, v in d.get("class_counts", {}).items()}
+    ce = d.get("loss_calls", {}).get("cross_entropy") or d.get("loss_calls", {}).get("nll_loss")
+    return counts, sum(counts.values()), ce
+
+
+@runtime_check("class-imbalance", tool="trace", category="data", severity="info")
+def class_imbalance(run: TraceRun) -> Iterator[Found]:
+    """One class dominates the labels.
+
+    What it finds: one class holds at least {pct.MAJORITY_CLASS_SHARE}% of the class labels seen over the traced batches.
+    Why it matters: accuracy is misleading and the model can score well by predicting that class only.
+    How to confirm: a class histogram over the full training set and a majority-class baseline.
+    What to do instead: class weights, a balanced sampler, per-class metrics.
+    """
+    counts, total, ce = _labels(run)
+    if total and ce:
+        top_class, top = max(counts.items(), key=lambda kv: kv[1])
+        if len(counts) >= 1 and top / total >= T.MAJORITY_CLASS_SHARE and (ce.get("classes") or 0) >= 2:
+            yield Found(
+                "the labels seen are dominated by one class: accuracy is misleading and the model may learn to predict only that class",
+                observation=f"class {top_class} held {top} of {total} labels ({fmt(100 * top / total)}%) over the traced training batches",
+                next_test="compute the class histogram over the full training set and a majority-class baseline's accuracy",
+                fix="use class weights, a balanced sampler, or metrics such as per-class recall/F1",
+                measurements={"class_counts": counts}, module="(loss)", phase="data")
+
+
+@runtime_check("output-size-mismatch", tool="trace", category="data", severity="warning")
+def output_size_mismatch(run: TraceRun) -> Iterator[Found]:
+    """The output layer has many more classes than the labels use.
+
+    What it finds: over at least {T.LABELS_PER_CLASS} x C labels, fewer than half of the C output classes ever appear.
+    Why it matters: the final layer was sized for another dataset or num_classes is wrong; probability mass leaks
+    to classes that never occur and the initial loss is higher than it should be.
+    How to confirm: compare len(dataset.classes) with the final layer's out_features.
+    What to do instead: size the final layer to the real number of classes.
+    """
+    counts, total, ce = _labels(run)
+    if total and ce:
+        classes = ce.get("classes") or 0
+        if classes >= 2 and total >= T.LABELS_PER_CLASS * classes and len(counts) < classes / 2 and not ce.get("out_of_range"):
+            yield Found(
+                f"the model outputs {classes} classes but the labels use only {len(counts)} of them: the output size and the dataset's number of classes probably disagree",
+                observation=f"{total} labels over the traced steps took {len(counts)} distinct values ({sorted(counts)[:10]}), output has {classes} logits",
+                next_test="print(len(dataset.classes)) (or the label set) and compare with the final layer's out_features",
+                fix="set the final layer's output size to the real number of classes",
+                measurements={"classes_in_output": classes, "distinct_labels": len(counts), "labels_seen": total},
+                module="(output layer)", phase="loss")
+
+
+# -- evaluation ------------------------------------------------------------------------------
+@runtime_check("eval-in-train-mode", tool="trace", category="evaluation", severity="warning")
+def eval_in_train_mode(run: TraceRun) -> Iterator[Found]:
+    """An evaluation pass runs in training mode.
+
+    What it finds: a forward under torch.no_grad()/inference_mode of a model still in training mode that contains
+    active dropout or batch-norm layers.
+    Why it matters: dropout stays on (noisy, pessimistic metrics) and batch-norm normalises with, and updates its
+    running statistics from, the evaluation batches: validation numbers are wrong and training state drifts.
+    How to confirm: evaluate the same batch twice; outputs differ. Then call model.eval() and compare the metric.
+    What to do instead: model.eval() before evaluation, model.train() before training resumes.
+    """
+    for rec in run.data.get("eval_train_mode", [])[:1]:
+        mods = rec["modules"]
+        names = ", ".join(f"{m['module']} ({m['type']})" for m in mods[:5])
+        yield Found(
+            "a no-grad (evaluation) pass ran with the model in training mode: dropout stays active and batch-norm uses and updates batch statistics",
+            observation=f"{rec['root']} had training=True during a torch.no_grad() forward at step {rec['step']}; {rec['count']} mode-dependent layer(s): {names}",
+            next_test="call model.eval() before the evaluation loop and compare the metric; running the same batch twice in this mode gives different outputs",
+            fix="model.eval() before evaluating and model.train() before resuming training",
+            measurements=rec, module=mods[0]["module"], step=rec["step"], phase="evaluation")
+
+
+@runtime_check("functional-dropout-in-eval", tool="trace", category="evaluation", severity="error")
+def functional_dropout_in_eval(run: TraceRun) -> Iterator[Found]:
+    """Functional dropout active during evaluation.
+
+    What it finds: F.dropout (or its 1d/2d/3d/alpha variants) called with training=True inside a module that is in
+    eval mode, or inside a no-grad pass.
+    Why it matters: F.dropout defaults to training=True and ignores model.eval(), so evaluation stays random and
+    pessimistic while every mode switch looks right.
+    How to confirm: with model.eval(), run the same batch twice: outputs differ.
+    What to do instead: use an nn.Dropout submodule, or pass training=self.training.
+    """
+    fd = run.data.get("functional_dropout")
+    if fd:
+        ctx = "a module in eval mode" if fd.get("module_training") is False else "a no-grad pass"
+        yield Found(
+            "functional dropout is active during evaluation: F.dropout defaults to training=True and ignores model.eval()",
+            observation=f"F.{fd['function']}(p={fd['p']}, training=True) ran {fd['calls']} time(s) inside {ctx} (module '{fd.get('module')}', step {fd['step']})",
+            next_test="run the model twice on the same batch after model.eval(): outputs differ",
+            fix="use nn.Dropout as a submodule, or pass training=self.training to F.dropout",
+            measurements=fd, module=fd.get("module") or "(model)", step=fd["step"], phase="evaluation")
+
+
+@runtime_check("eval-nondeterministic", tool="trace", category="evaluation", severity="warning")
+def eval_nondeterministic(run: TraceRun) -> Iterator[Found]:
+    """Evaluation outputs change between two passes over the same batch.
+
+    What it finds: the first no-grad forward of a model in eval mode is repeated on the same inputs (random-number
+    state preserved, so the user's run is unaffected) and the outputs differ (also reported by diagnose).
+    Why it matters: something random or stateful is active at evaluation time, so metrics are noisy and checkpoints
+    cannot be compared.
+    How to confirm: model.eval(); a = model(x); b = model(x); bisect the submodule whose output differs.
+    What to do instead: route randomness through modules that respect eval(); do not update state in eval forwards.
+    """
+    det = run.data.get("eval_determinism")
+    if det and not det.get("identical"):
+        yield Found(
+            "two evaluation passes over the same batch gave different outputs: something random or stateful is active in eval mode",
+            observation=f"{det['root']} in eval mode under no_grad: max |difference| {fmt(det['max_abs_diff'])} between two forwards of the same batch (step {det['step']})",
+            next_test="with model.eval(), run torch.manual_seed(0); a = model(x); b = model(x) and bisect which submodule's output differs",
+            fix="route randomness through modules that respect .eval() (nn.Dropout), and do not update state (caches, counters) in eval forwards",
+            measurements=det, module=det.get("functional_dropout") or det["root"], step=det["step"], phase="evaluation")
+
+
+# -- structure -------------------------------------------------------------------------------
+@runtime_check("batch-mixing", tool="trace", category="architecture", severity="error")
+def batch_mixing(run: TraceRun) -> Iterator[Found]:
+    """Samples mix across the batch.
+
+    What it finds: on a captured training batch, with the model in eval mode (so batch-norm cannot legitimately mix
+    samples), the gradient of output i with respect to the inputs of other samples is not exactly zero. Module
+    outputs are checked the same way to localise where the mixing happens (also reported by diagnose). Skipped for
+    integer inputs and sequence-first layers.
+    Why it matters: a view/reshape/transpose over the batch dimension silently scrambles samples: the model trains
+    on garbage pairs and the loss still goes down a little.
+    How to confirm: x.requires_grad_(); model.eval(); model(x)[0].sum().backward(); only x.grad[0] may be non-zero.
+    What to do instead: flatten with x.flatten(1) or x.reshape(x.size(0), -1); use permute, not view, to reorder axes.
+    """
+    bd = run.data.get("batch_dependence")
+    if bd and not bd.get("skipped") and bd.get("leak", 0) > 0:
+        after, before = bd.get("mixing_after"), bd.get("mixing_before")
+        where = (f"between the output of '{after}' and the output of '{before}'" if after and before else
+                 f"after '{after}'" if after else f"before '{before}'" if before else "somewhere in the forward")
+        yield Found(
+            f"samples mix across the batch {where}: output {bd['sample']} depends on other samples' inputs (a reshape/view/transpose over the batch dimension?)",
+            observation=f"in eval mode, d output[{bd['sample']}] / d input[j] reached {fmt(bd['leak'])} for j != {bd['sample']} (own sample: {fmt(bd['self'])}); "
+                        f"it must be exactly 0 when samples are independent (batch of {bd['batch']})",
+            next_test="x = batch.clone().requires_grad_(); model.eval(); model(x)[0].sum().backward(); print(x.grad.flatten(1).abs().sum(1)): only row 0 may be non-zero",
+            fix="use x.flatten(1) / x.reshape(x.size(0), -1) and permute (not view) when reordering dimensions; keep the batch dimension first",
+            measurements=bd, module=before or after or bd.get("root"), step=0, phase="forward")
+
+
+@runtime_check("frozen-parameters", tool="trace", category="training-loop", severity="info")
+def frozen_parameters(run: TraceRun) -> Iterator[Found]:
+    """Frozen parameters in a trained model.
+
+    What it finds: parameters with requires_grad=False in a model whose other parameters are being optimised.
+    Why it matters: intended when fine-tuning; otherwise a layer silently never trains (a leftover freeze loop, or
+    requires_grad switched off while debugging).
+    How to confirm: list [n for n, p in model.named_parameters() if not p.requires_grad].
+    What to do instead: set requires_grad=True on the layers meant to train.
+    """
+    frozen = run.data.get("frozen", [])
+    if frozen:
+        groups: dict[str, list[str]] = {}
+        for p in frozen:
+            groups.setdefault(p["module"] or "(model)", []).append(p["name"])
+        for module, names in sorted(groups.items())[:10]:
+            yield Found(
+                f"parameters of '{module}' have requires_grad=False and are never trained (intended when fine-tuning; a bug otherwise)",
+                observation=f"{len(names)} frozen parameter(s): {', '.join(names[:4])}",
+                next_test="print([n for n, p in model.named_parameters() if not p.requires_grad]) and confirm each is meant to be frozen",
+                fix="set requires_grad=True on layers you mean to train",
+                measurements={"parameters": names[:50]}, module=module, phase="setup")
+
+
+@runtime_check("param-not-in-optimizer", tool="trace", category="training-loop", severity="error")
+def param_not_in_optimizer(run: TraceRun) -> Iterator[Found]:
+    """Trainable parameters missing from every optimizer.
+
+    What it finds: parameters with requires_grad=True in a model that is being optimised, but absent from all
+    optimizers' param_groups.
+    Why it matters: they get gradients but never change; usually the optimizer was built before a layer was added
+    or replaced, or from a list of selected sub-modules.
+    How to confirm: compare the ids of optimizer parameters with the ids of model.parameters().
+    What to do instead: build the optimizer from model.parameters() after the model is final.
+    """
+    missing = run.data.get("not_in_optimizer", [])
+    if missing:
+        flagged = [(p["name"], p["module"]) for p in missing]
+        universe = [tuple(pm) for pm in run.data.get("model_params", [])] or flagged
+        for module, names in group_by_module(flagged, universe)[:10]:
+            yield Found(
+                f"trainable parameters of '{module or '(model)'}' are not in any optimizer: they get gradients but never change",
+                observation=f"{len(names)} parameter(s) with requires_grad=True are missing from every optimizer's param_groups: {', '.join(names[:4])}",
+                next_test="compare {id(p) for g in optimizer.param_groups for p in g['params']} with {id(p) for p in model.parameters()}",
+                fix="build the optimizer from model.parameters() after the model is complete (a layer created or replaced later is not included)",
+                measurements={"parameters": names[:50]}, module=module or "(model)", phase="setup")
+
+
+@runtime_check("symmetric-weights", tool="trace", category="architecture", severity="warning")
+def symmetric_weights(run: TraceRun) -> Iterator[Found]:
+    """A layer's units stay identical after training steps.
+
+    What it finds: a weight matrix with at least two output units whose rows are all identical (often all zero)
+    after the traced optimizer steps (diagnose reports the same at initialisation as symmetric-init).
+    Why it matters: identical units receive identical gradients, so symmetry is never broken and the layer acts as
+    one unit; a classic "loss stuck at ln C" cause, worse with a high learning rate.
+    How to confirm: print(w.std(dim=0)) at initialisation: all zeros.
+    What to do instead: random init (Kaiming/Xavier) for hidden layers; zero init only for a final layer or biases.
+    """
+    for s in run.data.get("symmetric", [])[:10]:
+        yield Found(
+            f"all {s['rows']} output units of '{s['module']}' still have identical weights after training steps: symmetry was never broken, so the layer acts as one unit",
+            observation=f"{s['name']}: every row equal to the first {_zero_note(s)} after the traced steps",
+            next_test=f"print({s['name']}.std(dim=0)) at init: zeros mean a constant initialisation",
+            fix="use the default random init (nn.init.kaiming_uniform_ / xavier) for hidden layers; zero init is only safe for a final layer or biases",
+            measurements=s, module=s["module"], parameter=s["name"], phase="setup")

@@ -1,0 +1,148 @@
+"""``mlsleuth trace``: run a real training script under observation (library API).
+
+::
+
+    from mlsleuth.runtime.trace import prepare_trace, trace
+    report = trace("train.py", args=["--epochs", "1"], steps=20)
+
+``prepare_trace`` validates the input and returns a :class:`PreparedRun` whose
+child runs ``runtime/child/trace_main.py`` with the chosen interpreter; ``to_report``
+turns the child's JSON into findings (every check is a function in
+:mod:`mlsleuth.runtime.trace.checks`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mlsleuth.runtime.common import (
+    CHILD_DIR,
+    RuntimeInputError,
+    child_errors,
+    choose_interpreter,
+    write_config,
+)
+from mlsleuth.runtime.prepared import PreparedRun
+
+DEFAULT_STEPS = 20
+DEFAULT_TIMEOUT_S = 300.0
+MAX_STEPS = 10_000
+
+
+def prepare_trace(
+    script: str | os.PathLike[str],
+    *,
+    args: Sequence[str] = (),
+    steps: int = DEFAULT_STEPS,
+    python: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_limit_mb: int | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    selection: Any = None,
+) -> PreparedRun:
+    """Validate and build (not start) the traced run of ``script``.
+
+    ``cwd``: working directory of the script (default: the current one, as when
+    the user runs ``python script.py`` themselves). ``selection``: an optional
+    :class:`mlsleuth.config.Selection` applied to the findings.
+    Raises :class:`RuntimeInputError` for input the user can fix.
+    """
+    from mlsleuth.process_runner import ChildRun
+
+    path = Path(script)
+    if not path.exists():
+        raise RuntimeInputError(f"no such script: {script}")
+    if path.is_dir():
+        raise RuntimeInputError(f"{script} is a folder; pass the training script (a .py file)")
+    if path.suffix == ".ipynb":
+        raise RuntimeInputError(f"{script} is a notebook; export it with `jupyter nbconvert --to script` and trace the .py file")
+    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_STEPS:
+        raise RuntimeInputError(f"--steps must be an integer between 1 and {MAX_STEPS}, got {steps!r}")
+    if not timeout_s or timeout_s <= 0:
+        raise RuntimeInputError("--timeout must be a positive number of seconds")
+    if memory_limit_mb is not None and memory_limit_mb < 64:
+        raise RuntimeInputError("--memory-limit must be at least 64 MB")
+    interpreter, chosen_by = choose_interpreter(python, path.parent)
+    workdir = Path(cwd) if cwd is not None else Path.cwd()
+    display = _display_path(path, workdir)
+    child = ChildRun([interpreter, str(CHILD_DIR / "trace_main.py")], cwd=workdir, timeout_s=timeout_s,
+                     memory_limit_mb=memory_limit_mb)
+    write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps})
+    info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "script": display, "steps_requested": steps,
+            "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb}
+    command = f"mlsleuth trace {display}"
+
+    def to_report(result: Any):
+        return build_report(result, info=info, path=display, command=command, selection=selection)
+
+    return PreparedRun(tool="trace", child=child, to_report=to_report, description=f"trace {display} ({steps} steps)",
+                       total_steps=steps, info=info)
+
+
+def trace(script: str | os.PathLike[str], **kwargs: Any):
+    """Blocking convenience: prepare, run and report (see :func:`prepare_trace`)."""
+    return prepare_trace(script, **kwargs).run()
+
+
+def build_report(result: Any, *, info: dict, path: str, command: str, selection: Any = None):
+    from mlsleuth.report import ErrorEntry, Report
+
+    report = Report(tool="trace")
+    report.errors.extend(child_errors(result, tool="trace", path=path, interpreter=info["interpreter"]))
+    payload = result.result or {}
+    data = (payload.get("observers") or {}).get("trace")
+    stats: dict[str, Any] = dict(info)
+    stats.update({"duration_s": round(result.duration_s, 3), "returncode": result.returncode})
+    if payload:
+        stats.update({"status": payload.get("status"), "steps_traced": payload.get("steps", 0),
+                      "environment": payload.get("environment", {})})
+    if data is not None:
+        report.findings.extend(trace_findings(data, path=path, command=command))
+        losses = data.get("losses") or []
+        if losses:
+            stats["loss_first"], stats["loss_last"] = losses[0], losses[-1]
+        if data.get("lr"):
+            stats["lr_first"], stats["lr_last"] = data["lr"][0], data["lr"][-1]
+        stats["call_sequence"] = data.get("sequences", [])[:3]
+        if (data.get("batch_dependence") or {}).get("skipped"):
+            stats["batch_independence_skipped"] = data["batch_dependence"]["skipped"]
+        if payload.get("status") == "finished" and payload.get("steps", 0) == 0:
+            report.errors.append(ErrorEntry(
+                kind="no-steps", path=path,
+                message="the script finished without calling optimizer.step(); the per-step checks need a training loop "
+                        "(for a model you can build in a function, use `mlsleuth diagnose FILE:FUNCTION`)"))
+    if selection is not None:
+        report.findings = [f for f in report.findings if selection.allows(f.rule, f.category, f.severity)]
+    status = payload.get("status") or ("timeout" if result.timed_out else "no result")
+    steps = payload.get("steps", 0)
+    report.finalize(stats=stats)
+    report.summary.text = _summary(report, status, steps, info)
+    return report
+
+
+def _summary(report, status: str, steps: int, info: dict) -> str:
+    head = report.default_text()
+    how = {"max-steps": f"stopped after {steps} step(s)", "finished": f"script finished after {steps} step(s)",
+           "exception": f"script raised after {steps} step(s)", "non-finite": f"stopped at a non-finite loss after {steps} step(s)"}.get(status, status)
+    return f"{head}; {how}; interpreter: {info['interpreter']} ({info['interpreter_chosen_by']})"
+
+
+def _display_path(path: Path, workdir: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(workdir.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def trace_findings(data: dict[str, Any], *, path: str | None, command: str, only: Any = None) -> list:
+    """Every trace check's findings on the trace observer's measurements (``payload["observers"]["trace"]``).
+
+    ``command`` re-runs the trace (for next_test text); ``only(check_id)`` picks a subset of the checks.
+    """
+    from mlsleuth.runtime.registry import run_checks
+    from mlsleuth.runtime.trace.checks import TraceRun
+
+    return list(run_checks("trace", TraceRun(data, path=path, command=command), only=only))

@@ -1,0 +1,349 @@
+"""ChildRun: the only way mlsleuth runs user code. Timeouts, results, progress, output, signals, memory."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from mlsleuth.process_runner import ChildResult, ChildRun, python_argv
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+
+
+def child(code: str, tmp_path: Path, **kw) -> ChildRun:
+    script = tmp_path / "child.py"
+    script.write_text(textwrap.dedent(code), encoding="utf-8")
+    kw.setdefault("timeout_s", 30)
+    return ChildRun(python_argv(None, str(script)), cwd=tmp_path, **kw)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); treat it as dead
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+@pytest.mark.slow
+def test_result_file_and_clean_exit(tmp_path):
+    run = child(
+        """
+        import json, os
+        with open(os.environ["MLSLEUTH_RESULT"], "w") as fh:
+            json.dump({"answer": 42, "cwd": os.getcwd()}, fh)
+        print("hello")
+        """,
+        tmp_path,
+    )
+    res = run.wait()
+    assert res.returncode == 0 and not res.timed_out
+    assert res.result == {"answer": 42, "cwd": str(tmp_path)}
+    assert res.stdout_tail == "hello\n"
+    assert res.describe_end() == "exited with status 0"
+    assert not run.scratch.exists()  # scratch is cleaned up
+@pytest.mark.slow
+def test_unreadable_result_is_explained(tmp_path):
+    res = child('import os\nopen(os.environ["MLSLEUTH_RESULT"], "w").write("[1, 2")\n', tmp_path).wait()
+    assert res.result is None and "unreadable" in (res.result_error or "")
+    res = child('import os\nopen(os.environ["MLSLEUTH_RESULT"], "w").write("[1, 2]")\n', tmp_path).wait()
+    assert res.result is None and "not hold a JSON object" in (res.result_error or "")
+@pytest.mark.slow
+def test_progress_events_are_delivered_in_order(tmp_path):
+    run = child(
+        """
+        import json, os, time
+        path = os.environ["MLSLEUTH_PROGRESS"]
+        for i in range(5):
+            with open(path, "a") as fh:
+                fh.write(json.dumps({"message": "step", "done": i}) + "\\n")
+                if i == 2:
+                    fh.write("not json\\n")
+            time.sleep(0.05)
+        """,
+        tmp_path,
+    )
+    seen: list[dict] = []
+    res = run.wait(on_progress=seen.append)
+    assert [e["done"] for e in seen] == [0, 1, 2, 3, 4]
+    assert [e["done"] for e in res.progress] == [0, 1, 2, 3, 4]
+@pytest.mark.slow
+def test_timeout_kills_the_whole_group_including_a_grandchild(tmp_path):
+    pidfile = tmp_path / "grandchild.pid"
+    run = child(
+        f"""
+        import subprocess, sys, time
+        g = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        open({str(pidfile)!r}, "w").write(str(g.pid))
+        time.sleep(120)
+        """,
+        tmp_path,
+        timeout_s=1.5,
+    )
+    started = time.monotonic()
+    res = run.wait()
+    assert res.timed_out and time.monotonic() - started < 15
+    assert "timed out" in res.describe_end()
+    grandchild = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(grandchild)
+@pytest.mark.slow
+def test_a_child_ignoring_sigterm_is_killed(tmp_path, monkeypatch):
+    from mlsleuth import process_runner
+
+    monkeypatch.setattr(process_runner, "TERM_GRACE_S", 0.5)  # the length of the grace period is not what is tested here
+    run = child(
+        """
+        import signal, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        print("ready", flush=True)
+        time.sleep(120)
+        """,
+        tmp_path,
+        timeout_s=1.0,
+    )
+    res = run.wait()
+    assert res.timed_out
+    assert res.returncode == -signal.SIGKILL
+@pytest.mark.slow
+def test_stragglers_are_reaped_when_the_leader_exits(tmp_path):
+    pidfile = tmp_path / "worker.pid"
+    res = child(
+        f"""
+        import subprocess, sys
+        w = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        open({str(pidfile)!r}, "w").write(str(w.pid))
+        """,
+        tmp_path,
+    ).wait()
+    assert res.returncode == 0
+    worker = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(worker)
+@pytest.mark.slow
+def test_output_tail_is_capped(tmp_path):
+    res = child(
+        """
+        import sys
+        for i in range(20000):
+            print(f"line {i:05d} " + "x" * 40)
+        sys.stderr.write("E" * 5000)
+        """,
+        tmp_path,
+        output_limit=2000,
+    ).wait()
+    assert res.stdout_truncated and len(res.stdout_tail) <= 2000
+    assert res.stdout_tail.rstrip().endswith("line 19999 " + "x" * 40)
+    assert res.stdout_tail.startswith("line ")  # cut at a line boundary
+    assert res.stderr_truncated and len(res.stderr_tail) <= 2000
+@pytest.mark.slow
+def test_exit_status_and_signal_are_described(tmp_path):
+    res = child("import sys\nsys.exit(3)\n", tmp_path).wait()
+    assert res.returncode == 3 and res.describe_end() == "exited with status 3"
+    res = child("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", tmp_path).wait()
+    assert res.signal_name == "SIGSEGV" and res.describe_end() == "killed by SIGSEGV"
+    assert ChildResult(returncode=-9, duration_s=1.0).describe_end().startswith("killed by SIGKILL")
+    assert ChildResult(returncode=None, duration_s=1.0, cancelled=True).describe_end().startswith("cancelled")
+@pytest.mark.slow
+def test_exception_traceback_is_in_stderr(tmp_path):
+    res = child("def f():\n    raise ValueError('bad setup')\nf()\n", tmp_path).wait()
+    assert res.returncode == 1
+    assert "ValueError: bad setup" in res.stderr_tail
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
+def test_memory_cap_turns_runaway_allocation_into_an_error(tmp_path):
+    res = child(
+        """
+        blocks = []
+        try:
+            for _ in range(64):
+                blocks.append(bytearray(64 * 2**20))
+        except MemoryError:
+            print("memory error")
+            raise SystemExit(7)
+        print("no limit hit")
+        """,
+        tmp_path,
+        memory_limit_mb=512,
+    ).wait()
+    assert res.returncode == 7, res.stdout_tail + res.stderr_tail
+    assert "memory error" in res.stdout_tail
+@pytest.mark.slow
+def test_async_wait_and_cancellation_kill_the_group(tmp_path):
+    import anyio
+
+    pidfile = tmp_path / "pid"
+    run = child(
+        f"""
+        import os, time
+        open({str(pidfile)!r}, "w").write(str(os.getpid()))
+        time.sleep(120)
+        """,
+        tmp_path,
+        timeout_s=60,
+    )
+
+    async def main() -> None:
+        with anyio.move_on_after(1.5):
+            await run.wait_async()
+
+    anyio.run(main)
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+    assert not run.scratch.exists()
+@pytest.mark.slow
+def test_async_wait_returns_the_result(tmp_path):
+    import anyio
+
+    run = child('import json, os\njson.dump({"ok": True}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n', tmp_path)
+    res = anyio.run(run.wait_async)
+    assert res.result == {"ok": True} and res.returncode == 0
+@pytest.mark.slow
+def test_invalid_arguments(tmp_path):
+    with pytest.raises(ValueError):
+        ChildRun([sys.executable, "-c", "pass"], cwd=tmp_path, timeout_s=0)
+    run = ChildRun([sys.executable, "-c", "pass"], cwd=tmp_path, timeout_s=5).start()
+    with pytest.raises(RuntimeError):
+        run.start()
+    run.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
+def test_memory_cap_is_set_without_preexec_fn_and_keeps_pid_and_session(tmp_path, monkeypatch):
+    """preexec_fn is unsafe in a threaded parent (the MCP server): the cap comes from a
+    launcher that execs the command, so the child keeps the pid and session Popen gave it."""
+    import subprocess
+
+    seen: list[dict] = []
+    real_popen = subprocess.Popen
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs)
+        return real_popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", spy)
+    run = child(
+        """
+        import json, os, resource, sys
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        json.dump({"soft": soft, "hard": hard, "pid": os.getpid(), "sid": os.getsid(0), "pgid": os.getpgid(0),
+                   "argv": sys.argv[1:], "exe": sys.executable},
+                  open(os.environ["MLSLEUTH_RESULT"], "w"))
+        """,
+        tmp_path,
+        memory_limit_mb=768,
+    )
+    run.argv.append("--flag")
+    res = run.wait()
+    assert res.returncode == 0, res.stderr_tail
+    assert seen and all(kw.get("preexec_fn") is None for kw in seen)
+    assert res.result["soft"] == res.result["hard"] == 768 * 2**20
+    assert res.result["pid"] == res.result["sid"] == res.result["pgid"] == run.pid
+    assert res.result["argv"] == ["--flag"]
+    assert res.result["exe"] == sys.executable
+@pytest.mark.slow
+def test_no_memory_cap_means_no_launcher(tmp_path):
+    res = child(
+        'import json, os, resource\njson.dump({"soft": resource.getrlimit(resource.RLIMIT_AS)[0]}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n',
+        tmp_path,
+    ).wait()
+    assert res.result == {"soft": __import__("resource").getrlimit(__import__("resource").RLIMIT_AS)[0]}
+
+
+@pytest.mark.parametrize("limit", [None, 512])
+def test_a_missing_program_fails_at_start_with_or_without_a_cap(tmp_path, limit):
+    run = ChildRun([str(tmp_path / "no-such-python"), "-c", "pass"], cwd=tmp_path, timeout_s=5, memory_limit_mb=limit)
+    with pytest.raises(FileNotFoundError):
+        run.start()
+    (tmp_path / "not-executable").write_text("#!/bin/sh\n")
+    run = ChildRun([str(tmp_path / "not-executable")], cwd=tmp_path, timeout_s=5, memory_limit_mb=limit)
+    with pytest.raises(PermissionError):
+        run.start()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics are Linux's")
+def test_capped_children_start_from_many_threads_at_once(tmp_path):
+    """The server starts children from worker threads; every one gets its cap and finishes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    script = tmp_path / "cap.py"
+    script.write_text('import json, os, resource\njson.dump({"soft": resource.getrlimit(resource.RLIMIT_AS)[0]}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n')
+
+    def one(i: int):
+        return ChildRun(python_argv(None, str(script)), cwd=tmp_path, timeout_s=60, memory_limit_mb=512 + i).wait()
+
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(one, range(12)))
+    assert [r.result["soft"] for r in results] == [(512 + i) * 2**20 for i in range(12)]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_group_of_zombies_counts_as_dead(tmp_path):
+    """Killed processes stay zombies until reaped (slowly, by some container inits);
+    the kill loop must not wait out its grace period for them."""
+    import subprocess
+
+    from mlsleuth.process_runner import _group_alive
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        assert _group_alive(sleeper.pid)
+    finally:
+        sleeper.kill()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{sleeper.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(sleeper.pid, 0)  # the zombie still answers a signal probe ...
+    assert not _group_alive(sleeper.pid)  # ... but nothing in the group runs
+    sleeper.wait()
+    assert not _group_alive(sleeper.pid)
+
+
+def test_child_progress_is_throttled_but_keeps_first_last_and_forced(tmp_path, monkeypatch):
+    from mlsleuth.runtime.child import channel
+
+    path = tmp_path / "progress.jsonl"
+    monkeypatch.setenv(channel.PROGRESS_ENV, str(path))
+    monkeypatch.setattr(channel, "_last_progress_at", None)
+    clock = [100.0]
+    monkeypatch.setattr(channel.time, "monotonic", lambda: clock[0])
+    written = []
+    for step in range(1, 101):  # 100 steps, 1 ms apart: only the first and the last get through
+        clock[0] += 0.001
+        written.append(channel.progress(f"step {step}", done=step, total=100, step=step))
+    assert written[0] and written[-1] and sum(written) == 2
+    assert channel.progress("replaying", force=True)  # a phase change is never dropped
+    assert not channel.progress("step", done=1, total=None)
+    clock[0] += channel.PROGRESS_MIN_INTERVAL_S
+    assert channel.progress("step", done=2, total=None)  # the interval has passed
+    import json
+
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [e["message"] for e in lines] == ["step 1", "step 100", "replaying", "step"]
+
+
+def test_child_progress_without_a_parent_writes_nothing(tmp_path, monkeypatch):
+    from mlsleuth.runtime.child import channel
+
+    monkeypatch.delenv(channel.PROGRESS_ENV, raising=False)
+    assert channel.progress("step", done=1, total=2) is False

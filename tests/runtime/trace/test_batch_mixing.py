@@ -1,0 +1,20 @@
+"""`batch-mixing` (trace): found in a recorded child result where the bug is, not where it is absent.
+
+The measurements are real child results recorded once (``recorded/``; refresh with tests/runtime/recorded.py).
+"""
+
+from __future__ import annotations
+
+from ..recorded import findings_of
+
+CHECK = "batch-mixing"
+
+
+def test_batch_mixing_is_found():
+    found = findings_of("zoo_batch_mixing_bug", CHECK)
+    assert found, "expected batch-mixing in the recorded zoo_batch_mixing_bug run"
+    assert found[0].message and found[0].observation and found[0].next_test
+
+
+def test_batch_mixing_is_not_found_without_the_bug():
+    assert not findings_of("zoo_batch_mixing_fixed", CHECK)

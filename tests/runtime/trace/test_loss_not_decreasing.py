@@ -1,0 +1,20 @@
+"""`loss-not-decreasing` (trace): found in a recorded child result where the bug is, not where it is absent.
+
+The measurements are real child results recorded once (``recorded/``; refresh with tests/runtime/recorded.py).
+"""
+
+from __future__ import annotations
+
+from ..recorded import findings_of
+
+CHECK = "loss-not-decreasing"
+
+
+def test_loss_not_decreasing_is_found():
+    found = findings_of("zoo_zero_init_high_lr_bug", CHECK)
+    assert found, "expected loss-not-decreasing in the recorded zoo_zero_init_high_lr_bug run"
+    assert found[0].message and found[0].observation and found[0].next_test
+
+
+def test_loss_not_decreasing_is_not_found_without_the_bug():
+    assert not findings_of("zoo_zero_init_high_lr_fixed", CHECK)

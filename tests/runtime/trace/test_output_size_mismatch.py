@@ -1,0 +1,20 @@
+"""`output-size-mismatch` (trace): found in a recorded child result where the bug is, not where it is absent.
+
+The measurements are real child results recorded once (``recorded/``; refresh with tests/runtime/recorded.py).
+"""
+
+from __future__ import annotations
+
+from ..recorded import findings_of
+
+CHECK = "output-size-mismatch"
+
+
+def test_output_size_mismatch_is_found():
+    found = findings_of("zoo_wrong_num_classes_bug", CHECK)
+    assert found, "expected output-size-mismatch in the recorded zoo_wrong_num_classes_bug run"
+    assert found[0].message and found[0].observation and found[0].next_test
+
+
+def test_output_size_mismatch_is_not_found_without_the_bug():
+    assert not findings_of("zoo_wrong_num_classes_fixed", CHECK)

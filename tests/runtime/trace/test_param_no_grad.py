@@ -1,0 +1,21 @@
+"""`param-no-grad` (trace): found in a recorded child result where the bug is, not where it is absent.
+
+The measurements are real child results recorded once (``recorded/``; refresh with tests/runtime/recorded.py).
+"""
+
+from __future__ import annotations
+
+from ..recorded import findings_of
+
+CHECK = "param-no-grad"
+
+
+def test_param_no_grad_is_found():
+    found = findings_of("zoo_detached_encoder_bug", CHECK)
+    assert found, "expected param-no-grad in the recorded zoo_detached_encoder_bug run"
+    assert found[0].message and found[0].observation and found[0].next_test
+    assert found[0].location.module == 'encoder'
+
+
+def test_param_no_grad_is_not_found_without_the_bug():
+    assert not findings_of("zoo_detached_encoder_fixed", CHECK)

@@ -1,0 +1,20 @@
+"""`zero-grad-missing` (trace): found in a recorded child result where the bug is, not where it is absent.
+
+The measurements are real child results recorded once (``recorded/``; refresh with tests/runtime/recorded.py).
+"""
+
+from __future__ import annotations
+
+from ..recorded import findings_of
+
+CHECK = "zero-grad-missing"
+
+
+def test_zero_grad_missing_is_found():
+    found = findings_of("zoo_missing_zero_grad_bug", CHECK)
+    assert found, "expected zero-grad-missing in the recorded zoo_missing_zero_grad_bug run"
+    assert found[0].message and found[0].observation and found[0].next_test
+
+
+def test_zero_grad_missing_is_not_found_without_the_bug():
+    assert not findings_of("zoo_missing_zero_grad_fixed", CHECK)
