@@ -2,7 +2,7 @@
 
 Every measurement script computes one table and either prints it or writes it
 next to itself as ``<script name>.md``, the committed output that the handbook
-cites. ``tests/test_evidence_measurements.py`` reruns each script and compares
+cites. ``tests/evidence/test_measurements.py`` reruns each script and compares
 the fresh table with the committed one, cell by cell, so a claim in the
 handbook cannot silently drift away from the code that backs it.
 

@@ -161,7 +161,7 @@ def test_skill_dir_override_must_hold_skill_md(tmp_path: Path, monkeypatch: pyte
 
 
 def test_checkout_skill_files_are_found() -> None:
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     if not (repo / "SKILL.md").is_file():
         pytest.fail("SKILL.md is missing at the repository root; the server and the wheel need it")
     assert skill_files.skill_root() in (repo, Path(skill_files.__file__).resolve().parents[1] / "skill_files")
@@ -292,7 +292,7 @@ def _plugin_paths(value) -> list[str]:
 
 
 def test_plugin_manifest_fields_are_valid_and_every_named_path_exists() -> None:
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     manifest = json.loads((repo / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
     import re
 
@@ -325,7 +325,7 @@ def test_plugin_ships_the_root_skill_and_the_server() -> None:
     """
     import re
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     manifest = json.loads((repo / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
     assert "skills" not in manifest and "commands" not in manifest
     assert not (repo / "skills").exists() and not (repo / "commands").exists()
@@ -364,7 +364,7 @@ def _probe(tmp_path: Path, seconds: float = 0.2, mode: str = "ok"):
 
     sys.path.insert(0, str(Path(__file__).parent))
     try:
-        from test_mcp_probe_tools import prepare_probe
+        from probe_tools import prepare_probe
     finally:
         sys.path.pop(0)
     tmp_path.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MEASUREMENTS = ROOT / "docs" / "evidence" / "measurements"
 SCRIPTS = sorted(p for p in MEASUREMENTS.glob("*.py") if not p.name.startswith("_"))
 

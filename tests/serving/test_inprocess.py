@@ -61,7 +61,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture()
 def server(project: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(project.parent / "cache"))
-    monkeypatch.setenv("MLSLEUTH_EXTRA_TOOLS", "test_mcp_probe_tools")
+    monkeypatch.setenv("MLSLEUTH_EXTRA_TOOLS", "probe_tools")
     monkeypatch.syspath_prepend(str(HERE))
     return build_server(project)
 

@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(argv: list, **kw) -> subprocess.CompletedProcess:

@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def snippets(rel: str) -> dict:

@@ -14,7 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mlsleuth.mcp_server import build_server
 from mlsleuth.serving import running, sweep_child
-from test_mcp_inprocess import _alive
+from serving.test_inprocess import _alive
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups and FIFOs are POSIX")
 
@@ -222,7 +222,7 @@ def test_stdio_cancel_leaves_no_comparison_running(project: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "mlsleuth", "serve", "--root", str(project)],
-        env={"PYTHONPATH": str(Path(__file__).resolve().parent), "MLSLEUTH_EXTRA_TOOLS": "test_mcp_probe_tools", "XDG_CACHE_HOME": str(project.parent / "cache")},
+        env={"PYTHONPATH": str(Path(__file__).resolve().parent), "MLSLEUTH_EXTRA_TOOLS": "probe_tools", "XDG_CACHE_HOME": str(project.parent / "cache")},
         cwd=str(project.parent),
     )
 

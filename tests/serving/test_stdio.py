@@ -41,7 +41,7 @@ def params(root: Path) -> StdioServerParameters:
         args=["-m", "mlsleuth", "serve", "--root", str(root)],
         env={
             "PYTHONPATH": str(HERE),
-            "MLSLEUTH_EXTRA_TOOLS": "test_mcp_probe_tools",
+            "MLSLEUTH_EXTRA_TOOLS": "probe_tools",
             "XDG_CACHE_HOME": str(root.parent / "cache"),
         },
         cwd=str(root.parent),

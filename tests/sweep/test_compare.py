@@ -11,7 +11,7 @@ from mlsleuth.report import Report
 from mlsleuth.sweep import compare_sweep
 from mlsleuth.sweep.ingest import SweepInputError
 
-DATA = Path(__file__).parent / "data" / "sweep"
+DATA = Path(__file__).parent / "data"
 VERDICTS = {"sweep-reliably-better", "sweep-reliably-worse", "sweep-no-reliable-difference", "sweep-under-powered"}
 
 

@@ -10,7 +10,7 @@ import pytest
 from mlsleuth.catalog import load_all
 from mlsleuth.cli import main
 
-DATA = Path(__file__).parent / "data" / "sweep"
+DATA = Path(__file__).parent / "data"
 
 
 def seed_noise(s):

@@ -12,7 +12,7 @@ import pytest
 from mlsleuth.sweep.ingest import SweepInputError, load_runs
 from mlsleuth.sweep.tensorboard import extract_from_path, masked_crc32c
 
-DATA = Path(__file__).parent / "data" / "sweep"
+DATA = Path(__file__).parent / "data"
 
 
 def _by_key(runs):

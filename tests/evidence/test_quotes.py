@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = ROOT / "docs" / "evidence" / "quotes.json"
 FIELDS = {"id", "author", "work", "url", "year", "text", "used_in"}
 
