@@ -52,6 +52,7 @@ def test_every_script_has_a_committed_table_and_vice_versa():
     assert len(SCRIPTS) >= 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
 def test_table_regenerates(script):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

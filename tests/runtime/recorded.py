@@ -12,7 +12,7 @@ After changing the child side (``mlsleuth/runtime/child/``) or a recorded script
     OMP_NUM_THREADS=1 python tests/runtime/recorded.py --missing  # cases not recorded yet
 
 Each file is ``tests/runtime/<tool>/recorded/<case>.json``: the target and options (relative to
-``tests/``) and the child's result, with the repository path replaced by ``<repo>``.
+``tests/``) and the child's result, with the repository path replaced by ``<repo>`` and the interpreter by ``python``.
 """
 
 from __future__ import annotations
@@ -116,7 +116,9 @@ def record(case: str) -> list[str]:
         rules = [f.rule for f in prepared.to_report(result).findings]
     data = {"tool": CASES[case][0], "target": CASES[case][1], "options": CASES[case][2],
             "child_result": dataclasses.asdict(result)}
-    text = json.dumps(data, indent=1, sort_keys=True).replace(str(REPO), "<repo>")
+    # no machine paths in the repository: the interpreter is written as plain "python"
+    text = json.dumps(data, indent=1, sort_keys=True).replace(json.dumps(sys.executable), '"python"')
+    text = text.replace(str(REPO), "<repo>")
     path = path_of(case)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text + "\n", encoding="utf-8")

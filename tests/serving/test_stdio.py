@@ -127,6 +127,7 @@ def test_stdio_cancel_kills_the_child_process_group(project: Path, tmp_path: Pat
     assert not after.is_error
 
 
+@pytest.mark.slow
 def test_stdio_500_sequential_calls_keep_memory_stable(project: Path) -> None:
     calls = [
         ("list_rules", {"category": "loss"}),  # the same path as the whole catalog, at a third of the cost

@@ -85,6 +85,7 @@ def test_the_report_is_the_library_report_and_runs_in_a_child(project: Path) -> 
     assert not running._ACTIVE_CHILDREN
 
 
+@pytest.mark.slow
 def test_plot_returns_a_bounded_png_beside_the_structured_report(project: Path) -> None:
     pytest.importorskip("matplotlib")
 

@@ -398,6 +398,7 @@ def test_run_prepared_survives_a_broken_to_report(tmp_path: Path) -> None:
     assert "exited with status 0" in report.errors[0].message and "KeyError" in report.errors[0].message
 
 
+@pytest.mark.slow
 def test_run_prepared_queues_beyond_the_concurrency_limit(tmp_path: Path) -> None:
     import anyio
     from mlsleuth.serving import running

@@ -1,0 +1,28 @@
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+
+
+class ShadowModelHandler:
+    """Trains shadow models and collects (logits, label) pairs for a membership-inference attack."""
+
+    def __init__(self, target_model, population, batch_size=256):
+        self.target_model = target_model
+        self.population = population
+        self.batch_size = batch_size
+
+    def get_dataloader(self, indices, shuffle=True):
+        subset = torch.utils.data.Subset(self.population, indices)
+        return DataLoader(subset, batch_size=self.batch_size, shuffle=shuffle)
+
+    @torch.no_grad()
+    def get_logits_and_labels(self, model, indices):
+        model.eval()
+        loader = self.get_dataloader(indices)
+        pairs = [(model(x), y) for x, y in loader]
+        return torch.cat([p for p, _ in pairs]).numpy(), torch.cat([y for _, y in pairs]).numpy()
+
+    def signal(self, model, indices):
+        logits, labels = self.get_logits_and_labels(model, indices)
+        probs = torch.softmax(torch.from_numpy(logits), dim=1).numpy()
+        return probs[np.arange(len(labels)), labels]
