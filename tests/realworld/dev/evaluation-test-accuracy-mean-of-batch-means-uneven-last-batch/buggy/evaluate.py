@@ -1,0 +1,14 @@
+import numpy as np
+import torch
+
+
+@torch.no_grad()
+def evaluate(model, loader, device):
+    model.eval()
+    batch_acc = []
+    for tokens, lengths, labels in loader:
+        tokens, labels = tokens.to(device), labels.float().to(device)
+        logits = model(tokens, lengths)
+        preds = (logits > 0).float()
+        batch_acc.append((preds == labels).float().mean().item())
+    return float(np.mean(batch_acc))
