@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from mlsleuth.catalog import load_all
 from mlsleuth.runtime import thresholds as T
@@ -11,15 +9,12 @@ from mlsleuth.runtime.common import group_by_module
 from mlsleuth.runtime.registry import checks_of
 from mlsleuth.runtime.trace.run import trace_findings
 
+from .measurements import param
+
 
 def rules(data):
     return {f.rule for f in trace_findings(data, path="train.py", command="mlsleuth trace train.py")}
 
-
-def param(name, module, shape=(4, 4), steps=10, none=0, zero=0, changed=True, ratio=1e-3, grad=0.1, norm0=1.0):
-    return {"name": name, "module": module, "shape": list(shape), "numel": math.prod(shape), "requires_grad": True,
-            "grad_none_steps": none, "grad_zero_steps": zero, "steps_seen": steps, "param_norm0": norm0, "changed": changed,
-            "grad_norm_median": grad, "update_ratio_median": ratio, "update_ratios": [ratio] * steps}
 
 
 def test_every_emitted_check_is_documented():

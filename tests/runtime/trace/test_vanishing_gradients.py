@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
-from mlsleuth.runtime.trace.run import trace_findings
-
 from ..recorded import findings_of
+from .measurements import findings_for, param
 
 CHECK = "vanishing-gradients"
 
 
-def param(name, module, shape=(4, 4), steps=10, changed=True, ratio=1e-3, grad=0.1, norm0=1.0):
-    return {"name": name, "module": module, "shape": list(shape), "numel": math.prod(shape), "requires_grad": True,
-            "grad_none_steps": 0, "grad_zero_steps": 0, "steps_seen": steps, "param_norm0": norm0, "changed": changed,
-            "grad_norm_median": grad, "update_ratio_median": ratio, "update_ratios": [ratio] * steps}
-
-
 def found(data):
-    return [f for f in trace_findings(data, path="train.py", command="mlsleuth trace train.py") if f.rule == CHECK]
+    return findings_for(CHECK, data)
 
 
 def test_vanishing_gradients_is_found():
