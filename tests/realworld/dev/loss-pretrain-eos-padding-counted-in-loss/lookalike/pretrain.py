@@ -1,0 +1,29 @@
+import torch
+import torch.nn as nn
+
+from config import cfg
+
+
+def pad_batch(seqs, pad_idx):
+    n = max(len(s) for s in seqs)
+    out = torch.full((len(seqs), n), pad_idx, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        out[i, :len(s)] = torch.tensor(s)
+    return out
+
+
+class PretrainStep:
+    def __init__(self, lm, optimizer):
+        self.lm = lm
+        self.optimizer = optimizer
+        self.loss_func = nn.CrossEntropyLoss(ignore_index=cfg.ignore_index)
+
+    def __call__(self, token_lists):
+        ids = pad_batch(token_lists, pad_idx=cfg.eos_id)
+        labels = pad_batch([s[1:] for s in token_lists], pad_idx=cfg.ignore_index)
+        logits = self.lm(ids[:, :-1])
+        loss = self.loss_func(logits.reshape(-1, cfg.vocab_size), labels.reshape(-1))
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()

@@ -1,0 +1,18 @@
+import numpy as np
+import torch
+from torch.utils.data import Dataset
+
+
+class PackedTextDataset(Dataset):
+    def __init__(self, path, block_size):
+        self.ids = np.memmap(path, dtype=np.uint16, mode="r")
+        self.block_size = block_size
+        self.vocab_size = int(self.ids.max()) + 1
+
+    def __len__(self):
+        return (len(self.ids) - 1) // self.block_size
+
+    def __getitem__(self, i):
+        start = i * self.block_size
+        chunk = torch.from_numpy(self.ids[start:start + self.block_size + 1].astype(np.int64))
+        return chunk[:-1], chunk[1:]
