@@ -1,13 +1,17 @@
 """Helpers for the rule tests: run the rules on a source text and compare with what the test expects.
 
-Where findings are expected is said one way: ``# expect: rule-id[, rule-id]`` at the
+Where findings are expected is said one way only: ``# expect: rule-id[, rule-id]`` at the
 end of each line that must be reported, then :func:`check` with the rules under test.
 It is exact: a finding that is not marked fails the test as surely as a missing one.
+The marks are comments, so the rules see the same code (``tests/scan/test_prefilter.py``
+strips them before checking the rules' gates).
 
-Tests that also look at what a finding says (message, severity, observation) take the
-findings with :func:`findings` (or :func:`messages`) and find a marked line with
-:func:`line` (``# <-`` markers; :func:`findings` and :func:`line` read the source
-dedented with its leading newlines dropped, :func:`prepare`).
+Tests that also look at what a finding says (message, severity, observation) call
+:func:`check` for the locations and then take the findings with :func:`findings` (or
+:func:`messages`) for the rest; where several findings are expected, they are told apart
+by their order (sorted by line) or by what they say.
+:func:`findings` reads the source dedented with its leading newlines dropped
+(:func:`prepare`), so line numbers quoted in its messages count from the first code line.
 """
 
 from __future__ import annotations
@@ -29,17 +33,6 @@ def findings(source: str, rule: str):
     result = analyze_source(prepare(source), "case.py")
     assert not result.errors, [e.message for e in result.errors]
     return [f for f in result.findings if f.rule == rule]
-
-
-def line(source: str, marker: str, nth: int = 1) -> int:
-    """1-based line of the ``nth`` line containing ``marker`` in the prepared source."""
-    count = 0
-    for number, text in enumerate(prepare(source).splitlines(), 1):
-        if marker in text:
-            count += 1
-            if count == nth:
-                return number
-    raise AssertionError(f"marker {marker!r} not found")
 
 
 def reported(source: str, rules: set[str] | None = None) -> set[tuple[str, int]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings, line
+from scan.helpers import check, findings
 
 LEAK = "fit-on-held-out-data"
 
@@ -14,14 +14,14 @@ def test_fit_on_test_and_validation_data():
 
     scaler = StandardScaler()
     X_train = scaler.fit_transform(X_train)
-    X_test = scaler.fit_transform(X_test)  # <- scaler
+    X_test = scaler.fit_transform(X_test)  # expect: fit-on-held-out-data
 
     def project(x_val, train_x):
         pca = Reducer(n_components=8).fit(train_x)
-        return Reducer(n_components=8).fit(x_val).transform(x_val)  # <- pca
+        return Reducer(n_components=8).fit(x_val).transform(x_val)  # expect: fit-on-held-out-data
     """
+    check(src, {LEAK})
     got = findings(src, LEAK)
-    assert {f.location.line for f in got} == {line(src, "# <- scaler"), line(src, "# <- pca")}
     assert any("StandardScaler" in f.message and "X_test" in f.message for f in got)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings, line
+from scan.helpers import check, findings
 
 EPOCH = "distributed-sampler-no-set-epoch"
 
@@ -12,7 +12,7 @@ def test_distributed_sampler_without_set_epoch():
     from torch.utils.data import DataLoader, DistributedSampler
 
     def main(ds, model, opt, epochs):
-        sampler = DistributedSampler(ds)  # <-
+        sampler = DistributedSampler(ds)  # expect: distributed-sampler-no-set-epoch
         loader = DataLoader(ds, batch_size=16, sampler=sampler)
         for epoch in range(epochs):
             for x, y in loader:
@@ -21,7 +21,7 @@ def test_distributed_sampler_without_set_epoch():
                 opt.step()
     """
     (f,) = findings(src, EPOCH)
-    assert f.location.line == line(src, "# <-")
+    check(src, {EPOCH})
     assert f.category == "distributed"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings, line
+from scan.helpers import check, findings
 
 BEST = "best-state-dict-by-reference"
 
@@ -16,12 +16,12 @@ def test_best_state_by_reference_restored_after_loop():
             acc = evaluate(model)
             if acc > best_acc:
                 best_acc = acc
-                best_state = model.state_dict()  # <-
+                best_state = model.state_dict()  # expect: best-state-dict-by-reference
         model.load_state_dict(best_state)
         return model
     """
     (f,) = findings(src, BEST)
-    assert f.location.line == line(src, "# <-")
+    check(src, {BEST})
     assert "load_state_dict" in f.observation
 
 
@@ -35,11 +35,11 @@ def test_shallow_copy_on_self_attribute_is_flagged():
                 loss = self.step()
                 if loss < self.best_loss:
                     self.best_loss = loss
-                    self.best_weights = self.model.state_dict().copy()  # <-
+                    self.best_weights = self.model.state_dict().copy()  # expect: best-state-dict-by-reference
             torch.save(self.best_weights, "best.pt")
     """
     (f,) = findings(src, BEST)
-    assert f.location.line == line(src, "# <-")
+    check(src, {BEST})
     assert "shallow" in f.message
 
 
@@ -94,11 +94,11 @@ def test_best_model_kept_as_the_model_object():
             val = validate(model)
             if val < best_loss:
                 best_loss, best_model = val, None
-                best_model = model  # <-
+                best_model = model  # expect: best-state-dict-by-reference
         return best_model
     """
     (f,) = findings(src, BEST)
-    assert f.location.line == line(src, "# <-")
+    check(src, {BEST})
     assert "model object itself" in f.message
 
 

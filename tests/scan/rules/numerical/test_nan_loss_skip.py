@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings, line
+from scan.helpers import check, findings
 
 
 def test_nan_loss_skip_is_info():
@@ -13,16 +13,16 @@ def test_nan_loss_skip_is_info():
     def train(model, loader, opt, crit, log):
         for x, y in loader:
             loss = crit(model(x), y)
-            if torch.isnan(loss).any():  # <- a
+            if torch.isnan(loss).any():  # expect: nan-loss-skip
                 log.warning("nan loss, skipping")
                 continue
-            if not math.isfinite(loss.item()):  # <- b
+            if not math.isfinite(loss.item()):  # expect: nan-loss-skip
                 continue
             loss.backward()
             opt.step()
     """
+    check(src, {"nan-loss-skip"})
     got = findings(src, "nan-loss-skip")
-    assert {f.location.line for f in got} == {line(src, "# <- a"), line(src, "# <- b")}
     assert {f.severity for f in got} == {"info"}
 
 
