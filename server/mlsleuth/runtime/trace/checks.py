@@ -40,7 +40,8 @@ class TraceRun:
 
     @cached_property
     def params(self) -> list[dict]:
-        return self.data.get("params", [])
+        """Per-parameter records, with the child's "nan"/"inf" strings turned back into floats."""
+        return [_decoded_numbers(p) for p in self.data.get("params", [])]
 
     @cached_property
     def steps(self) -> int:
@@ -58,6 +59,25 @@ class TraceRun:
         if self.data.get("misplaced_zero_grad"):
             return []  # gradients are wiped before each step: the per-parameter gradient checks would only echo that
         return [p for p in self.params if p["requires_grad"]]
+
+
+# The child writes non-finite floats as strings (JSON has no NaN); these fields are numbers.
+_NUMERIC_PARAM_FIELDS = ("grad_norm_median", "update_ratio_median", "param_norm0")
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _as_number(value: Any) -> Any:
+    return _NON_FINITE.get(value, value) if isinstance(value, str) else value
+
+
+def _decoded_numbers(p: dict) -> dict:
+    out = dict(p)
+    for key in _NUMERIC_PARAM_FIELDS:
+        if key in out:
+            out[key] = _as_number(out[key])
+    if isinstance(out.get("update_ratios"), list):
+        out["update_ratios"] = [_as_number(v) for v in out["update_ratios"]]
+    return out
 
 
 def _mod(name: str | None) -> str | None:
@@ -385,7 +405,8 @@ def vanishing_gradients(run: TraceRun) -> Iterator[Found]:
     How to confirm: print each layer's gradient norm after one backward and find where it drops.
     What to do instead: ReLU/GELU, normalisation layers, residual connections, Kaiming/Xavier init.
     """
-    weights = [p for p in run.live if len(p["shape"]) >= 2 and p["grad_norm_median"] is not None and p["numel"] > 0]
+    weights = [p for p in run.live if len(p["shape"]) >= 2 and isinstance(p["grad_norm_median"], (int, float))
+               and math.isfinite(p["grad_norm_median"]) and p["numel"] > 0]
     if len(weights) >= 3:
         first, last = weights[0], weights[-1]
 
