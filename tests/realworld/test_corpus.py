@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,8 @@ def test_notebook_positions_map_joined_lines_to_cells(tmp_path):
     assert corpus.code_lines(nb) == ["a = 1", "b = 2", "c = 3"]
     assert corpus.notebook_position(nb, 3) == (3, 1)
     assert corpus.notebook_position(nb, 2) == (2, 2)
+
+
+def test_no_public_report_backs_more_than_three_cases():
+    uses = Counter(c.source["url"] for c in CASES)
+    assert not [url for url, n in uses.items() if n > 3]
