@@ -119,6 +119,29 @@ def child_errors(result: Any, *, tool: str, path: str | None, interpreter: str) 
     return errors
 
 
+# The child writes NaN and infinities as these strings (JSON has no such numbers).
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+# Keys whose values are names or labels, never measured numbers: left as written even if one reads "inf".
+_NAME_KEYS = frozenset({"name", "module", "parameter", "where", "type", "kind", "op", "fn", "path", "file",
+                        "function", "reduction", "dtype", "device", "phase", "loss", "label", "class", "root",
+                        "mixing_after", "mixing_before"})
+
+
+def decode_non_finite(value: Any, key: str | None = None) -> Any:
+    """The child's measurements with its "nan"/"inf"/"-inf" strings turned back into floats.
+
+    Checks compare measured numbers with thresholds; a layer whose output or gradient blew up must
+    reach them as a float NaN, not as a string that makes the comparison raise.
+    """
+    if isinstance(value, str):
+        return value if key in _NAME_KEYS else _NON_FINITE.get(value, value)
+    if isinstance(value, dict):
+        return {k: decode_non_finite(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_non_finite(v, key) for v in value]
+    return value
+
+
 def fmt(x: Any, digits: int = 3) -> str:
     """Compact number formatting for observations."""
     if x is None:

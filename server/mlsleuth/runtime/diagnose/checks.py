@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mlsleuth.runtime import thresholds as T
-from mlsleuth.runtime.common import fmt
+from mlsleuth.runtime.common import decode_non_finite, fmt
 from mlsleuth.runtime.registry import Found, runtime_check
 
 
@@ -23,8 +23,8 @@ class DiagnoseRun:
     """What the diagnose battery measured (``payload["checks"]``), the trace measurements beside it, and where."""
 
     def __init__(self, checks: dict[str, Any], trace: dict[str, Any], *, path: str | None, function: str) -> None:
-        self.checks = checks
-        self.trace = trace
+        self.checks = decode_non_finite(checks)  # the child writes NaN/Inf as strings
+        self.trace = decode_non_finite(trace)
         self.path = path
         self.function = function
 

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from mlsleuth.runtime import thresholds as T
-from mlsleuth.runtime.common import fmt, group_by_module
+from mlsleuth.runtime.common import decode_non_finite, fmt, group_by_module
 from mlsleuth.runtime.registry import Found, runtime_check
 
 LOSS_LABEL = {"cross_entropy": "F.cross_entropy / nn.CrossEntropyLoss", "nll_loss": "F.nll_loss / nn.NLLLoss",
@@ -31,7 +31,7 @@ class TraceRun:
     """
 
     def __init__(self, data: dict[str, Any], *, path: str | None, command: str) -> None:
-        self.data = data
+        self.data = decode_non_finite(data)  # the child writes NaN/Inf as strings
         self.path = path
         self.command = command
 
@@ -40,8 +40,7 @@ class TraceRun:
 
     @cached_property
     def params(self) -> list[dict]:
-        """Per-parameter records, with the child's "nan"/"inf" strings turned back into floats."""
-        return [_decoded_numbers(p) for p in self.data.get("params", [])]
+        return self.data.get("params", [])
 
     @cached_property
     def steps(self) -> int:
@@ -59,25 +58,6 @@ class TraceRun:
         if self.data.get("misplaced_zero_grad"):
             return []  # gradients are wiped before each step: the per-parameter gradient checks would only echo that
         return [p for p in self.params if p["requires_grad"]]
-
-
-# The child writes non-finite floats as strings (JSON has no NaN); these fields are numbers.
-_NUMERIC_PARAM_FIELDS = ("grad_norm_median", "update_ratio_median", "param_norm0")
-_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-
-
-def _as_number(value: Any) -> Any:
-    return _NON_FINITE.get(value, value) if isinstance(value, str) else value
-
-
-def _decoded_numbers(p: dict) -> dict:
-    out = dict(p)
-    for key in _NUMERIC_PARAM_FIELDS:
-        if key in out:
-            out[key] = _as_number(out[key])
-    if isinstance(out.get("update_ratios"), list):
-        out["update_ratios"] = [_as_number(v) for v in out["update_ratios"]]
-    return out
 
 
 def _mod(name: str | None) -> str | None:
