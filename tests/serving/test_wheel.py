@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -39,6 +40,13 @@ def test_wheel_installs_and_serves_skill_and_scan(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=not outer_pip).create(env_dir)
     py = env_dir / "bin" / "python"
+    if sys.prefix != sys.base_prefix:
+        # The suite itself runs in a virtual environment: its dependencies sit there, not in the system
+        # site-packages. List the outer environment's folders in a .pth so the new one finds them too; a .pth
+        # only adds paths, so the outer editable mlsleuth (a .pth of its own there) stays out of the way.
+        inner_site = Path(_run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+        outer = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+        (inner_site / "outer_environment.pth").write_text("\n".join(sorted(outer)) + "\n", encoding="utf-8")
     pip_cmd = [sys.executable, "-m", "pip", "--python", py] if outer_pip else [py, "-m", "pip"]
     _run([*pip_cmd, "install", "--no-deps", "--no-index", "--quiet", wheels[0]], cwd=tmp_path)
 
