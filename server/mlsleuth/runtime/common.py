@@ -22,12 +22,24 @@ class RuntimeInputError(ValueError):
     """Input the user can fix (missing script, bad interpreter, bad step count)."""
 
 
+def venv_search_folders(folder: Path) -> list[Path]:
+    """The folders whose ``.venv``/``venv`` may supply the interpreter: up to the project root, else ``folder`` alone."""
+    chain = [folder, *folder.parents]
+    for i, candidate_dir in enumerate(chain):
+        if any((candidate_dir / m).exists() for m in PROJECT_MARKERS):
+            return chain[: i + 1]
+    return [folder]
+
+
 def choose_interpreter(python: str | None, near: Path) -> tuple[str, str]:
     """``(interpreter, how it was chosen)``.
 
     Order: ``--python``; a project virtual environment (``.venv``/``venv``) in the
-    script's folder or a parent up to the project root (the first folder holding
+    script's folder or a parent up to the project root (the nearest folder holding
     pyproject.toml, setup.py, setup.cfg or .git); else the interpreter running mlsleuth.
+    Without a project root above the script only the script's own folder is searched:
+    climbing further would run whatever ``.venv`` someone left in a shared parent
+    (``/tmp/.venv``, a home folder), code the user never chose.
     """
     if python:
         path = Path(python).expanduser()
@@ -36,14 +48,11 @@ def choose_interpreter(python: str | None, near: Path) -> tuple[str, str]:
         if not os.access(path, os.X_OK) or path.is_dir():
             raise RuntimeInputError(f"--python {python}: not an executable interpreter")
         return str(path), "--python"
-    folder = near.resolve()
-    for candidate_dir in (folder, *folder.parents):
+    for candidate_dir in venv_search_folders(near.resolve()):
         for rel in VENV_CANDIDATES:
             cand = candidate_dir / rel
             if cand.is_file() and os.access(cand, os.X_OK):
                 return str(cand), f"project virtual environment {candidate_dir / rel.split('/')[0]}"
-        if any((candidate_dir / m).exists() for m in PROJECT_MARKERS):
-            break
     return sys.executable, "the interpreter running mlsleuth; no --python given and no .venv/venv found next to the script"
 
 
