@@ -120,6 +120,25 @@ def test_pyproject_cache_dir(tree):
     assert report.summary.stats["cache"].startswith(str(tree / "build" / "cache"))
 
 
+@pytest.mark.parametrize("configured", ["../victim", "ABSOLUTE"])
+def test_a_cache_dir_outside_the_project_is_never_written_or_pruned(tmp_path, monkeypatch, configured):
+    project, victim = tmp_path / "project", tmp_path / "victim"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "a.py").write_text(BUGGY, encoding="utf-8")
+    victim.mkdir()
+    planted = {f"scan-{i:016x}.json": f"someone else's file {i}" for i in range(12)}
+    for name, text in planted.items():
+        (victim / name).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    setting = str(victim) if configured == "ABSOLUTE" else configured
+    pyproject(project, f"[tool.mlsleuth]\nselect = ['nan-equality-check']\ncache-dir = '{setting}'\n")
+    for _ in range(2):  # a second run reads the cache and may prune it
+        report = scan_paths([project / "src"], root=project)
+    assert {p.name: p.read_text(encoding="utf-8") for p in victim.iterdir()} == planted
+    assert report.summary.stats["cache"].startswith(str(tmp_path / "user-cache"))
+    assert any("outside the project" in note for note in report.summary.stats["notes"])
+
+
 def test_pyproject_unknown_rule_fails_the_scan(tree):
     pyproject(tree, "[tool.mlsleuth]\nignore = ['no-such-rule']\n")
     with pytest.raises(ConfigError, match="no-such-rule"):

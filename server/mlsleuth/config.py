@@ -8,7 +8,7 @@ Keys (all optional)::
     exclude = ["third_party/", "legacy/*.py"] # gitignore-style globs, relative to the config file
     extend-exclude = []
     min-severity = "info"                     # error | warning | info
-    cache-dir = ".mlsleuth_cache"             # where scan results are cached
+    cache-dir = ".mlsleuth_cache"             # where scan results are cached (inside the project)
     max-file-size = 10                        # MiB; larger files are skipped with an error entry
 
 Command-line ``--select``/``--ignore`` replace the file's lists.

@@ -72,19 +72,30 @@ def _writable_dir(folder: Path) -> bool:
 
 
 def choose_cache_dir(root: Path, configured: str | None, config_root: Path | None) -> tuple[Path | None, str | None]:
-    """(cache folder, note): the configured one, ``ROOT/.mlsleuth_cache``, or a per-user folder."""
+    """(cache folder, note): the configured one, ``ROOT/.mlsleuth_cache``, or a per-user folder.
+
+    A configured ``cache-dir`` must lie inside the project that configures it: a scan
+    only reads, and a setting in a repository someone else wrote must not make it
+    create or prune files elsewhere. One that points outside is replaced by the
+    per-user cache, and the note says so.
+    """
+    digest = hashlib.blake2b(str(root.resolve()).encode(), digest_size=8).hexdigest()
+    fallback = user_cache_dir() / digest
     if configured:
+        base = (config_root or root).resolve()
         folder = Path(configured).expanduser()
         if not folder.is_absolute():
-            folder = (config_root or root) / folder
+            folder = base / folder
+        if not folder.resolve().is_relative_to(base):
+            if _writable_dir(fallback):
+                return fallback, f"cache-dir {configured} lies outside the project {base}; using the per-user cache {fallback}"
+            return None, f"cache-dir {configured} lies outside the project {base}; caching is off for this run"
         if _writable_dir(folder):
             return folder, None
         return None, f"cache-dir {folder} is not writable; caching is off for this run"
     local = root / ".mlsleuth_cache"
     if _writable_dir(local):
         return local, None
-    digest = hashlib.blake2b(str(root.resolve()).encode(), digest_size=8).hexdigest()
-    fallback = user_cache_dir() / digest
     if _writable_dir(fallback):
         return fallback, f"{root} is not writable; using the per-user cache {fallback}"
     return None, "no writable cache folder; caching is off for this run"
