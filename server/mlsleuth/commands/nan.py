@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-steps", type=int, default=1000, metavar="N", help="optimizer steps to watch before giving up (default 1000)")
     p.add_argument("--snapshot-every", type=int, default=10, metavar="K", help="snapshot model, optimizer and RNG state every K steps; the replay and the saved file start from the newest (default 10; 0 turns snapshots off)")
     p.add_argument("--memory-budget", type=float, default=256.0, metavar="MB", help="memory for the snapshots and the batches of the steps since the newest (default 256 MB)")
-    p.add_argument("--save-dir", metavar="DIR", help="where to write the offending batch and snapshot (default .mlsleuth/nan)")
+    p.add_argument("--save-dir", metavar="DIR", help="where to write the offending batch and snapshot (default .mlsleuth/nan; .mlsleuth/ gets a .gitignore that ignores all of it)")
     p.add_argument("--no-replay", action="store_true", help="skip the operation-level replay of the failing step")
     p.add_argument("--python", metavar="PATH", help="interpreter to run the script with (default: a .venv/venv next to the script, else this one)")
     p.add_argument("--timeout", type=float, default=600.0, metavar="S", help="kill the run after S seconds (default 600)")

@@ -37,6 +37,22 @@ def split_target(target: str) -> tuple[str, str | None]:
     return text, None
 
 
+def keep_out_of_version_control(folder: Path) -> None:
+    """Create mlsleuth's working folder with a ``.gitignore`` that ignores everything in it.
+
+    It holds pickled model and optimizer snapshots and saved batches: large, possibly
+    private, never source. An existing ``.gitignore`` there is left as it is; a folder
+    that cannot be written is left for the child to report.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        ignore = folder / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# Created by mlsleuth: snapshots and saved batches, not source.\n*\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
 def prepare_nan(
     target: str | os.PathLike[str],
     *,
@@ -88,6 +104,8 @@ def prepare_nan(
     if not workdir.is_dir():
         raise RuntimeInputError(f"--cwd {workdir}: no such folder")
     out_dir = Path(save_dir) if save_dir is not None else workdir / DEFAULT_SAVE_DIR
+    if save_dir is None:
+        keep_out_of_version_control(workdir / Path(DEFAULT_SAVE_DIR).parts[0])
     display = _display(path, workdir)
     config: dict[str, Any] = {
         "mode": "function" if function else "script",
