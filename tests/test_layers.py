@@ -16,6 +16,7 @@ import ast
 from pathlib import Path
 
 import mlsleuth
+from import_graph import find_cycles
 
 PACKAGE_DIR = Path(mlsleuth.__file__).parent
 FLOOR = {"", "report", "catalog", "config", "render", "process_runner", "version"}
@@ -131,22 +132,13 @@ def test_no_import_cycle_at_import_time():
         name: {t for t, _n, now in _imports(name, path) if now and t in MODULES and t != name}
         for name, path in MODULES.items()
     }
-    state: dict[str, int] = {}
-    cycles: list[str] = []
-
-    def visit(node: str, stack: list[str]) -> None:
-        state[node] = 1
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                cycles.append(" -> ".join([*stack[stack.index(nxt):], nxt]))
-            elif nxt not in state:
-                visit(nxt, [*stack, nxt])
-        state[node] = 2
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
+    cycles = find_cycles(graph)
     assert not cycles, "\n".join(cycles)
+
+
+def test_the_cycle_finder_sees_a_cycle_and_only_a_cycle():
+    assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a -> b -> c -> a"]
+    assert find_cycles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
 
 
 def test_the_checker_sees_a_planted_upward_import(tmp_path):

@@ -6,6 +6,7 @@ library only.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,8 +137,9 @@ def code_lines(path: Path) -> list[str]:
     return [line for _, lines in notebook_code_cells(path) for line in lines]
 
 
-def notebook_code_cells(path: Path) -> list[tuple[int, list[str]]]:
-    """(1-based position in the notebook's cells list, lines) of every code cell."""
+@functools.cache
+def notebook_code_cells(path: Path) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """(1-based position in the notebook's cells list, lines) of every code cell; read once per notebook."""
     data = json.loads(path.read_text(encoding="utf-8"))
     out = []
     for number, cell in enumerate(data.get("cells", []), start=1):
@@ -145,8 +147,8 @@ def notebook_code_cells(path: Path) -> list[tuple[int, list[str]]]:
             continue
         src = cell.get("source", "")
         text = "".join(src) if isinstance(src, list) else str(src)
-        out.append((number, text.splitlines()))
-    return out
+        out.append((number, tuple(text.splitlines())))
+    return tuple(out)
 
 
 def notebook_position(path: Path, line: int) -> tuple[int, int]:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from import_graph import find_cycles
 
 SERVER = Path(__file__).resolve().parents[2] / "server" / "mlsleuth"
 RUNTIME = SERVER / "runtime"
@@ -64,16 +65,5 @@ def _top_level_imports(path: Path) -> set[str]:
 def test_no_import_cycle_in_the_runtime_library():
     modules = {_module_name(p): p for p in LIBRARY}
     graph = {name: {m for m in _top_level_imports(path) if m in modules and m != name} for name, path in modules.items()}
-    state: dict[str, int] = {}
-
-    def visit(name: str, trail: list[str]) -> None:
-        state[name] = 1
-        for dep in sorted(graph[name]):
-            assert state.get(dep) != 1, f"import cycle: {' -> '.join([*trail, name, dep])}"
-            if dep not in state:
-                visit(dep, [*trail, name])
-        state[name] = 2
-
-    for name in sorted(graph):
-        if name not in state:
-            visit(name, [])
+    cycles = find_cycles(graph)
+    assert not cycles, f"import cycle(s): {cycles}"

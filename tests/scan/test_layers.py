@@ -15,6 +15,7 @@ import ast
 from pathlib import Path
 
 import mlsleuth.scan
+from import_graph import find_cycles
 
 SCAN = Path(mlsleuth.scan.__file__).parent
 PACKAGE = "mlsleuth.scan"
@@ -114,21 +115,5 @@ def test_no_module_imports_a_private_name_of_another():
 
 def test_no_import_cycle():
     graph = {name: {t for t, _n, top in _imports(name, path) if top and t in MODULES and t != name} for name, path in MODULES.items()}
-    # a package's __init__ is imported before its submodules: an edge into a parent package is no cycle risk unless
-    # the package imports back; keep every edge and look for cycles
-    state: dict[str, int] = {}
-    cycles = []
-
-    def visit(node: str, stack: list[str]) -> None:
-        state[node] = 1
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                cycles.append(" -> ".join([*stack[stack.index(nxt) :], nxt]))
-            elif nxt not in state:
-                visit(nxt, [*stack, nxt])
-        state[node] = 2
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
+    cycles = find_cycles(graph)
     assert not cycles, cycles
