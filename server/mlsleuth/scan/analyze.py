@@ -15,7 +15,6 @@ instead of taking the scan down.
 from __future__ import annotations
 
 import ast
-import re
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -23,11 +22,10 @@ from dataclasses import dataclass, field
 from mlsleuth.config import Selection
 from mlsleuth.report import ErrorEntry, Finding
 from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.project import ProjectIndex
+from mlsleuth.scan.analysis.suppression import ALL, read_suppressions
 from mlsleuth.scan.prefilter import TextProbe
 from mlsleuth.scan.registry import Rule, all_rules
-
-SUPPRESS = re.compile(r"#\s*mlsleuth:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
-ALL = "*"
 
 
 @dataclass
@@ -37,6 +35,7 @@ class FileResult:
     suppressed: int = 0
     parsed: bool = False  # the source (or its magic-free version) was parsed and the rules ran
     notes: list[str] = field(default_factory=list)  # things the reader should know, e.g. ignored IPython magics
+    deps: dict[str, str] = field(default_factory=dict)  # other project files the rules looked at: path -> content hash
 
 
 def parse_source(source: str, display_path: str = "<string>") -> tuple[ast.Module | None, str, ErrorEntry | None, str | None]:
@@ -72,19 +71,6 @@ def parse_source(source: str, display_path: str = "<string>") -> tuple[ast.Modul
         return None, source, ErrorEntry(kind="parse-error", path=display_path, message=f"cannot parse: {exc}"), None
 
 
-def suppressions(source: str) -> tuple[dict[int, set[str]], set[str]]:
-    """(line -> rule ids ignored there, rule ids ignored file-wide); ``*`` means all."""
-    per_line: dict[int, set[str]] = {}
-    per_file: set[str] = set()
-    if "mlsleuth:" not in source:
-        return per_line, per_file
-    for lineno, line in enumerate(source.splitlines(), 1):
-        for m in SUPPRESS.finditer(line):
-            ids = {part.strip() for part in (m.group(2) or "").split(",") if part.strip()} or {ALL}
-            (per_file if m.group(1) == "ignore-file" else per_line.setdefault(lineno, set())).update(ids)
-    return per_line, per_file
-
-
 def active_rules(selection: Selection | None) -> list[Rule]:
     rules = all_rules()
     sel = selection or Selection()
@@ -104,6 +90,8 @@ def analyze_source(
     rules: list[Rule] | None = None,
     *,
     gated: bool = False,
+    project: ProjectIndex | None = None,
+    path: str | None = None,
 ) -> FileResult:
     """Findings for one Python source text. Never raises for bad input.
 
@@ -126,14 +114,31 @@ def analyze_source(
     if note:
         result.notes.append(note)
     ctx = FileContext(source, tree, display_path)
-    per_line, per_file = suppressions(source)
+    per_line, per_file = read_suppressions(source)
+    if project is not None and path is not None:
+        with project.analysing(ctx, path) as deps:
+            _run_rules(ctx, rules, result, per_line, per_file, project)
+        result.deps = dict(deps)
+    else:
+        _run_rules(ctx, rules, result, per_line, per_file, None)
+    ctx.release()  # rules' caches point back at the context: free the tree now, not at the next GC
+    return result
+
+
+def _run_rules(ctx: FileContext, rules: list[Rule], result: FileResult, per_line, per_file, project: ProjectIndex | None) -> None:
+    display_path = ctx.display_path
     for rule in rules:
         if ALL in per_file or rule.id in per_file:
             continue
         try:
             for finding in rule.check(ctx):
                 line = finding.location.line
-                ignored = per_line.get(line, set()) if line is not None else set()
+                if finding.location.path not in (None, display_path) and project is not None:
+                    # the finding points into another module of the project: its comments decide
+                    other_line, other_file = project.suppressions(finding.location.path)
+                    ignored = set(other_file) | (other_line.get(line, set()) if line is not None else set())
+                else:
+                    ignored = per_line.get(line, set()) if line is not None else set()
                 if ALL in ignored or finding.rule in ignored:
                     result.suppressed += 1
                     continue
@@ -151,5 +156,4 @@ def analyze_source(
                     detail=traceback.format_exc(limit=6)[-4000:],
                 )
             )
-    ctx.release()  # rules' caches point back at the context: free the tree now, not at the next GC
-    return result
+

@@ -35,6 +35,7 @@ from mlsleuth import __version__
 from mlsleuth.config import Config, ConfigError, Selection, load_config
 from mlsleuth.report import SEVERITY_RANK, ErrorEntry, Finding, Report
 from mlsleuth.scan import discovery
+from mlsleuth.scan.analysis.project import ProjectIndex
 from mlsleuth.scan.analyze import active_rules, analyze_source, parse_source, rules_for
 from mlsleuth.scan.cache import (
     ScanCache,
@@ -51,6 +52,7 @@ PARALLEL_MIN_BYTES = 256_000
 _RG_FILE_ARGS_CHUNK = 1500
 
 Progress = Callable[[int, int], None]
+Task = tuple[int, str, bytes, str, bool, int, str]  # listing index, displayed path, bytes, kind, explicit, size limit, path
 
 
 # -- reading -------------------------------------------------------------------------
@@ -96,25 +98,31 @@ def decode_source(data: bytes) -> str:
 
 # -- per-file analysis (runs in workers) -------------------------------------------------
 _WORKER_RULES: list | None = None
+_WORKER_PROJECT: ProjectIndex | None = None
 
 
-def _init_worker(selection: Selection) -> None:
-    global _WORKER_RULES
+def _init_worker(selection: Selection, project_files: dict[str, str] | None = None, roots: list[str] | None = None, max_bytes: int = 0) -> None:
+    global _WORKER_RULES, _WORKER_PROJECT
     _WORKER_RULES = active_rules(selection)
+    _WORKER_PROJECT = ProjectIndex(project_files, roots or [], max_bytes=max_bytes) if project_files is not None else None
     gc.freeze()  # imported code and rule tables live as long as the worker: keep them out of every collection
 
 
-def _strip(model: Finding | ErrorEntry) -> dict[str, Any]:
+def _strip(model: Finding | ErrorEntry, display: str | None = None) -> dict[str, Any]:
     data = model.model_dump(mode="json", exclude_defaults=True)
     if isinstance(model, Finding):
         data.pop("id", None)
-        data.get("location", {}).pop("path", None)
+        location = data.get("location", {})
+        if location.get("path") in (None, display):  # kept when the finding points into another file
+            location.pop("path", None)
     else:
         data.pop("path", None)
     return data
 
 
-def analyze_blob(display: str, data: bytes, kind: str, explicit: bool, rules: list, code_limit: int) -> dict[str, Any]:
+def analyze_blob(
+    display: str, data: bytes, kind: str, explicit: bool, rules: list, code_limit: int, project: ProjectIndex | None = None, path: str | None = None
+) -> dict[str, Any]:
     """Findings and errors of one file's bytes, as a cacheable, path-free payload."""
     errors: list[dict[str, Any]] = []
     try:
@@ -139,7 +147,7 @@ def analyze_blob(display: str, data: bytes, kind: str, explicit: bool, rules: li
     collecting = gc.isenabled()
     gc.disable()  # a parse allocates millions of acyclic nodes: collections meanwhile only cost time (~30% of it)
     try:
-        result = analyze_source(text, display, rules=wanted, gated=True)
+        result = analyze_source(text, display, rules=wanted, gated=True, project=project if nb is None else None, path=path)
     finally:
         if collecting:
             gc.enable()  # the tree is garbage by now; what it left in cycles goes in the next collection
@@ -154,7 +162,7 @@ def analyze_blob(display: str, data: bytes, kind: str, explicit: bool, rules: li
             notes.append(note)
     findings = []
     for f in result.findings:
-        if nb is not None:
+        if nb is not None and f.location.path in (None, display):
             cell, line = nb.locate(f.location.line)
             end_cell, end_line = nb.locate(f.location.end_line)
             f.location.cell = cell
@@ -163,11 +171,13 @@ def analyze_blob(display: str, data: bytes, kind: str, explicit: bool, rules: li
             if f.location.end_line is None:
                 f.location.end_column = None
             f.message, f.observation = _cell_lines(f.message, nb), _cell_lines(f.observation, nb)
-        findings.append(_strip(f))
+        findings.append(_strip(f, display))
     errors.extend(_strip(e) for e in result.errors)
     payload: dict[str, Any] = {"findings": findings, "errors": errors, "suppressed": result.suppressed, "parsed": parsed}
     if notes:
         payload["notes"] = notes
+    if result.deps:
+        payload["deps"] = result.deps
     return payload
 
 
@@ -182,9 +192,12 @@ def _cell_lines(text: str, nb: Any) -> str:
     return re.sub(r"\bline (\d+)\b", label, text) if text else text
 
 
-def _run_chunk(tasks: list[tuple[int, str, bytes, str, bool, int]]) -> list[tuple[int, dict[str, Any]]]:
+def _run_chunk(tasks: list[tuple[int, str, bytes, str, bool, int, str]]) -> list[tuple[int, dict[str, Any]]]:
     rules = _WORKER_RULES if _WORKER_RULES is not None else []
-    return [(i, analyze_blob(display, data, kind, explicit, rules, limit)) for i, display, data, kind, explicit, limit in tasks]
+    return [
+        (i, analyze_blob(display, data, kind, explicit, rules, limit, _WORKER_PROJECT, path))
+        for i, display, data, kind, explicit, limit, path in tasks
+    ]
 
 
 # -- the pipeline ----------------------------------------------------------------------------
@@ -258,12 +271,13 @@ def scan_paths(
     listing, rg = _discover(plan, force_exclude, follow_symlinks, confine_to)
     state.errors.extend(listing.errors)
     cache = _open_cache(plan, state.notes) if use_cache else None
+    state.project = _project_index(plan, listing, state)
     pending, known_candidates = _reuse(plan, listing, cache, state)
     candidate_set = _narrow(plan, listing, rg, pending, confine_to, follow_symlinks)
     tasks, candidates = _read_candidates(plan, listing, cache, state, pending, known_candidates, candidate_set)
     if progress is not None:
         progress(state.hits, candidates)
-    jobs_used, pool_note = _analyze(tasks, plan.selection, plan.rules, jobs, state.payloads, progress, state.hits, candidates)
+    jobs_used, pool_note = _analyze(tasks, plan.selection, plan.rules, jobs, state.payloads, progress, state.hits, candidates, state.project)
     if pool_note:
         state.notes.append(pool_note)
     if cache is not None:
@@ -295,6 +309,32 @@ class _ScanState:
     payloads: dict[int, dict[str, Any]] = field(default_factory=dict)  # listing index -> analysis payload
     displays: dict[int, str] = field(default_factory=dict)  # listing index -> displayed path
     hits: int = 0  # results taken from the cache
+    project: ProjectIndex | None = None  # the listed files, for rules that follow a name into another module
+
+
+def _project_index(plan: _ScanPlan, listing: discovery.Listing, state: _ScanState) -> ProjectIndex:
+    """The project the listed files make up: rules follow imports and calls across it."""
+    root = str(plan.root_path)
+    files = {}
+    for index, path in enumerate(listing.files):
+        state.displays[index] = discovery.display_path(path, root)
+        files[path] = state.displays[index]
+    roots = [*listing.dirs, root]
+    return ProjectIndex(files, roots, max_bytes=plan.limit_bytes)
+
+
+def _deps_current(payload: dict[str, Any], project: ProjectIndex | None) -> bool:
+    """Whether the other files a cached result looked at (and, after a caller search, the file list) are unchanged."""
+    deps = payload.get("deps")
+    if not deps:
+        return True
+    if project is None:
+        return False
+    for path, digest in deps.items():
+        current = project.listing_key() if path == "<listing>" else project.content_hash(path)
+        if current != digest:
+            return False
+    return True
 
 
 def _plan(paths, root, config: Config | None, selection: Selection | None, max_file_size_mb: float | None) -> _ScanPlan:
@@ -378,7 +418,7 @@ def _reuse(
                 if not was_candidate and not explicit:
                     continue
                 cached = cache.result(key)
-                if cached is not None:
+                if cached is not None and _deps_current(cached, state.project):
                     state.payloads[index] = cached
                     state.hits += 1
                     continue
@@ -416,12 +456,12 @@ def _read_candidates(
     pending: list[tuple[int, str, os.stat_result]],
     known_candidates: list[tuple[int, str, os.stat_result, str | None]],
     candidate_set: set[str] | None,
-) -> tuple[list[tuple[int, str, bytes, str, bool, int]], int]:
+) -> tuple[list[Task], int]:
     """Read the candidates (size caps; the trigger test in Python when ripgrep did not run), then
     stage 3 by content hash. Returns (analysis tasks, number of candidates)."""
     limit_bytes, limit_mb, triggers = plan.limit_bytes, plan.limit_mb, plan.triggers
     root, displays = str(plan.root_path), state.displays
-    tasks: list[tuple[int, str, bytes, str, bool, int]] = []
+    tasks: list[Task] = []
     candidates = state.hits
     todo = [(i, p, st, None) for i, p, st in pending] + known_candidates
     todo.sort(key=lambda t: t[0])
@@ -456,17 +496,17 @@ def _read_candidates(
         if cache is not None:
             cache.remember(path, st.st_size, st.st_mtime_ns, key, True)
             cached = cache.result(key)
-            if cached is not None:
+            if cached is not None and _deps_current(cached, state.project):
                 state.payloads[index] = cached
                 state.hits += 1
                 continue
-        tasks.append((index, displays[index], data, kind, explicit, limit_bytes))
+        tasks.append((index, displays[index], data, kind, explicit, limit_bytes, path))
     return tasks, candidates
 
 
-def _store(cache: ScanCache, tasks: list[tuple[int, str, bytes, str, bool, int]], state: _ScanState) -> None:
+def _store(cache: ScanCache, tasks: list[Task], state: _ScanState) -> None:
     """Put the fresh results into the cache and save it."""
-    for index, _display, data, kind, explicit, _limit in tasks:
+    for index, _display, data, kind, explicit, _limit, _path in tasks:
         payload = state.payloads.get(index)
         if payload is not None:
             cache.store(content_key(data, state.displays[index], kind + ("!" if explicit else "")), payload)
@@ -481,7 +521,7 @@ def _report(
     rg: str | None,
     cache: ScanCache | None,
     state: _ScanState,
-    tasks: list[tuple[int, str, bytes, str, bool, int]],
+    tasks: list[Task],
     candidates: int,
     jobs_used: int,
     started: float,
@@ -493,12 +533,18 @@ def _report(
     floor = SEVERITY_RANK[sel.min_severity]
     parsed = suppressed = 0
     fresh = {t[0] for t in tasks}
+    seen: set[tuple] = set()
     for index in sorted(state.payloads):
         payload = state.payloads[index]
         parsed += bool(payload.get("parsed")) and index in fresh
         suppressed += int(payload.get("suppressed", 0))
         for raw in payload.get("findings", []):
-            finding = Finding.model_validate({**raw, "location": {**raw.get("location", {}), "path": displays[index]}})
+            location = raw.get("location", {})
+            finding = Finding.model_validate({**raw, "location": {**location, "path": location.get("path") or displays[index]}})
+            key = (finding.rule, finding.location.path, finding.location.line, finding.location.column, finding.message)
+            if key in seen:  # two files' analyses led to the same line of a shared module
+                continue
+            seen.add(key)
             if SEVERITY_RANK[finding.severity] <= floor and sel.allows(finding.rule, finding.category, finding.severity):
                 report.findings.append(finding)
         for raw in payload.get("errors", []):
@@ -557,7 +603,7 @@ def _too_large(display: str, size: int, cap: int, limit_mb: float) -> ErrorEntry
 
 
 def _analyze(
-    tasks: list[tuple[int, str, bytes, str, bool, int]],
+    tasks: list[Task],
     sel: Selection,
     rules: list,
     jobs: int | None,
@@ -565,6 +611,7 @@ def _analyze(
     progress: Progress | None,
     done: int,
     total: int,
+    project: ProjectIndex | None = None,
 ) -> tuple[int, str | None]:
     """Analyse ``tasks`` serially or in a process pool; fill ``payloads``. Returns (jobs used, note)."""
     if jobs is not None and jobs < 1:
@@ -574,25 +621,31 @@ def _analyze(
     parallel = want > 1 and len(tasks) >= (2 if jobs is not None else PARALLEL_MIN_FILES) and (jobs is not None or volume >= PARALLEL_MIN_BYTES)
     if parallel:
         try:
-            return _analyze_pool(tasks, sel, min(want, len(tasks)), payloads, progress, done, total), None
+            return _analyze_pool(tasks, sel, min(want, len(tasks)), payloads, progress, done, total, project), None
         except Exception as exc:  # noqa: BLE001 - e.g. no /dev/shm, a killed worker: finish serially
             note = f"the worker pool failed ({type(exc).__name__}: {exc}); the remaining files were scanned in one process"
             remaining = [t for t in tasks if t[0] not in payloads]
-            _analyze_serial(remaining, rules, payloads, progress, total - len(remaining), total)
+            _analyze_serial(remaining, rules, payloads, progress, total - len(remaining), total, project)
             return 1, note
-    _analyze_serial(tasks, rules, payloads, progress, done, total)
+    _analyze_serial(tasks, rules, payloads, progress, done, total, project)
     return 1, None
 
 
-def _analyze_serial(tasks, rules, payloads, progress, done, total) -> None:
-    for index, display, data, kind, explicit, limit in tasks:
-        payloads[index] = analyze_blob(display, data, kind, explicit, rules, limit)
+def _worker_args(sel: Selection, project: ProjectIndex | None) -> tuple:
+    if project is None:
+        return (sel,)
+    return (sel, project.files, project.roots, project.max_bytes)
+
+
+def _analyze_serial(tasks, rules, payloads, progress, done, total, project: ProjectIndex | None = None) -> None:
+    for index, display, data, kind, explicit, limit, path in tasks:
+        payloads[index] = analyze_blob(display, data, kind, explicit, rules, limit, project, path)
         done += 1
         if progress is not None:
             progress(done, total)
 
 
-def _analyze_pool(tasks, sel, workers, payloads, progress, done, total) -> int:
+def _analyze_pool(tasks, sel, workers, payloads, progress, done, total, project: ProjectIndex | None = None) -> int:
     from concurrent.futures import as_completed
 
     # Big files first, then round-robin into chunks, so workers finish together.
@@ -601,7 +654,7 @@ def _analyze_pool(tasks, sel, workers, payloads, progress, done, total) -> int:
     chunks: list[list] = [[] for _ in range(n_chunks)]
     for i, task in enumerate(order):
         chunks[i % n_chunks].append(task)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_init_worker, initargs=(sel,)) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_init_worker, initargs=_worker_args(sel, project)) as pool:
         futures = [pool.submit(_run_chunk, chunk) for chunk in chunks if chunk]
         for future in as_completed(futures):
             for index, payload in future.result():

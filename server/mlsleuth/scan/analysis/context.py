@@ -153,6 +153,8 @@ class FileContext:
         self._calls: list[ast.Call] | None = None
         self._calls_by_name: dict[str, list[int]] | None = None
         self._methods: dict[ast.ClassDef, dict[str, FunctionNode]] = {}
+        self.path: str | None = None  # the file's absolute path, when it was read from disk
+        self.project = None  # the ProjectIndex (analysis/project.py) when the scan knows the other files
 
     def release(self) -> None:
         """Drop every link and cache: the context must not be used afterwards.

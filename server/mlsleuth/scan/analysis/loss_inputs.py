@@ -18,7 +18,9 @@ def loss_label(ctx: FileContext, lc: value_origins.LossCall) -> str:
 
 
 def describe_origin(ctx: FileContext, found: value_origins.Origin) -> str:
-    made = f"{found.label or ctx.segment(found.node, 70)} at line {found.node.lineno}"  # type: ignore[attr-defined]
+    there = found.ctx or ctx
+    where = f"line {found.node.lineno}" if there is ctx else f"{there.display_path}, line {found.node.lineno}"  # type: ignore[attr-defined]
+    made = f"{found.label or there.segment(found.node, 70)} at {where}"
     if found.via:
         made += " (via " + "; ".join(found.via) + ")"
     return made
@@ -38,8 +40,24 @@ def probability_inputs(ctx: FileContext, lc: value_origins.LossCall, kinds: set[
         return
     if isinstance(lc.input, ast.Name) and value_origins.is_parameter(ctx, lc.input):
         func = ctx.enclosing_function(lc.input)
-        for site in value_origins.call_sites(ctx, func):
+        for sctx, site in value_origins.all_call_sites(ctx, func):
             arg = value_origins.argument_for(site, func, lc.input.id)
-            outer = value_origins.origin(ctx, arg) if arg is not None else None
+            outer = value_origins.origin(sctx, arg) if arg is not None else None
             if outer is not None and outer.kind in kinds:
-                yield site, outer, func
+                if outer.ctx is None:
+                    outer.ctx = sctx
+                yield (site if sctx is ctx else None), outer, func
+
+
+def report_site(ctx: FileContext, loss_call: ast.AST, node: ast.AST | None, found: value_origins.Origin) -> tuple[FileContext, ast.AST]:
+    """Where a finding about a probability-like loss input belongs: the line the fix changes.
+
+    When the activation is part of a model (its ``forward``, its last layer, the function
+    that builds it), removing it there is the fix, so the finding points at it, in
+    whichever file it is; otherwise at the call site that passes the value (``node``),
+    or the loss call itself.
+    """
+    there = found.ctx or ctx
+    if found.in_model or node is None:
+        return there, found.node
+    return ctx, node

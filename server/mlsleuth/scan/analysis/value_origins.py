@@ -119,6 +119,8 @@ class Origin:
     node: ast.AST
     via: list[str] = field(default_factory=list)
     label: str | None = None  # "probs = F.softmax(z, 1)" when the producing call was assigned to a name
+    ctx: FileContext | None = None  # the file ``node`` is in (another module of the project, or the rule's own)
+    in_model: bool = False  # produced inside a model (its forward, its last layer, its builder), not next to the loss
 
 
 # -- names ---------------------------------------------------------------------------
@@ -316,7 +318,7 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
         return None
     qual = normalize(ctx.qualname(expr))
     if qual in _FUNCTION_KINDS:
-        return Origin(_FUNCTION_KINDS[qual], expr)
+        return Origin(_FUNCTION_KINDS[qual], expr, ctx=ctx)
     if qual in PASSTHROUGH_FUNCTIONS and expr.args:
         return origin(ctx, expr.args[0], depth + 1)
     method = call_method(expr)
@@ -326,7 +328,7 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
         is_module_ref = head is not None and head.split(".")[0] in ctx.imports and ctx.qualname(receiver) != head
         if not is_module_ref and not (isinstance(receiver, ast.Name) and receiver.id == "self"):
             if method in _METHOD_KINDS and not _looks_like_module_object(ctx, receiver):
-                return Origin(_METHOD_KINDS[method], expr)
+                return Origin(_METHOD_KINDS[method], expr, ctx=ctx)
             if method in PASSTHROUGH_METHODS:
                 return origin(ctx, receiver, depth + 1)
             if method == "forward":
@@ -337,7 +339,96 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
         if found is not None:
             found.via.append(f"returned by {helper.name}() (line {helper.lineno})")
         return found
+    elsewhere = project_function(ctx, expr.func)
+    if elsewhere is not None:
+        octx, func = elsewhere
+        found = _all_returns(octx, func, depth + 1)
+        if found is not None:
+            found.via.append(f"returned by {func.name}() ({octx.display_path}, line {func.lineno})")
+        return found
     return output_of_callable(ctx, expr.func, expr, depth + 1)
+
+
+def project_function(ctx: FileContext, func_expr: ast.AST) -> tuple[FileContext, ast.AST] | None:
+    """(file, function) when ``func_expr`` names a function defined in another module of the project."""
+    index = ctx.project
+    if index is None or not isinstance(func_expr, (ast.Name, ast.Attribute)):
+        return None
+    if isinstance(func_expr, ast.Attribute) and isinstance(func_expr.value, ast.Name) and func_expr.value.id == "self":
+        return None
+    found = index.definition(ctx, func_expr)
+    if found is None or found.ctx is ctx or not isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return found.ctx, found.node
+
+
+def project_class(ctx: FileContext, func_expr: ast.AST) -> tuple[FileContext, ast.ClassDef] | None:
+    """(file, class) when ``func_expr`` names a class defined in another module of the project."""
+    index = ctx.project
+    if index is None or not isinstance(func_expr, (ast.Name, ast.Attribute)):
+        return None
+    found = index.definition(ctx, func_expr)
+    if found is None or found.ctx is ctx or not isinstance(found.node, ast.ClassDef):
+        return None
+    return found.ctx, found.node
+
+
+def class_method(ctx: FileContext, cls: ast.ClassDef, name: str, depth: int = 0) -> tuple[FileContext, ast.AST] | None:
+    """(file, method) for ``cls.name``, looking through base classes defined in this file or the project."""
+    found = ctx.method(cls, name)
+    if found is not None:
+        return ctx, found
+    if depth > 4:
+        return None
+    for base in cls.bases:
+        if isinstance(base, ast.Name):
+            local = file_class(ctx, base.id)
+            if local is not None and local is not cls:
+                hit = class_method(ctx, local, name, depth + 1)
+                if hit is not None:
+                    return hit
+                continue
+        other = project_class(ctx, base)
+        if other is not None:
+            hit = class_method(other[0], other[1], name, depth + 1)
+            if hit is not None:
+                return hit
+    return None
+
+
+def all_call_sites(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, ast.Call]]:
+    """Calls that run ``func``: in this file, then (when the scan knows the project) in its other files."""
+    sites = [(ctx, c) for c in call_sites(ctx, func)]
+    if ctx.project is not None:
+        sites.extend(ctx.project.callers(ctx, func))
+    return sites
+
+
+# Module methods that return the module itself (or a wrapper that computes the same outputs).
+_MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_", "share_memory", "to_empty"})
+_MODULE_WRAPPERS = frozenset(
+    {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel", "torch.compile", "torch.jit.script"}
+)
+
+
+def unwrap_module(ctx: FileContext, bound: ast.AST | None, depth: int = 0) -> ast.AST | None:
+    """``Net().to(device)``, ``DataParallel(model)``, ``torch.compile(model)``: the model expression inside."""
+    while isinstance(bound, ast.Call) and depth < MAX_DEPTH:
+        depth += 1
+        func = bound.func
+        if isinstance(func, ast.Attribute) and func.attr in _MODULE_PASSTHROUGH and not _is_import_ref(ctx, func.value):
+            inner = func.value
+        elif normalize(ctx.qualname(bound)) in _MODULE_WRAPPERS and bound.args:
+            inner = bound.args[0]
+        else:
+            break
+        bound = inner if isinstance(inner, ast.Call) else value(ctx, inner)
+    return bound
+
+
+def _is_import_ref(ctx: FileContext, expr: ast.AST) -> bool:
+    head = dotted(expr)
+    return head is not None and head.split(".")[0] in ctx.imports
 
 
 def _looks_like_module_object(ctx: FileContext, receiver: ast.AST) -> bool:
@@ -362,29 +453,39 @@ def output_of_callable(ctx: FileContext, func_expr: ast.AST, call: ast.Call, dep
         return None
     if isinstance(func_expr, ast.Name) and func_expr.id == "self":
         cls = ctx.enclosing_class(call)
-        forward = ctx.method(cls, "forward") if cls is not None else None
-        if forward is not None:
-            found = _all_returns(ctx, forward, depth + 1)
+        hit = class_method(ctx, cls, "forward") if cls is not None else None
+        if hit is not None:
+            fctx, forward = hit
+            found = _all_returns(fctx, forward, depth + 1)
             if found is not None:
-                found.via.append(f"returned by {cls.name}.forward (line {forward.lineno})")  # type: ignore[union-attr]
+                found.via.append(f"returned by {cls.name}.forward ({_where(ctx, fctx, forward)})")  # type: ignore[union-attr]
+                found.in_model = True
             return found
         return None
     bound = func_expr if isinstance(func_expr, ast.Call) else value(ctx, func_expr)
+    bound = unwrap_module(ctx, bound)
     if isinstance(bound, ast.Name) and is_parameter(ctx, bound):
         # A model passed into a helper: every caller must pass the same kind of model.
         func = ctx.enclosing_function(bound)
         found_all = []
-        for site in call_sites(ctx, func) if func is not None else []:
+        sites = all_call_sites(ctx, func) if func is not None else []
+        for sctx, site in sites:
             arg = argument_for(site, func, bound.id)
-            found_all.append(output_of_callable(ctx, arg, site, depth + 1) if arg is not None else None)
+            found_all.append(output_of_callable(sctx, arg, site, depth + 1) if arg is not None else None)
         if found_all and all(f is not None for f in found_all) and len({f.kind for f in found_all}) == 1:  # type: ignore[union-attr]
             found = found_all[0]
-            found.via.append(f"`{bound.id}` is a parameter; every caller in this file passes such a model")  # type: ignore[union-attr]
+            files = {id(sctx) for sctx, _ in sites}
+            where = "in this file" if files == {id(ctx)} else "in the project"
+            found.via.append(f"`{bound.id}` is a parameter; every caller {where} passes such a model")  # type: ignore[union-attr]
+            found.in_model = True  # type: ignore[union-attr]
             return found
         return None
     if not isinstance(bound, ast.Call):
         return None
-    return _module_output(ctx, bound, depth + 1)
+    found = _module_output(ctx, bound, depth + 1)
+    if found is not None:
+        found.in_model = True
+    return found
 
 
 def _module_output(ctx: FileContext, constructor: ast.Call, depth: int) -> Origin | None:
@@ -392,7 +493,7 @@ def _module_output(ctx: FileContext, constructor: ast.Call, depth: int) -> Origi
         return None
     qual = normalize(ctx.qualname(constructor))
     if qual in _MODULE_KINDS:
-        return Origin(_MODULE_KINDS[qual], constructor)
+        return Origin(_MODULE_KINDS[qual], constructor, ctx=ctx)
     if qual == "torch.nn.Sequential":
         layers = [a for a in constructor.args if not isinstance(a, ast.Starred)]
         if layers and len(layers) == len(constructor.args):
@@ -405,22 +506,40 @@ def _module_output(ctx: FileContext, constructor: ast.Call, depth: int) -> Origi
                 return found
         return None
     builder = callee(ctx, constructor)
+    bctx = ctx
+    if builder is None:
+        elsewhere = project_function(ctx, constructor.func)
+        if elsewhere is not None:
+            bctx, builder = elsewhere
     if builder is not None:
-        # build_model(...) defined in this file: every return decides
-        outs = [_module_output(ctx, r, depth + 1) if isinstance(r, ast.Call) else None for r in returns(builder)]
+        # build_model(...): every return decides
+        outs = []
+        for r in returns(builder):
+            r = unwrap_module(bctx, r if isinstance(r, ast.Call) else value(bctx, r))
+            outs.append(_module_output(bctx, r, depth + 1) if isinstance(r, ast.Call) else None)
         if outs and all(o is not None for o in outs) and len({o.kind for o in outs}) == 1:  # type: ignore[union-attr]
-            outs[0].via.append(f"model built by {builder.name}() (line {builder.lineno})")  # type: ignore[union-attr]
+            outs[0].via.append(f"model built by {builder.name}() ({_where(ctx, bctx, builder)})")  # type: ignore[union-attr]
             return outs[0]
         return None
-    if isinstance(constructor.func, ast.Name):
-        cls = file_class(ctx, constructor.func.id)
-        forward = ctx.method(cls, "forward") if cls is not None else None
-        if forward is not None:
-            found = _all_returns(ctx, forward, depth + 1)
-            if found is not None:
-                found.via.append(f"returned by {cls.name}.forward (line {forward.lineno})")  # type: ignore[union-attr]
-            return found
+    cls = file_class(ctx, constructor.func.id) if isinstance(constructor.func, ast.Name) else None
+    cctx = ctx
+    if cls is None:
+        elsewhere_cls = project_class(ctx, constructor.func)
+        if elsewhere_cls is not None:
+            cctx, cls = elsewhere_cls
+    hit = class_method(cctx, cls, "forward") if cls is not None else None
+    if hit is not None:
+        fctx, forward = hit
+        found = _all_returns(fctx, forward, depth + 1)
+        if found is not None:
+            found.via.append(f"returned by {cls.name}.forward ({_where(ctx, fctx, forward)})")  # type: ignore[union-attr]
+        return found
     return None
+
+
+def _where(here: FileContext, there: FileContext, node: ast.AST) -> str:
+    line = getattr(node, "lineno", "?")
+    return f"line {line}" if there is here else f"{there.display_path}, line {line}"
 
 
 # -- what a call computes ---------------------------------------------------------------

@@ -41,7 +41,7 @@ def test_criterion_bound_in_init_and_model_ending_in_softmax_module():
         def __init__(self):
             super().__init__()
             self.body = nn.Linear(8, 3)
-            self.act = nn.Softmax(dim=-1)
+            self.act = nn.Softmax(dim=-1)  # expect: softmax-into-logit-loss
             self.crit = CE()
 
         def forward(self, x):
@@ -50,7 +50,7 @@ def test_criterion_bound_in_init_and_model_ending_in_softmax_module():
         def training_step(self, batch, idx):
             x, y = batch
             out = self(x)
-            return self.crit(out, y)  # expect: softmax-into-logit-loss
+            return self.crit(out, y)  # reported where the fix goes: the model's own softmax
     """
     check(src, {SOFTMAX_LOGIT})
 
@@ -60,12 +60,12 @@ def test_sequential_model_and_method_alias_and_sigmoid_into_bce_with_logits():
     import torch
     import torch.nn as nn
 
-    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3), nn.Softmax(dim=1))
+    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3), nn.Softmax(dim=1))  # expect: softmax-into-logit-loss
     criterion = nn.CrossEntropyLoss()
     bce = nn.BCEWithLogitsLoss()
 
     def step(x, y, z, t):
-        loss = criterion(model(x), y)  # expect: softmax-into-logit-loss
+        loss = criterion(model(x), y)
         loss2 = torch.nn.functional.cross_entropy(x.softmax(1), y)  # expect: softmax-into-logit-loss
         loss3 = bce(torch.sigmoid(z), t)  # expect: softmax-into-logit-loss
         return loss + loss2 + loss3

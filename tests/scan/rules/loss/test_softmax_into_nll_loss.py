@@ -16,12 +16,12 @@ def test_softmax_into_nll_loss_through_module_attribute():
         def __init__(self):
             super().__init__()
             self.fc = nn.Linear(10, 5)
-            self.sm = nn.Softmax(dim=1)
+            self.sm = nn.Softmax(dim=1)  # expect: softmax-into-nll-loss
             self.loss_fn = nn.NLLLoss()
 
         def loss(self, x, y):
             probs = self.sm(self.fc(x))
-            return self.loss_fn(probs, y)  # expect: softmax-into-nll-loss
+            return self.loss_fn(probs, y)
     """
     check(src, {SOFTMAX_NLL})
     check(src, {SOFTMAX_LOGIT})
@@ -49,6 +49,6 @@ def test_notebook_observations_name_cells_not_joined_lines():
     case = Path(__file__).parents[2] / "corpus" / "classifier_notebook" / "buggy.ipynb"
     report = scan_paths([case], root=case.parent, config=Config(), use_cache=False, jobs=1)
     (f,) = [f for f in report.findings if f.rule == SOFTMAX_NLL]
-    assert (f.location.cell, f.location.line) == (4, 9)
+    assert (f.location.cell, f.location.line) == (3, 5)  # the model's softmax, where the fix goes
     assert "nn.Softmax() at cell 3 line 5" in f.observation
     assert "nll(...) at cell 4 line 9" in f.observation

@@ -8,6 +8,7 @@ from mlsleuth.scan.analysis.loss_inputs import (
     describe_origin,
     loss_label,
     probability_inputs,
+    report_site,
 )
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
@@ -42,33 +43,34 @@ class SoftmaxIntoLogitLoss(Rule):
     id = "softmax-into-logit-loss"
     category = "loss"
     severity = "error"
-    triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
-    requires = (
-        ("cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"),  # the check's own first test
-        (call_to(*value_origins.loss_callees(*_LOGIT_LOSSES)),),
-        (call_to(*value_origins.origin_callees(*_PROB_KINDS)),),
-    )
+    # The activation may sit in another module of the project (the model's file), so only the
+    # loss must be in this file's text.
+    triggers = ("cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss")
+    requires = ((call_to(*value_origins.loss_callees(*_LOGIT_LOSSES)),),)
 
     def check(self, ctx: FileContext):
         if not value_origins.mentions(ctx, "cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"):
             return
-        seen: set[int] = set()
+        seen: set[tuple[str, int]] = set()
         for lc in value_origins.loss_calls(ctx):
             if lc.name not in _LOGIT_LOSSES or lc.input is None:
                 continue
-            for node, found, helper in probability_inputs(ctx, lc, set(_PROB_KINDS)):
-                if node.lineno in seen:  # type: ignore[attr-defined]
+            for site, found, helper in probability_inputs(ctx, lc, set(_PROB_KINDS)):
+                where_ctx, node = report_site(ctx, lc.call, site, found)
+                if (where_ctx.display_path, node.lineno) in seen:  # type: ignore[attr-defined]
                     continue
-                seen.add(node.lineno)  # type: ignore[attr-defined]
+                seen.add((where_ctx.display_path, node.lineno))  # type: ignore[attr-defined]
                 act = _PROB_KINDS[found.kind]
                 loss = _LOGIT_LOSSES[lc.name]
                 where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
+                if where_ctx is not ctx:
+                    where += f" of {ctx.display_path}"
                 if helper is not None:
                     where += f" inside {helper.name}()"
                 if lc.via:
                     where += f" (criterion {lc.via})"
                 yield self.finding(
-                    ctx,
+                    where_ctx,
                     node,
                     f"{act} output reaches a {loss} loss, which expects raw logits and applies its own "
                     f"{_OWN_ACTIVATION[lc.name]}: it sees probabilities, so it cannot approach zero and its gradients shrink",

@@ -8,6 +8,7 @@ from mlsleuth.scan.analysis.loss_inputs import (
     describe_origin,
     loss_label,
     probability_inputs,
+    report_site,
 )
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
@@ -32,25 +33,28 @@ class SoftmaxIntoNllLoss(Rule):
     id = "softmax-into-nll-loss"
     category = "loss"
     severity = "error"
-    triggers = ("softmax", "Softmax")
-    requires = (("nll_loss", "NLLLoss"), (call_to(*value_origins.loss_callees("nll_loss")),), (call_to(*value_origins.origin_callees(value_origins.SOFTMAX)),))
+    triggers = ("nll_loss", "NLLLoss")  # the softmax may be in another module of the project
+    requires = ((call_to(*value_origins.loss_callees("nll_loss")),),)
 
     def check(self, ctx: FileContext):
         if not value_origins.mentions(ctx, "nll_loss", "NLLLoss"):
             return
-        seen: set[int] = set()
+        seen: set[tuple[str, int]] = set()
         for lc in value_origins.loss_calls(ctx):
             if lc.name != "nll_loss" or lc.input is None:
                 continue
-            for node, found, helper in probability_inputs(ctx, lc, {value_origins.SOFTMAX}):
-                if node.lineno in seen:  # type: ignore[attr-defined]
+            for site, found, helper in probability_inputs(ctx, lc, {value_origins.SOFTMAX}):
+                where_ctx, node = report_site(ctx, lc.call, site, found)
+                if (where_ctx.display_path, node.lineno) in seen:  # type: ignore[attr-defined]
                     continue
-                seen.add(node.lineno)  # type: ignore[attr-defined]
+                seen.add((where_ctx.display_path, node.lineno))  # type: ignore[attr-defined]
                 where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
+                if where_ctx is not ctx:
+                    where += f" of {ctx.display_path}"
                 if helper is not None:
                     where += f" inside {helper.name}()"
                 yield self.finding(
-                    ctx,
+                    where_ctx,
                     node,
                     "softmax probabilities reach NLLLoss, which expects log-probabilities: the loss is -p "
                     "instead of -log p, negative and weakly informative",
