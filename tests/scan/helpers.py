@@ -66,3 +66,29 @@ def messages(source: str, rule: str) -> list:
     """The findings of one rule on the dedented ``source``."""
     result = analyze_source(textwrap.dedent(source), "case.py")
     return [f for f in result.findings if f.rule == rule]
+
+
+def write_project(root, files: dict[str, str]) -> None:
+    """Write ``{relative path: source}`` under ``root`` (sources dedented; folders created)."""
+    for rel, source in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(prepare(source), encoding="utf-8")
+
+
+def project_reported(root, rules: set[str] | None = None) -> set[tuple[str, str, int]]:
+    """(rule, displayed path, line) of every finding of ``rules`` when the folder ``root`` is scanned."""
+    from mlsleuth.config import Config
+    from mlsleuth.scan import scan_paths
+
+    report = scan_paths([root], root=root, config=Config(), use_cache=False, jobs=1)
+    assert not report.errors, [e.message for e in report.errors]
+    return {(f.rule, f.location.path, f.location.line) for f in report.findings if rules is None or f.rule in rules}
+
+
+def check_project(root, files: dict[str, str], rules: set[str] | None = None) -> None:
+    """Like :func:`check` for a project of several files: each file's ``# expect:`` marks, exactly."""
+    write_project(root, files)
+    want = {(rule, rel, line) for rel, source in files.items() for rule, line in expected(prepare(source)) if rules is None or rule in rules}
+    got = project_reported(root, rules)
+    assert got == want, f"\nunexpected: {sorted(got - want)}\nmissing:    {sorted(want - got)}"

@@ -55,6 +55,7 @@ from mlsleuth.scan.analysis.context import (
     iter_children,
     keyword,
 )
+from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.torch_idioms import NO_GRAD
 
 INLINE_DEPTH = 2
@@ -116,10 +117,17 @@ class ObjectInfo:
     key: str  # identity used to match events on the same object
     construction: ast.Call | None
     name: str = ""  # class or factory name, e.g. "OneCycleLR"
+    ctx: FileContext | None = field(default=None, compare=False)  # the file of ``construction``, when not the rule's own
 
     @property
     def line(self) -> int | None:
         return getattr(self.construction, "lineno", None)
+
+    def built_at(self, here: FileContext) -> str:
+        """``line 12`` or, for an object built in another module and passed in, ``main.py line 12``."""
+        if self.ctx is not None and self.ctx is not here:
+            return f"{self.ctx.display_path} line {self.line}"
+        return f"line {self.line}"
 
 
 def classify_construction(ctx: FileContext, value: ast.AST | None) -> tuple[str, str] | None:
@@ -403,6 +411,8 @@ class LoopModel:
         value: ast.AST | None = expr
         if isinstance(expr, ast.Name):
             value = self._name_value(expr)
+            if value is None:
+                return self._passed_in(expr)
         elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
             value = ctx.resolve(expr)
             if value is expr:
@@ -425,6 +435,36 @@ class LoopModel:
                 assert first is not None
                 return ObjectInfo(first[0], f"@{value.lineno}:{value.col_offset}", None, first[1])
         return None
+
+    def _passed_in(self, name: ast.Name) -> ObjectInfo | None:
+        """The object every caller passes for parameter ``name`` (in this file or, in a scan, the project).
+
+        ``train(model, loader, optimizer, scheduler)`` called as ``train(..., StepLR(opt, 7))``:
+        the scheduler's construction is at the call site. Unknown (None) unless there is at
+        least one caller and all of them pass the same kind of object.
+        """
+        ctx = self.ctx
+        func = ctx.enclosing_function(name)
+        if func is None or name.id not in value_origins.function_params(func):
+            return None
+        busy = self.__dict__.setdefault("_binding", set())
+        if (id(func), name.id) in busy or len(busy) > 4:
+            return None
+        busy.add((id(func), name.id))
+        try:
+            found: list[tuple[ObjectInfo, FileContext]] = []
+            for sctx, site in value_origins.all_call_sites(ctx, func):
+                arg = value_origins.argument_for(site, func, name.id)
+                info = loop_model(sctx).object_of(arg) if arg is not None else None
+                if info is None:
+                    return None
+                found.append((info, info.ctx or sctx))
+        finally:
+            busy.discard((id(func), name.id))
+        if not found or len({(f.kind, f.name) for f, _c in found}) != 1:
+            return None
+        first, where = found[0]
+        return ObjectInfo(first.kind, f"param:{func.name}:{name.id}", first.construction, first.name, ctx=where)
 
     def _name_value(self, name: ast.Name, depth: int = 0) -> ast.AST | None:
         """The value bound to ``name`` before its use, seeing through ``accelerator.prepare``-style wrappers.
@@ -909,6 +949,28 @@ def step_loops(trace: Trace) -> list[ast.AST]:
         if event.kind == "step" and event.loops and event.loops[-1] not in found:
             found.append(event.loops[-1])
     return found
+
+
+def is_loop_invariant_guard(guard: Guard, loop: ast.AST) -> bool:
+    """An ``if`` whose test cannot change from one iteration of ``loop`` to the next.
+
+    ``if phase == "train":`` inside ``for batch in loader`` (``phase`` set by an outer loop) is
+    taken on every batch or on none: an event under it keeps the loop's frequency. Only tests
+    made of names, constants, comparisons and attributes of names other than ``self`` count,
+    and none of the names may be bound inside the loop; a call or ``self.x`` could change.
+    """
+    bound: set[str] = set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+    for node in ast.walk(guard.test):
+        if isinstance(node, (ast.Call, ast.NamedExpr, ast.Await, ast.Subscript, ast.Lambda)):
+            return False
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return False
+        if isinstance(node, ast.Name) and node.id in bound:
+            return False
+    return True
 
 
 def is_accumulation_guard(guard: Guard) -> bool:

@@ -99,4 +99,4 @@ class SchedulerRule(Rule):
 def scheduler_event_unit(ctx: FileContext, event: Event) -> str | None:
     if event.obj is None or event.obj.kind != "scheduler":
         return None
-    return scheduler_unit(ctx, event.obj.construction, event.obj.name)
+    return scheduler_unit(event.obj.ctx or ctx, event.obj.construction, event.obj.name)

@@ -75,3 +75,114 @@ def test_scheduler_seen_through_accelerator_prepare():
                 scheduler.step()  # expect: epoch-scheduler-stepped-per-batch
         """
     check(src, SCHED)
+
+
+def test_phase_guard_set_by_an_outer_loop_keeps_the_per_batch_frequency():
+    # ``if phase == "train"`` is taken on every batch of the train phase: still once per batch
+    src = """
+        import torch
+
+        def fit(model, loaders, criterion, optimizer, scheduler, epochs):
+            for epoch in range(epochs):
+                for phase in ("train", "val"):
+                    for x, y in loaders[phase]:
+                        optimizer.zero_grad()
+                        loss = criterion(model(x), y)
+                        if phase == "train":
+                            loss.backward()
+                            optimizer.step()
+                            scheduler.step()  # expect: epoch-scheduler-stepped-per-batch
+
+        if __name__ == "__main__":
+            net = torch.nn.Linear(2, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            fit(net, {}, torch.nn.MSELoss(), opt, torch.optim.lr_scheduler.StepLR(opt, step_size=7), 12)
+        """
+    check(src, SCHED)
+
+
+def test_guard_on_a_value_that_changes_per_batch_is_not_per_batch():
+    src = """
+        import torch
+
+        def fit(model, loader, optimizer, epochs):
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=7)
+            for epoch in range(epochs):
+                for i, (x, y) in enumerate(loader):
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+                    last = i == len(loader) - 1
+                    if last:
+                        scheduler.step()
+        """
+    check(src, SCHED)
+
+
+def test_plateau_stepped_at_a_periodic_validation_is_fine():
+    src = """
+        import torch
+
+        def fit(model, loader, optimizer, validate, max_steps, every):
+            plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min")
+            step = 0
+            while step < max_steps:
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+                    step += 1
+                    if step % every == 0:
+                        plateau.step(validate(model))
+        """
+    check(src, SCHED)
+
+
+def test_scheduler_passed_in_by_the_caller_in_another_file(tmp_path):
+    from scan.helpers import check_project
+
+    files = {
+        "loop.py": """
+            def run_epochs(model, loader, opt, sched, epochs):
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        model(x).sum().backward()
+                        opt.step()
+                        sched.step()  # expect: epoch-scheduler-stepped-per-batch
+        """,
+        "main.py": """
+            import torch
+            from loop import run_epochs
+
+            net = torch.nn.Linear(2, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            run_epochs(net, [], opt, torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[30, 60]), 90)
+        """,
+    }
+    check_project(tmp_path, files, SCHED)
+
+
+def test_per_step_scheduler_passed_in_from_another_file_is_fine(tmp_path):
+    from scan.helpers import check_project
+
+    files = {
+        "loop.py": """
+            def run_epochs(model, loader, opt, sched, epochs):
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        model(x).sum().backward()
+                        opt.step()
+                        sched.step()
+        """,
+        "main.py": """
+            import torch
+            from loop import run_epochs
+
+            net = torch.nn.Linear(2, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            run_epochs(net, [], opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=1000), 90)
+        """,
+    }
+    check_project(tmp_path, files, SCHED)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis.training_step_model import is_accumulation_guard, step_loops
+from mlsleuth.scan.analysis.training_step_model import is_accumulation_guard, is_loop_invariant_guard, step_loops
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import (
@@ -45,14 +45,17 @@ class EpochSchedulerSteppedPerBatch(SchedulerRule):
             loop = sched.loops[-1]
             if loop not in batch_loops or trace.loop_parent.get(loop) is None:
                 continue
-            if any(not is_accumulation_guard(g) or "len(" in ast.unparse(g.test) for g in sched.guarded_within(loop)):
+            varying = [g for g in sched.guarded_within(loop) if not is_loop_invariant_guard(g, loop)]
+            if varying and sched.obj is not None and sched.obj.name == "ReduceLROnPlateau":
+                continue  # stepped with a metric at a periodic evaluation: its patience counts evaluations
+            if any(not is_accumulation_guard(g) or "len(" in ast.unparse(g.test) for g in varying):
                 continue
             outer = trace.loop_parent[loop]
             assert sched.obj is not None
             yield self.finding(
                 ctx,
                 sched.node,
-                f"{sched.obj.name} (built at line {sched.obj.line}) is a per-epoch schedule but {sched.target}.step() at "
+                f"{sched.obj.name} (built at {sched.obj.built_at(ctx)}) is a per-epoch schedule but {sched.target}.step() at "
                 f"{sched.where()} runs once per batch (loop at line {loop_line(loop)}, inside the epoch loop at line "
                 f"{loop_line(outer)}): it decays len(loader) times faster than configured",
                 next_test="print `scheduler.get_last_lr()` after the first epoch: it is already at the value meant for the end of training",

@@ -60,7 +60,7 @@ class StepSchedulerSteppedPerEpoch(SchedulerRule):
             yield self.finding(
                 ctx,
                 sched.node,
-                f"{sched.obj.name} (built at line {sched.obj.line}) is sized in optimizer steps, but {sched.target}.step() at "
+                f"{sched.obj.name} (built at {sched.obj.built_at(ctx)}) is sized in optimizer steps, but {sched.target}.step() at "
                 f"{sched.where()} runs once per iteration of the loop at line {loop_line(loop)} while the optimizer steps "
                 f"per batch at {batch.where(sched)}: the schedule advances len(loader) times too slowly",
                 next_test="print `scheduler.get_last_lr()` after the last epoch: it is still near the start of the schedule",
