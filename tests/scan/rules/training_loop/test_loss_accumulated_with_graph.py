@@ -82,3 +82,36 @@ def test_detached_target_network_is_fine():
         """,
         LOSS | ZG,
     )
+
+
+def test_total_reset_at_every_optimizer_step_only_spans_the_accumulation_window():
+    src = """
+        def train(model, loader, optimizer, accum):
+            running_loss = 0
+            for idx, batch in enumerate(loader):
+                loss = model(batch).mean() / accum
+                running_loss += loss
+                loss.backward()
+                if (idx + 1) % accum == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    print(running_loss.item())
+                    running_loss = 0
+        """
+    check(src, {"loss-accumulated-with-graph"})
+
+
+def test_total_reset_once_per_epoch_still_grows_over_the_epoch():
+    src = """
+        def train(model, loader, optimizer, epochs):
+            for epoch in range(epochs):
+                running_loss = 0
+                for batch in loader:
+                    loss = model(batch).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    running_loss += loss  # expect: loss-accumulated-with-graph
+                print(running_loss / len(loader))
+        """
+    check(src, {"loss-accumulated-with-graph"})

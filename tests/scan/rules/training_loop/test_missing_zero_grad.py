@@ -166,3 +166,36 @@ def test_zero_grad_named_but_not_called():
     check(src, ZG)
     (f,) = messages(src, "missing-zero-grad")
     assert "without calling it" in f.message and "line 8" in f.message
+
+
+def test_distributed_autograd_context_per_iteration_needs_no_zero_grad():
+    src = """
+        import torch.distributed.autograd as dist_autograd
+        from torch.distributed.optim import DistributedOptimizer
+
+        def run_trainer(model, loader, param_rrefs):
+            opt = DistributedOptimizer(torch.optim.SGD, param_rrefs, lr=0.05)
+            for epoch in range(10):
+                for x, y in loader:
+                    with dist_autograd.context() as context_id:
+                        loss = model(x).sum()
+                        dist_autograd.backward(context_id, [loss])
+                        opt.step(context_id)
+        """
+    check(src, {"missing-zero-grad"})
+
+
+def test_plain_context_manager_around_the_step_does_not_excuse_missing_zero_grad():
+    src = """
+        import contextlib
+        import torch
+
+        def train(model, loader):
+            opt = torch.optim.SGD(model.parameters(), lr=0.05)
+            for x, y in loader:
+                with contextlib.nullcontext():
+                    loss = model(x).sum()
+                    loss.backward()
+                    opt.step()  # expect: missing-zero-grad
+        """
+    check(src, {"missing-zero-grad"})

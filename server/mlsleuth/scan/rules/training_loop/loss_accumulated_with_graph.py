@@ -36,6 +36,17 @@ def _is_plain_loss_term(node: ast.AST, name: str) -> bool:
     return False
 
 
+def _reset_within(ctx: FileContext, loop: ast.AST, acc: str) -> bool:
+    """``acc = 0`` / ``acc = []`` / ``acc.clear()`` inside the batch loop itself: the total only spans a
+    window (the micro-batches of one optimizer step, a logging interval), so nothing grows over the epoch."""
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and any(ctx.segment(t) == acc for t in node.targets):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear" and ctx.segment(node.func.value) == acc:
+            return True
+    return False
+
+
 @register_rule
 class LossAccumulatedWithGraph(Rule):
     """The loss tensor itself is summed or collected across steps for logging.
@@ -78,7 +89,7 @@ class LossAccumulatedWithGraph(Rule):
                     if id(node) in done:
                         continue
                     hit = self._accumulation(ctx, node, names, backwarded, backward_names)
-                    if hit is None:
+                    if hit is None or _reset_within(ctx, loop, hit[1]):
                         continue
                     done.add(id(node))
                     name, acc, how = hit

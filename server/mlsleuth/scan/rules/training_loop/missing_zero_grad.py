@@ -21,6 +21,18 @@ def _loop_label(loop: ast.AST) -> str:
     return f"the loop at line {loop_line(loop)}"
 
 
+def _per_context_gradients(ctx, loop: ast.AST) -> bool:
+    """``with dist_autograd.context() as cid:`` inside the loop: ``backward``/``step(cid)`` use that
+    context's gradients, which start empty with every new context; there is no ``.grad`` to clear."""
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                qual = ctx.qualname(item.context_expr) or ""
+                if qual.endswith("autograd.context") and "distributed" in qual:
+                    return True
+    return False
+
+
 @register_rule
 class MissingZeroGrad(LoopRule):
     """Gradients are never cleared in a loop that calls backward and step.
@@ -52,6 +64,8 @@ class MissingZeroGrad(LoopRule):
         step = optimizer_steps(events)[0]
         if fresh_optimizer_each_iteration(loop, events):
             return  # a fresh optimizer every iteration: not a training loop over one optimizer state
+        if _per_context_gradients(ctx, loop):
+            return  # distributed autograd: each iteration's gradients live in its own context
         backward = next(e for e in events if e.kind == "backward")
         outside = [e for e in trace.events if e.kind == "zero_grad" and loop not in e.loops]
         extra = ""
