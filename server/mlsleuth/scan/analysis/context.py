@@ -472,6 +472,15 @@ class FileContext:
             self._methods[cls] = table
         return table.get(name)
 
+    def nested_function(self, node: ast.AST, name: str) -> FunctionNode | None:
+        """A function named ``name`` defined directly in a function around ``node`` (a local helper)."""
+        for anc in self.ancestors(node):
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for stmt in anc.body:
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+                        return stmt
+        return None
+
     def module_function(self, name: str) -> FunctionNode | None:
         """A top-level function of this file by name."""
         for node in self.tree.body:
@@ -487,7 +496,7 @@ class FileContext:
         """
         func = call.func
         if isinstance(func, ast.Name):
-            return self.module_function(func.id)
+            return self.module_function(func.id) or self.nested_function(call, func.id)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
             cls = self.enclosing_class(call)
             if cls is not None:

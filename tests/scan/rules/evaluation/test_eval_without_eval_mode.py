@@ -329,3 +329,123 @@ def test_evaluation_loop_without_no_grad_in_a_file_that_does_not_train_is_left_a
         """,
         EV,
     )
+
+
+def test_nested_validation_helper_called_after_eval_is_fine():
+    src = """
+        import torch
+
+        def validate(val_loader, model, criterion):
+            def run_validate(loader):
+                with torch.no_grad():
+                    for images, target in loader:
+                        output = model(images)
+                        criterion(output, target)
+
+            model.eval()
+            run_validate(val_loader)
+        """
+    check(src, {"eval-without-eval-mode"})
+
+
+def test_nested_validation_helper_never_preceded_by_eval_fires():
+    src = """
+        import torch
+
+        def validate(val_loader, model, criterion):
+            def run_validate(loader):
+                with torch.no_grad():
+                    for images, target in loader:
+                        output = model(images)  # expect: eval-without-eval-mode
+                        criterion(output, target)
+
+            run_validate(val_loader)
+        """
+    check(src, {"eval-without-eval-mode"})
+
+
+MODE_FREE_MODEL = """
+    import torch.nn as nn
+
+    class Upscaler(nn.Module):
+        def __init__(self, factor: int, channels=64):
+            super().__init__()
+            self.width = channels
+            self.conv1 = nn.Conv2d(1, channels, 5, padding=2)
+            self.conv2 = nn.Conv2d(channels, factor ** 2, 3, padding=1)
+            self.act = nn.ReLU()
+            self.shuffle = nn.PixelShuffle(factor)
+
+        def forward(self, x):
+            return self.shuffle(self.conv2(self.act(self.conv1(x))))
+"""
+
+TEST_LOOP = """
+    import torch
+    from model import Upscaler
+
+    model = Upscaler(3).to("cpu")
+    opt = torch.optim.Adam(model.parameters())
+
+    def train(loader):
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+
+    def test(test_loader):
+        with torch.no_grad():
+            for x, y in test_loader:
+                prediction = model(x){mark}
+"""
+
+
+def test_model_without_dropout_or_batchnorm_needs_no_eval_mode(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(tmp_path, {"model.py": MODE_FREE_MODEL, "main.py": TEST_LOOP.replace("{mark}", "")}, {"eval-without-eval-mode"})
+
+
+def test_model_with_batchnorm_in_another_file_still_needs_eval_mode(tmp_path):
+    from scan.helpers import check_project
+
+    with_bn = MODE_FREE_MODEL.replace("self.act = nn.ReLU()", "self.act = nn.Sequential(nn.BatchNorm2d(channels), nn.ReLU())")
+    files = {"model.py": with_bn, "main.py": TEST_LOOP.replace("{mark}", "  # expect: eval-without-eval-mode")}
+    check_project(tmp_path, files, {"eval-without-eval-mode"})
+
+
+def test_layers_kept_in_a_plain_list_or_passed_in_are_unknown_so_the_rule_still_fires(tmp_path):
+    from scan.helpers import check_project
+
+    hidden = MODE_FREE_MODEL.replace("self.width = channels", "self.extra = extra").replace("channels=64)", "channels=64, extra=None)")
+    files = {"model.py": hidden, "main.py": TEST_LOOP.replace("{mark}", "  # expect: eval-without-eval-mode")}
+    check_project(tmp_path, files, {"eval-without-eval-mode"})
+
+
+def test_model_reading_self_training_needs_eval_mode():
+    src = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return F.dropout(self.fc(x), 0.5, training=self.training)
+
+        model = Net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in train_loader:
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+
+        def evaluate(loader):
+            with torch.no_grad():
+                for x, y in loader:
+                    out = model(x)  # expect: eval-without-eval-mode
+        """
+    check(src, {"eval-without-eval-mode"})

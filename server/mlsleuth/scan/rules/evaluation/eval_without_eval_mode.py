@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted
+from mlsleuth.scan.analysis.module_modes import construction_mode_dependent
 from mlsleuth.scan.analysis.torch_idioms import (
     NOT_TRAINED,
     SET_GRAD,
@@ -162,6 +163,12 @@ def _loaded_in_eval_mode(ctx: FileContext, name: str, at: ast.AST, func: ast.AST
     return False
 
 
+def _mode_independent(ctx: FileContext, name: str, at: ast.AST, func: ast.AST | None) -> bool:
+    """Every construction the model comes from computes the same in train and eval mode (no dropout, no batch-norm)."""
+    origins = [_unwrap_module(o) for o in _model_origins(ctx, name, at, func)]
+    return bool(origins) and all(construction_mode_dependent(ctx, o) is False for o in origins)
+
+
 @register_rule
 class EvalWithoutEvalMode(Rule):
     """An evaluation loop runs the model without switching it to `model.eval()`.
@@ -232,7 +239,11 @@ class EvalWithoutEvalMode(Rule):
                 continue
             if any(NOT_TRAINED.search(_is_model_call(ctx, c) or "") for c in model_calls):
                 continue
-            model_calls = [c for c in model_calls if not _loaded_in_eval_mode(ctx, _is_model_call(ctx, c) or "", c, func)]
+            model_calls = [
+                c for c in model_calls
+                if not _loaded_in_eval_mode(ctx, _is_model_call(ctx, c) or "", c, func)
+                and not _mode_independent(ctx, _is_model_call(ctx, c) or "", c, func)
+            ]
             if not model_calls or tracking and not self._evaluates_with_gradients(ctx, loop, func):
                 continue
             call = model_calls[0]
