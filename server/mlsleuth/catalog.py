@@ -52,6 +52,7 @@ class RuleDoc:
     confirm: str
     instead: str
     aliases: tuple[str, ...] = field(default=())
+    reach: str = ""  # static rules: how far values are followed ("function", "file" or "project")
 
     @property
     def same_bug_as(self) -> tuple[str, ...]:
@@ -65,7 +66,9 @@ class RuleDoc:
             twins = "**Same bug, other tool.** " + ", ".join(f"`{t}`" for t in self.same_bug_as) + "\n\n"
         return (
             f"{hashes} `{self.id}`: {self.title}\n\n"
-            f"*{self.tool}* · category `{self.category}` · default severity `{self.severity}`\n\n"
+            f"*{self.tool}* · category `{self.category}` · default severity `{self.severity}`"
+            + (f" · follows values {REACH_WORDS[self.reach]}" if self.reach else "")
+            + "\n\n"
             f"**What it finds.** {self.finds}\n\n"
             f"**Why it matters.** {self.why}\n\n"
             f"**How to confirm.** {self.confirm}\n\n"
@@ -85,10 +88,18 @@ class RuleDoc:
             "how_to_confirm": self.confirm,
             "what_to_do_instead": self.instead,
             "same_bug_as": list(self.same_bug_as),
+            **({"reach": self.reach} if self.reach else {}),
         }
 
 
-def parse_doc(rule_id: str, tool: str, category: str, severity: str, doc: str | None) -> RuleDoc:
+REACH_WORDS = {
+    "function": "within one function",
+    "file": "within one file (its functions, classes and helpers)",
+    "project": "across the project (imports, callers' arguments, base classes in other files)",
+}
+
+
+def parse_doc(rule_id: str, tool: str, category: str, severity: str, doc: str | None, reach: str = "") -> RuleDoc:
     """Build a :class:`RuleDoc` from a four-section docstring; raise CatalogError if malformed."""
     if not RULE_ID.match(rule_id):
         raise CatalogError(f"rule id {rule_id!r} is not kebab-case")
@@ -96,6 +107,8 @@ def parse_doc(rule_id: str, tool: str, category: str, severity: str, doc: str | 
         raise CatalogError(f"rule {rule_id}: unknown category {category!r}; use one of {', '.join(CATEGORIES)}")
     if severity not in SEVERITIES:
         raise CatalogError(f"rule {rule_id}: unknown severity {severity!r}")
+    if reach and reach not in REACH_WORDS:
+        raise CatalogError(f"rule {rule_id}: unknown reach {reach!r}; use one of {', '.join(REACH_WORDS)}")
     text = inspect.cleandoc(doc or "")
     if not text:
         raise CatalogError(f"rule {rule_id}: missing docstring")
@@ -127,6 +140,7 @@ def parse_doc(rule_id: str, tool: str, category: str, severity: str, doc: str | 
         why=joined("why"),
         confirm=joined("confirm"),
         instead=joined("instead"),
+        reach=reach,
     )
 
 

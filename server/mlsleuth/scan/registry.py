@@ -78,6 +78,9 @@ class Rule:
     severity: ClassVar[str]
     triggers: ClassVar[tuple[str, ...]]
     requires: ClassVar[tuple[tuple[Term, ...], ...]] = ()
+    # How far the rule follows a value: "file" (functions, classes and helpers of the file) or
+    # "project" (also imports, callers in other files and base classes; see analysis/project.py).
+    reach: ClassVar[str] = "file"
     doc: ClassVar[catalog.RuleDoc]
 
     _gate: ClassVar[tuple[tuple[Any, ...], ...]] = ()
@@ -146,7 +149,7 @@ def register_rule(cls: type[Rule]) -> type[Rule]:
     if cls.id in RULES and RULES[cls.id] is not cls:
         raise catalog.CatalogError(f"rule id {cls.id!r} defined twice")
     cls._gate = cheapest_first((gate_terms(cls.triggers), *cls.requires))
-    cls.doc = catalog.register(catalog.parse_doc(cls.id, TOOL, cls.category, cls.severity, cls.__doc__))
+    cls.doc = catalog.register(catalog.parse_doc(cls.id, TOOL, cls.category, cls.severity, cls.__doc__, cls.reach))
     RULES[cls.id] = cls
     return cls
 

@@ -90,6 +90,18 @@ LOSS_FUNCTIONS = {
 _MODULES_PATH = re.compile(r"^torch\.nn\.modules\.[a-z_]+\.")
 
 
+# Reductions and reorderings that keep values in the range an activation gave them: the batch
+# mean of softmax rows is still a distribution, sorted probabilities are still probabilities.
+_RANGE_PRESERVING = frozenset({"mean", "sort", "flip", "roll", "gather", "index_select", "masked_select"})
+_SORTING = frozenset({"sort", "topk", "max", "min"})
+
+
+def _is_activation_kind_call(ctx: FileContext, receiver: ast.AST, depth: int) -> bool:
+    """Only a probability-like receiver passes through a reduction (a mean of logits means nothing here)."""
+    found = origin(ctx, receiver, depth + 1)
+    return found is not None and found.kind in (SOFTMAX, SIGMOID)
+
+
 def origin_callees(*kinds: str) -> tuple[str, ...]:
     """The callee names (as :meth:`FileContext.calls_named` reads them) of every call that
     :func:`origin` can report as one of ``kinds``: a rule about such values needs one."""
@@ -306,6 +318,8 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
             elif not any(step.startswith(f"{expr.id} =") for step in found.via):
                 found.via.insert(0, f"{expr.id} = {ctx.segment(bound, 80)} (line {line})")
         return found
+    if isinstance(expr, ast.Attribute) and expr.attr == "values" and call_method(expr.value) in _SORTING:
+        return origin(ctx, expr.value.func.value, depth + 1)  # type: ignore[union-attr]  # probs.sort(...).values
     if isinstance(expr, ast.Attribute):
         if isinstance(expr.value, ast.Name) and expr.value.id == "self":
             bound = ctx.resolve(expr)
@@ -329,7 +343,7 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
         if not is_module_ref and not (isinstance(receiver, ast.Name) and receiver.id == "self"):
             if method in _METHOD_KINDS and not _looks_like_module_object(ctx, receiver):
                 return Origin(_METHOD_KINDS[method], expr, ctx=ctx)
-            if method in PASSTHROUGH_METHODS:
+            if method in PASSTHROUGH_METHODS or method in _RANGE_PRESERVING and _is_activation_kind_call(ctx, receiver, depth):
                 return origin(ctx, receiver, depth + 1)
             if method == "forward":
                 return output_of_callable(ctx, receiver, expr, depth + 1)

@@ -88,6 +88,8 @@ def scheduler_events(trace: Trace) -> Iterator[Event]:
 
 
 class SchedulerRule(Rule):
+    reach = "project"  # the scheduler may be built by a caller in another module and passed in
+
     def check(self, ctx: FileContext) -> Iterator[Finding]:
         model = loop_model(ctx)
         yield from dedupe(f for trace in model.traces for f in self.check_trace(ctx, trace))

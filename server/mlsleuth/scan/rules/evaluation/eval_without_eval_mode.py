@@ -196,6 +196,7 @@ class EvalWithoutEvalMode(Rule):
     id = "eval-without-eval-mode"
     category = "evaluation"
     severity = "warning"
+    reach = "project"
     # no_grad / inference_mode / set_grad_enabled(False) around the model, or, for an evaluation loop
     # that leaves gradients on, a file that trains (backward and an optimizer step)
     triggers = ("no_grad", "inference_mode", "set_grad_enabled", "backward")

@@ -43,6 +43,7 @@ class SoftmaxIntoLogitLoss(Rule):
     id = "softmax-into-logit-loss"
     category = "loss"
     severity = "error"
+    reach = "project"
     # The activation may sit in another module of the project (the model's file), so only the
     # loss must be in this file's text.
     triggers = ("cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss")

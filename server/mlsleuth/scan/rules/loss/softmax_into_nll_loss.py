@@ -33,6 +33,7 @@ class SoftmaxIntoNllLoss(Rule):
     id = "softmax-into-nll-loss"
     category = "loss"
     severity = "error"
+    reach = "project"
     triggers = ("nll_loss", "NLLLoss")  # the softmax may be in another module of the project
     requires = ((call_to(*value_origins.loss_callees("nll_loss")),),)
 
