@@ -133,6 +133,7 @@ class Origin:
     label: str | None = None  # "probs = F.softmax(z, 1)" when the producing call was assigned to a name
     ctx: FileContext | None = None  # the file ``node`` is in (another module of the project, or the rule's own)
     in_model: bool = False  # produced inside a model (its forward, its last layer, its builder), not next to the loss
+    reduced: bool = False  # passed through a mean/sort/gather: still probabilities, no longer one activation's output
 
 
 # -- names ---------------------------------------------------------------------------
@@ -319,7 +320,10 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
                 found.via.insert(0, f"{expr.id} = {ctx.segment(bound, 80)} (line {line})")
         return found
     if isinstance(expr, ast.Attribute) and expr.attr == "values" and call_method(expr.value) in _SORTING:
-        return origin(ctx, expr.value.func.value, depth + 1)  # type: ignore[union-attr]  # probs.sort(...).values
+        found = origin(ctx, expr.value.func.value, depth + 1)  # type: ignore[union-attr]  # probs.sort(...).values
+        if found is not None:
+            found.reduced = True
+        return found
     if isinstance(expr, ast.Attribute):
         if isinstance(expr.value, ast.Name) and expr.value.id == "self":
             bound = ctx.resolve(expr)
@@ -343,8 +347,13 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
         if not is_module_ref and not (isinstance(receiver, ast.Name) and receiver.id == "self"):
             if method in _METHOD_KINDS and not _looks_like_module_object(ctx, receiver):
                 return Origin(_METHOD_KINDS[method], expr, ctx=ctx)
-            if method in PASSTHROUGH_METHODS or method in _RANGE_PRESERVING and _is_activation_kind_call(ctx, receiver, depth):
+            if method in PASSTHROUGH_METHODS:
                 return origin(ctx, receiver, depth + 1)
+            if method in _RANGE_PRESERVING and _is_activation_kind_call(ctx, receiver, depth):
+                found = origin(ctx, receiver, depth + 1)
+                if found is not None:
+                    found.reduced = True
+                return found
             if method == "forward":
                 return output_of_callable(ctx, receiver, expr, depth + 1)
     helper = callee(ctx, expr)

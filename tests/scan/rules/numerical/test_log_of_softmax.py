@@ -36,3 +36,14 @@ def test_log_softmax_and_eps_shifted_log_are_not_flagged():
         return b, c, entropy, torch.log(z)
     """
     check(src, {'log-of-softmax'})
+
+
+def test_log_of_a_batch_mean_of_probabilities_has_no_fused_form():
+    src = """
+        import torch.nn.functional as F
+
+        def marginal_entropy(logits):
+            mean_probs = F.softmax(logits, dim=1).mean(dim=0)
+            return -(mean_probs * mean_probs.log()).sum()
+        """
+    check(src, {"log-of-softmax"})

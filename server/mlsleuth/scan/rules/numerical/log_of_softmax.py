@@ -73,6 +73,8 @@ class LogOfSoftmax(Rule):
             if operand is None:
                 continue
             found = value_origins.origin(ctx, operand)
+            if found is not None and found.reduced:
+                continue  # a mean or sort of probabilities: there is no fused log_softmax to use instead
             if found is None or found.kind not in _LOG_FIX:
                 continue
             if _reference_formula(ctx, call):
