@@ -13,10 +13,10 @@ def test_missing_zero_grad_positive_with_alias_and_message():
 
         def train(model, loader, crit):
             opt = O.SGD(model.parameters(), lr=0.1)
-            for x, y in loader:
+            for x, y in loader:  # expect: missing-zero-grad
                 loss = crit(model(x), y)
                 loss.backward()
-                opt.step()  # expect: missing-zero-grad
+                opt.step()
         """
     check(src, ZG)
     (f,) = messages(src, "missing-zero-grad")
@@ -31,9 +31,9 @@ def test_missing_zero_grad_when_cleared_only_once_per_epoch():
             optimizer = torch.optim.Adam(model.parameters())
             for epoch in range(epochs):
                 optimizer.zero_grad()
-                for x, y in loader:
+                for x, y in loader:  # expect: missing-zero-grad
                     model(x, y).backward()
-                    optimizer.step()  # expect: missing-zero-grad
+                    optimizer.step()
         """
     check(src, ZG)
     (f,) = messages(src, "missing-zero-grad")
@@ -156,11 +156,11 @@ def test_manual_grad_zeroing_forms_count_as_zero_grad():
 def test_zero_grad_named_but_not_called():
     src = """
         def train_one_epoch(model, optimizer, data_loader):
-            for images, targets in data_loader:
+            for images, targets in data_loader:  # expect: missing-zero-grad
                 losses = model(images, targets)
                 total = sum(losses.values())
                 total.backward()
-                optimizer.step()  # expect: missing-zero-grad
+                optimizer.step()
                 optimizer.zero_grad
         """
     check(src, ZG)
@@ -192,10 +192,10 @@ def test_plain_context_manager_around_the_step_does_not_excuse_missing_zero_grad
 
         def train(model, loader):
             opt = torch.optim.SGD(model.parameters(), lr=0.05)
-            for x, y in loader:
+            for x, y in loader:  # expect: missing-zero-grad
                 with contextlib.nullcontext():
                     loss = model(x).sum()
                     loss.backward()
-                    opt.step()  # expect: missing-zero-grad
+                    opt.step()
         """
     check(src, {"missing-zero-grad"})

@@ -21,6 +21,22 @@ def _loop_label(loop: ast.AST) -> str:
     return f"the loop at line {loop_line(loop)}"
 
 
+def _loop_header(loop: ast.AST) -> ast.AST:
+    """The node whose line is the loop's header (``for x in loader:``/``def step(...)``), for the finding's location."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        return loop.target if loop.target.lineno == loop.lineno else loop
+    if isinstance(loop, ast.While):
+        return loop.test
+    return loop
+
+
+def _directly_in(ctx, node: ast.AST, loop: ast.AST) -> bool:
+    """``node`` is in ``loop``'s own body (not in a helper the loop calls)."""
+    if isinstance(loop, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(anc is loop for anc in ctx.ancestors(node))
+
+
 def _per_context_gradients(ctx, loop: ast.AST) -> bool:
     """``with dist_autograd.context() as cid:`` inside the loop: ``backward``/``step(cid)`` use that
     context's gradients, which start empty with every new context; there is no ``.grad`` to clear."""
@@ -82,7 +98,8 @@ class MissingZeroGrad(LoopRule):
             )
         yield self.finding(
             ctx,
-            step.node,
+            # where the fix goes: the top of this loop's body, or the helper that steps once per iteration
+            _loop_header(loop) if _directly_in(ctx, step.node, loop) else step.node,
             f"{_loop_label(loop)} calls backward at {backward.where()} and {optimizer_name(step)}.step() at "
             f"{step.where(backward)} but never clears the gradients{extra}: each step applies the sum of all earlier gradients",
             next_test=(
