@@ -115,3 +115,43 @@ def test_total_reset_once_per_epoch_still_grows_over_the_epoch():
                 print(running_loss / len(loader))
         """
     check(src, {"loss-accumulated-with-graph"})
+
+
+def test_helper_that_returns_the_loss_as_a_number_is_not_a_graph():
+    src = """
+        class Trainer:
+            def train_step(self, batch):
+                loss = self.model(batch).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                return loss.item()
+
+            def fit(self, batches):
+                history = []
+                for batch in batches:
+                    loss = self.train_step(batch)
+                    history.append(loss)
+                return history
+        """
+    check(src, {"loss-accumulated-with-graph"})
+
+
+def test_helper_that_returns_the_loss_tensor_still_keeps_the_graph():
+    src = """
+        class Trainer:
+            def train_step(self, batch):
+                loss = self.model(batch).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                return loss
+
+            def fit(self, batches):
+                history = []
+                for batch in batches:
+                    loss = self.train_step(batch)
+                    history.append(loss)  # expect: loss-accumulated-with-graph
+                return history
+        """
+    check(src, {"loss-accumulated-with-graph"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted
 from mlsleuth.scan.analysis.training_step_model import (
     Event,
@@ -129,8 +130,18 @@ class LossAccumulatedWithGraph(Rule):
         for line, _stmt, bound in ctx.assignments(scope).get(name, []):
             if line <= node.lineno:
                 value = bound
-        if isinstance(value, ast.Call):
-            method = value.func.attr if isinstance(value.func, ast.Attribute) else None
-            if method in _CUT_METHODS or (ctx.qualname(value) or "") in {"float", "int"}:
-                return True
+        return _is_number(ctx, value, depth=0)
+
+
+def _is_number(ctx: FileContext, value: ast.AST | None, depth: int) -> bool:
+    """``loss.item()``, ``float(loss)``, or a call to a helper of this file whose every return is one."""
+    if not isinstance(value, ast.Call) or depth > 2:
         return False
+    method = value.func.attr if isinstance(value.func, ast.Attribute) else None
+    if method in _CUT_METHODS or (ctx.qualname(value) or "") in {"float", "int"}:
+        return True
+    helper = ctx.callee_definition(value)
+    if helper is None:
+        return False
+    returns = value_origins.returns(helper)
+    return bool(returns) and all(_is_number(ctx, r, depth + 1) for r in returns)
