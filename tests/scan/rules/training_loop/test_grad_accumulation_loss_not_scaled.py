@@ -59,3 +59,42 @@ def test_accumulation_with_division_variants_is_fine():
         """,
         ACC,
     )
+
+
+def test_temperature_inside_the_loss_helper_is_not_accumulation_scaling():
+    src = """
+        import torch
+        import torch.nn.functional as F
+
+        def info_nce(z1, z2, temperature):
+            logits = F.normalize(z1, dim=1) @ F.normalize(z2, dim=1).t() / temperature
+            return F.cross_entropy(logits, torch.arange(len(z1)))
+
+        def train(encoder, loader, opt, accum):
+            for i, (a, b) in enumerate(loader):
+                loss = info_nce(encoder(a), encoder(b), 0.1)
+                loss.backward()  # expect: grad-accumulation-loss-not-scaled
+                if (i + 1) % accum == 0:
+                    opt.step()
+                    opt.zero_grad()
+        """
+    check(src, {"grad-accumulation-loss-not-scaled"})
+
+
+def test_helper_returning_the_loss_divided_by_the_window_is_scaled():
+    src = """
+        import torch.nn.functional as F
+
+        def micro_loss(model, x, y, accum):
+            loss = F.cross_entropy(model(x), y)
+            return loss / accum
+
+        def train(model, loader, opt, accum):
+            for i, (x, y) in enumerate(loader):
+                loss = micro_loss(model, x, y, accum)
+                loss.backward()
+                if (i + 1) % accum == 0:
+                    opt.step()
+                    opt.zero_grad()
+        """
+    check(src, {"grad-accumulation-loss-not-scaled"})

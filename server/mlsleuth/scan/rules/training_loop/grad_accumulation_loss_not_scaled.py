@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted
 from mlsleuth.scan.analysis.training_step_model import Event, is_accumulation_guard
 from mlsleuth.scan.prefilter import STEP_CALL
@@ -12,7 +13,36 @@ from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimiz
 
 
 def _has_division(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult)) for n in ast.walk(node))
+    """A division or product applied to the value itself, not to the inputs of a call that computes it.
+
+    ``criterion(out, y) / accum`` and ``(loss * w).mean()`` are scaled; ``F.cross_entropy(z / T, y)``
+    (a temperature inside the loss computation) is not.
+    """
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult)):
+            return True
+        if isinstance(n, ast.Call):
+            if isinstance(n.func, ast.Attribute):
+                stack.append(n.func.value)  # loss.mean(): look at the receiver, not the arguments
+            continue
+        if isinstance(n, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def _returns_scaled(ctx: FileContext, func: ast.AST) -> bool:
+    """A helper whose returned loss is divided or multiplied (``return loss / self.accum``)."""
+    for value in value_origins.returns(func):
+        if _has_division(value):
+            return True
+        if isinstance(value, ast.Name):
+            for _line, _stmt, bound in ctx.assignments(func).get(value.id, []):
+                if bound is not None and _has_division(bound):
+                    return True
+    return False
 
 
 def _loss_is_scaled(ctx: FileContext, backward: Event) -> bool:
@@ -32,7 +62,7 @@ def _loss_is_scaled(ctx: FileContext, backward: Event) -> bool:
             return True
         if isinstance(value, ast.Call):
             func = ctx.callee_definition(value)
-            if func is not None and _has_division(func):
+            if func is not None and _returns_scaled(ctx, func):
                 return True
     return False
 
