@@ -32,3 +32,19 @@ def test_strict_false_result_checked_or_strict_load_is_fine():
         print(result)
     """
     check(src, {STRICT})
+
+
+def test_a_test_function_loading_a_partial_state_is_left_alone():
+    src = """
+        import torch
+
+        def test_adapter_weights_load(tmp_path):
+            model = make_model()
+            state_dict = torch.load(tmp_path / "adapter.pt")
+            model.load_state_dict(state_dict, strict=False)
+            assert model.adapter.weight.sum() != 0
+
+        def finetune(model, path):
+            model.load_state_dict(torch.load(path), strict=False)  # expect: load-state-dict-strict-false-ignored
+        """
+    check(src, {"load-state-dict-strict-false-ignored"})
