@@ -276,6 +276,25 @@ class ProjectIndex:
         return None
 
     # -- callers --------------------------------------------------------------------------
+    def files_mentioning(self, ctx: FileContext, word: str) -> list[FileContext]:
+        """The other listed files whose text contains ``word`` (parsed), for a caller search by name."""
+        path = getattr(ctx, "path", None)
+        if self._deps:
+            self._deps[-1]["<listing>"] = self.listing_key()
+        found = []
+        for other in sorted(self.files):
+            if other == path:
+                continue
+            text = self._text(other)
+            if text is None or word not in text:
+                continue
+            octx = self.context(other)
+            if octx is not None:
+                found.append(octx)
+            if len(found) >= MAX_CALLER_FILES:
+                break
+        return found
+
     def callers(self, ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, ast.Call]]:
         """Calls in other listed files that run ``func`` (a top-level function of ``ctx``, or a class's ``__init__``)."""
         owner = func

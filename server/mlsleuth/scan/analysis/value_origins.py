@@ -427,6 +427,45 @@ def all_call_sites(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, a
     return sites
 
 
+def instance_class(ctx: FileContext, receiver: ast.AST) -> tuple[FileContext, ast.ClassDef] | None:
+    """(file, class) when ``receiver`` (``mapper``, ``self.trainer``) holds an instance built as ``Cls(...)``
+    of a class defined in this file or another module of the project."""
+    bound = value(ctx, receiver)
+    if not isinstance(bound, ast.Call):
+        return None
+    if isinstance(bound.func, ast.Name):
+        local = file_class(ctx, bound.func.id)
+        if local is not None:
+            return ctx, local
+    return project_class(ctx, bound.func)
+
+
+def method_call_sites(ctx: FileContext, method: ast.AST) -> list[tuple[FileContext, ast.Call]]:
+    """Calls ``obj.name(...)`` that run ``method`` of its class: ``self.name(...)`` in the class, and calls on
+    instances of it (``mapper.optimize(...)`` after ``mapper = Mapper(...)``), here or in other modules."""
+    cls = ctx.enclosing_class(method)
+    name = getattr(method, "name", None)
+    if cls is None or name is None:
+        return []
+    files = [ctx]
+    if ctx.project is not None:
+        files += ctx.project.files_mentioning(ctx, name)
+    found = []
+    for fctx in files:
+        for call in fctx.calls_named(name):
+            func = call.func
+            if not isinstance(func, ast.Attribute):
+                continue
+            if isinstance(func.value, ast.Name) and func.value.id == "self":
+                if fctx is ctx and ctx.enclosing_class(call) is cls:
+                    found.append((fctx, call))
+                continue
+            owner = instance_class(fctx, func.value)
+            if owner is not None and owner[1] is cls:
+                found.append((fctx, call))
+    return found
+
+
 # Module methods that return the module itself (or a wrapper that computes the same outputs).
 _MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_", "share_memory", "to_empty"})
 _MODULE_WRAPPERS = frozenset(

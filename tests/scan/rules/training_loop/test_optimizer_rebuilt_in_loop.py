@@ -118,3 +118,105 @@ def test_lightning_manual_optimization_fetches_the_same_optimizer():
         """,
         REBUILT,
     )
+
+
+MAPPER = """
+    import torch
+
+    class Mapper:
+        def __init__(self, decoder, lr=5e-3):
+            self.decoder = decoder
+            self.lr = lr
+            self.persistent = torch.optim.Adam(decoder.parameters(), lr=lr)
+
+        def optimize(self, pts, target):
+            optim = torch.optim.Adam(self.decoder.parameters(), lr=self.lr){mark}
+            for _ in range(5):
+                optim.zero_grad()
+                (self.decoder(pts) - target).abs().mean().backward()
+                optim.step()
+
+        def optimize_kept(self, pts, target):
+            for _ in range(5):
+                self.persistent.zero_grad()
+                (self.decoder(pts) - target).abs().mean().backward()
+                self.persistent.step()
+
+        def relocalise(self, pts, target):
+            pose = torch.zeros(6, requires_grad=True)
+            optim = torch.optim.Adam([pose], lr=1e-2)
+            for _ in range(10):
+                optim.zero_grad()
+                (self.decoder(pts + pose[:3]) - target).pow(2).mean().backward()
+                optim.step()
+"""
+
+
+def test_method_that_builds_its_optimizer_is_called_once_per_frame_from_another_module(tmp_path):
+    from scan.helpers import check_project
+
+    files = {
+        "mapper.py": MAPPER.replace("{mark}", "  # expect: optimizer-rebuilt-in-loop"),
+        "run.py": """
+            from mapper import Mapper
+
+            def main(decoder, frames):
+                mapper = Mapper(decoder)
+                for pts, target in frames:
+                    mapper.optimize(pts, target)
+                    mapper.optimize_kept(pts, target)
+                    mapper.relocalise(pts, target)
+        """,
+    }
+    check_project(tmp_path, files, {"optimizer-rebuilt-in-loop"})
+
+
+def test_a_new_instance_per_iteration_or_a_single_call_is_fine(tmp_path):
+    from scan.helpers import check_project
+
+    files = {
+        "mapper.py": MAPPER.replace("{mark}", ""),
+        "run.py": """
+            from mapper import Mapper
+
+            def trials(make_decoder, frames):
+                for seed in range(5):
+                    mapper = Mapper(make_decoder(seed))
+                    for pts, target in frames:
+                        pass
+                    mapper.optimize(*frames[0])
+
+            def once(decoder, pts, target):
+                Mapper(decoder).optimize(pts, target)
+        """,
+    }
+    check_project(tmp_path, files, {"optimizer-rebuilt-in-loop"})
+
+
+def test_epoch_function_rebuilding_momentum_sgd_for_the_same_model():
+    src = """
+        import torch
+
+        def run_epoch(model, loader, lr):
+            optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)  # expect: optimizer-rebuilt-in-loop
+            for x, y in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+
+        def run_epoch_plain(model, loader, lr):
+            optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+            for x, y in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+
+        def main(model, loader, folds):
+            for epoch in range(30):
+                run_epoch(model, loader, 0.1 * 0.5 ** (epoch // 5))
+                run_epoch_plain(model, loader, 0.1)
+            for fold in folds:
+                fresh = make_model()
+                run_epoch(fresh, fold, 0.1)
+        """
+    check(src, {"optimizer-rebuilt-in-loop"})

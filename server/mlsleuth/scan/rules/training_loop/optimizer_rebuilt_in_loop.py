@@ -6,7 +6,8 @@ import ast
 from collections.abc import Iterator
 
 from mlsleuth.report import Finding
-from mlsleuth.scan.analysis.context import FileContext, argument, constant, keyword
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext, argument, call_method, constant, dotted, keyword
 from mlsleuth.scan.analysis.training_step_model import Event, dedupe, loop_model
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
@@ -55,7 +56,10 @@ class OptimizerRebuiltInLoop(Rule):
     """A stateful optimizer is constructed anew in every iteration of the loop that steps it.
 
     What it finds: an optimizer such as `Adam`, `AdamW`, `RMSprop` or `SGD(momentum=...)` built inside
-    the same loop iteration that calls its `step()` once, over a model that lives outside the loop.
+    the same loop iteration that calls its `step()` once, over a model that lives outside the loop;
+    and one built and stepped inside a function or method (`Mapper.optimize`, `Trainer.epoch`) that a
+    caller, in this file or another module, runs once per iteration of its own loop over the same
+    model.
     Loops that build a fresh model with the optimizer (trials, folds, probes), plain `SGD` without
     momentum, and an outer loop whose inner loop takes many steps per optimizer are not reported.
     Why it matters: momentum buffers and Adam's first and second moment estimates exist to carry
@@ -74,6 +78,7 @@ class OptimizerRebuiltInLoop(Rule):
     id = "optimizer-rebuilt-in-loop"
     category = "training-loop"
     severity = "error"
+    reach = "project"
     # The recognised optimizer constructions all spell one of these (torch.optim, transformers' AdamW/Adafactor, timm).
     triggers = ("optim", "Adam", "Adafactor")
     requires = ((STEP_CALL,),)  # the optimizer's step() in the loop
@@ -90,6 +95,49 @@ class OptimizerRebuiltInLoop(Rule):
                 finding = self._check_step(ctx, event)
                 if finding is not None:
                     yield finding
+        for info in model.optimizers():
+            finding = self._check_per_call(ctx, info.construction, info.name)
+            if finding is not None:
+                yield finding
+
+    def _check_per_call(self, ctx: FileContext, construction: ast.Call | None, name: str) -> Finding | None:
+        """An optimizer built and stepped by a function that a caller runs once per loop iteration."""
+        func = ctx.enclosing_function(construction) if construction is not None else None
+        if construction is None or func is None or ctx.enclosing_loops(construction) or not _stateful(ctx, construction, name):
+            return None
+        holder = ctx.parent(construction)
+        if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name)):
+            return None  # kept on self or returned: it may well persist
+        opt_name = holder.targets[0].id
+        if not any(call_method(c) == "step" and dotted(c.func.value) == opt_name for c in ctx.calls(func)):  # type: ignore[union-attr]
+            return None
+        params = argument(construction, 0, "params") or argument(construction, 0, "model")
+        root = value_origins.root_name(params) if params is not None else None
+        is_method = ctx.enclosing_class(func) is not None
+        if root is None or not (root == "self" and is_method or root in value_origins.function_params(func)):
+            return None  # parameters made inside the call (a fresh latent, a pose): nothing persists
+        sites = value_origins.method_call_sites(ctx, func) if is_method else value_origins.all_call_sites(ctx, func)
+        for sctx, site in sites:
+            loops = sctx.enclosing_loops(site)
+            if not loops or sctx is ctx and sctx.enclosing_function(site) is func:
+                continue
+            if root == "self":
+                persisting = site.func.value if isinstance(site.func, ast.Attribute) else None  # the instance
+            else:
+                persisting = value_origins.argument_for(site, func, root)
+            if persisting is None or _rebound_inside(loops[0], _names_in(persisting), site.lineno):
+                continue  # a new model or instance for every iteration: a trial, not one run
+            where = f"line {site.lineno}" if sctx is ctx else f"{sctx.display_path} line {site.lineno}"
+            return self.finding(
+                ctx,
+                construction,
+                f"`{name}` is constructed at line {construction.lineno} in {func.name}(), which steps it and is called once"
+                f" per iteration of the loop at {where} (`{sctx.segment(site, 60)}`) over the same model: every call starts"
+                " from an empty optimizer state, so momentum and moment estimates never build up across calls",
+                next_test="print(id(optimizer), len(optimizer.state)) at the start of two consecutive calls: a new id and an empty state each time",
+                measurements={"optimizer": name},
+            )
+        return None
 
     def _check_step(self, ctx: FileContext, step: Event) -> Finding | None:
         if step.kind != "step" or not step.loops or step.obj is None or step.obj.kind != "optimizer":
