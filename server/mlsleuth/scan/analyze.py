@@ -78,7 +78,12 @@ def active_rules(selection: Selection | None) -> list[Rule]:
 
 
 def rules_for(source: str, rules: list[Rule]) -> list[Rule]:
-    """The rules among ``rules`` that can fire on ``source`` (their trigger gates pass)."""
+    """The rules among ``rules`` that can fire on ``source`` (their trigger gates pass).
+
+    Gates read this file's text only, also for rules that follow values into other modules: such a
+    rule's gate asks for what must be *here* (the loss call, the loop's backward and step), never for
+    what may sit in an imported module.
+    """
     probe = TextProbe(source)
     return [r for r in rules if r.applies_to(probe)]
 

@@ -295,3 +295,50 @@ def test_index_survives_unparsable_and_missing_modules(tmp_path):
     assert index.definition(user, ast.Name("Other")) is None
     assert index.context(str(tmp_path / "broken.py")) is None
     assert index.context(str(tmp_path / "not_listed.py")) is None
+
+
+def test_caller_in_a_chained_call_is_found_again_after_other_rules_asked(tmp_path):
+    # ``Trainer(model).fit(...)``: the constructor call and the outer call start at the same column;
+    # the loop rules ask for the same callers first and the answer is reused from the index's cache
+    files = {
+        "model.py": """
+            import torch
+            import torch.nn as nn
+
+            class Scorer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))  # expect: softmax-into-logit-loss
+        """,
+        "trainer.py": """
+            import torch
+            import torch.nn as nn
+
+            class Trainer:
+                def __init__(self, scorer, lr=1e-3):
+                    self.scorer = scorer
+                    self.objective = nn.BCEWithLogitsLoss()
+                    self.optimizer = torch.optim.Adam(scorer.parameters(), lr=lr)
+
+                def step(self, x, y):
+                    loss = self.objective(self.scorer(x), y)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss.item()
+
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.step(x, y)
+        """,
+        "main.py": """
+            from model import Scorer
+            from trainer import Trainer
+
+            Trainer(Scorer(), lr=0.01).fit([])
+        """,
+    }
+    check_project(tmp_path, files, LOGIT)

@@ -43,7 +43,7 @@ from mlsleuth.scan.analysis.context import FileContext, FunctionNode
 
 MAX_PARSED = 256  # parsed modules kept at once (least recently used are released)
 MAX_REEXPORT_HOPS = 4
-MAX_CALLER_FILES = 200  # files read to look for callers of one function
+MAX_CALLER_FILES = 40  # more candidate callers than this: the binding is left unknown
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,9 @@ class ProjectIndex:
         self._hashes: dict[str, str] = {}
         self._pinned: dict[str, FileContext] = {}  # the files being analysed right now (not released)
         self._deps: list[dict[str, str]] = []
-        self._caller_cache: dict[tuple[str, str], list[tuple[FileContext, ast.Call]]] = {}
+        # callers by (file, name), as positions: contexts are reopened on use, never held here
+        self._caller_cache: dict[tuple[str, str], list[tuple[str, tuple[int, int, int, int]]]] = {}
+        self._evicted: list[FileContext] = []  # released once no analysis can hold them
         self._listing_key: str | None = None
 
     # -- reading -------------------------------------------------------------------------
@@ -130,8 +132,8 @@ class ProjectIndex:
         self._parsed[path] = ctx
         while len(self._parsed) > MAX_PARSED:
             _old, dropped = self._parsed.popitem(last=False)
-            if dropped is not None and dropped not in self._pinned.values():
-                dropped.release()
+            if dropped is not None:
+                self._evicted.append(dropped)
         return ctx
 
     @contextmanager
@@ -149,6 +151,11 @@ class ProjectIndex:
             self._deps.pop()
             self._pinned.pop(path, None)
             deps.pop(path, None)
+            if not self._deps:
+                # contexts evicted meanwhile may have been in use until now; free their trees
+                for dropped in self._evicted:
+                    dropped.release()
+                self._evicted.clear()
 
     def _record(self, path: str) -> None:
         if self._deps:
@@ -276,24 +283,32 @@ class ProjectIndex:
         return None
 
     # -- callers --------------------------------------------------------------------------
+    def _files_with(self, word: str) -> list[str]:
+        """The listed files whose text contains ``word`` (each word searched once per scan)."""
+        cache = self.__dict__.setdefault("_word_files", {})
+        found = cache.get(word)
+        if found is None:
+            found = []
+            for other in sorted(self.files):
+                text = self._text(other)
+                if text is not None and word in text:
+                    found.append(other)
+            cache[word] = found
+        return found
+
     def files_mentioning(self, ctx: FileContext, word: str) -> list[FileContext]:
         """The other listed files whose text contains ``word`` (parsed), for a caller search by name."""
         path = getattr(ctx, "path", None)
         if self._deps:
             self._deps[-1]["<listing>"] = self.listing_key()
         found = []
-        for other in sorted(self.files):
+        for other in self._files_with(word):
             if other == path:
                 continue
-            text = self._text(other)
-            if text is None or word not in text:
-                continue
-            octx = self.context(other)
-            if octx is not None:
-                found.append(octx)
-            if len(found) >= MAX_CALLER_FILES:
-                break
-        return found
+            found.append(other)
+            if len(found) > MAX_CALLER_FILES:
+                return []  # too common a name: unknown
+        return [c for c in (self.context(o) for o in found) if c is not None]
 
     def callers(self, ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, ast.Call]]:
         """Calls in other listed files that run ``func`` (a top-level function of ``ctx``, or a class's ``__init__``)."""
@@ -310,23 +325,28 @@ class ProjectIndex:
             return []
         name = owner.name  # type: ignore[attr-defined]
         key = (path, name)
-        if key in self._caller_cache:
-            for p in {c.path for c, _ in self._caller_cache[key] if getattr(c, "path", None)}:
-                self._record(p)
-            return self._caller_cache[key]
         if self._deps:
             self._deps[-1]["<listing>"] = self.listing_key()
+        if key in self._caller_cache:
+            return self._reopen(self._caller_cache[key])
         found: list[tuple[FileContext, ast.Call]] = []
-        read = 0
-        for other in sorted(self.files):
+        # a caller names the function and imports it: through its module's name or its package's
+        stem = os.path.splitext(os.path.basename(path))[0]
+        package = os.path.basename(os.path.dirname(path))
+        hints = (stem,) if stem != "__init__" else (package,)
+        hints += (package,)
+        candidates = []
+        for other in self._files_with(name):
             if other == path:
                 continue
             text = self._text(other)
-            if text is None or name not in text:
+            if text is None or not any(h in text for h in hints):
                 continue
-            read += 1
-            if read > MAX_CALLER_FILES:
-                break
+            candidates.append(other)
+        if len(candidates) > MAX_CALLER_FILES:
+            self._caller_cache[key] = []
+            return []  # too common a name to bind: unknown, so no finding rests on it
+        for other in candidates:
             octx = self.context(other)
             if octx is None:
                 continue
@@ -334,8 +354,25 @@ class ProjectIndex:
                 target = self.definition(octx, call.func)
                 if target is not None and target.ctx is ctx and target.node is owner:
                     found.append((octx, call))
-        self._caller_cache[key] = found
+        self._caller_cache[key] = [(c.path, _span(call)) for c, call in found if c.path is not None]
         return found
+
+    def _reopen(self, positions: list[tuple[str, tuple[int, int, int, int]]]) -> list[tuple[FileContext, ast.Call]]:
+        """The calls at these spans, in freshly opened contexts (``f(x).g()`` and ``f(x)`` start alike: the span tells)."""
+        found = []
+        for path, span in positions:
+            octx = self.context(path)
+            if octx is None:
+                continue
+            for call in octx.calls():
+                if _span(call) == span:
+                    found.append((octx, call))
+                    break
+        return found
+
+
+def _span(node: ast.AST) -> tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0)  # type: ignore[attr-defined]
 
 
 def _import_statements(node: ast.stmt) -> Iterator[ast.Import | ast.ImportFrom]:

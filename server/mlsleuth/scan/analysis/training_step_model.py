@@ -55,7 +55,7 @@ from mlsleuth.scan.analysis.context import (
     iter_children,
     keyword,
 )
-from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis import function_summaries, value_origins
 from mlsleuth.scan.analysis.torch_idioms import NO_GRAD
 
 INLINE_DEPTH = 2
@@ -492,6 +492,23 @@ class LoopModel:
             return self._name_value(value, depth + 1) or value
         return value
 
+    def summary_of(self, call: ast.Call, *, bind_params: bool = True) -> tuple[ast.AST, tuple] | None:
+        """(callee, its effects) for a call this file cannot inline: a function of another module or a
+        method of an instance (see :mod:`~mlsleuth.scan.analysis.function_summaries`); None if unknown or inert."""
+        cache = self.__dict__.setdefault("_summaries", {})
+        key = (call, bind_params)
+        if key in cache:
+            return cache[key]
+        found = None
+        if self.ctx.project is not None or isinstance(call.func, ast.Attribute):
+            target = function_summaries.resolve_call(self.ctx, call, bind_params=bind_params)
+            if target is not None and not (target[0] is self.ctx and self.callee(call) is not None):
+                events = function_summaries.effects(target[0], target[1])
+                if events:
+                    found = (target[1], events)
+        cache[key] = found
+        return found
+
     def callee(self, call: ast.Call) -> FunctionNode | None:
         """Like ``FileContext.callee_definition``, with the module's functions looked up in a dict."""
         func = call.func
@@ -771,6 +788,10 @@ class _TraceBuilder:
             # ``self.step(batch)`` / ``self.train_epoch()``: a method of this class, not a torch API
             self._helper(call, state)
             return
+        if receiver is not None and not (isinstance(receiver, ast.Name) and receiver.id == "self") and self.model.summary_of(call, bind_params=False):
+            # ``stepper.step(batch)``, ``model.val_start()``: a method of a class the project defines
+            self._summarised(call, state)
+            return
         if qn == "torch.autograd.backward":
             loss = argument(call, 0, "tensors")
             self._add("backward", call, state, target=_text(loss, env), loss=loss)
@@ -900,7 +921,10 @@ class _TraceBuilder:
 
     def _inline(self, call: ast.Call, state: _State) -> None:
         func = self.model.callee(call)
-        if func is None or func in self.active or func not in self.model.relevant:
+        if func is None:
+            self._summarised(call, state)
+            return
+        if func in self.active or func not in self.model.relevant:
             return
         if self._is_method_call_outside(func, call):
             return
@@ -909,6 +933,25 @@ class _TraceBuilder:
         inner = state.but(via=state.via + (call,), env=_Env(params, state.env), contexts=state.contexts + self._decorator_contexts(func))
         self._block(func.body, inner)
         self.active.pop()
+
+    def _summarised(self, call: ast.Call, state: _State) -> None:
+        """A call into another module or a method of an instance: replay its summary at the call site."""
+        found = self.model.summary_of(call, bind_params=False)  # binding a parameter costs a caller search per call
+        if not found:
+            return
+        callee, events = found
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        inner = state.but(via=state.via + (call,))
+        for effect in events:
+            if effect.subject == "self":
+                subject = receiver
+            elif effect.subject is not None:
+                subject = value_origins.argument_for(call, callee, effect.subject)
+            else:
+                subject = None
+            target = _text(subject, state.env) if subject is not None else None
+            obj = self.model.object_of(subject, state.env) if subject is not None and effect.kind in {"step", "zero_grad"} else None
+            self._add(effect.kind, call, inner, target=target, obj=obj)
 
     @staticmethod
     def _is_method_call_outside(func: FunctionNode, call: ast.Call) -> bool:

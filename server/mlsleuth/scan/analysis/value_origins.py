@@ -427,10 +427,22 @@ def all_call_sites(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, a
     return sites
 
 
-def instance_class(ctx: FileContext, receiver: ast.AST) -> tuple[FileContext, ast.ClassDef] | None:
-    """(file, class) when ``receiver`` (``mapper``, ``self.trainer``) holds an instance built as ``Cls(...)``
-    of a class defined in this file or another module of the project."""
-    bound = value(ctx, receiver)
+def instance_class(ctx: FileContext, receiver: ast.AST, depth: int = 0, *, bind_params: bool = True) -> tuple[FileContext, ast.ClassDef] | None:
+    """(file, class) when ``receiver`` (``mapper``, ``self.trainer``, a parameter every caller fills with
+    one) holds an instance built as ``Cls(...)`` of a class defined in this file or another module."""
+    bound = unwrap_module(ctx, value(ctx, receiver))
+    if isinstance(bound, ast.Name) and bind_params and depth < 2 and is_parameter(ctx, bound):
+        func = ctx.enclosing_function(bound)
+        answers = set()
+        found = None
+        for sctx, site in all_call_sites(ctx, func) if func is not None else []:
+            arg = argument_for(site, func, bound.id)
+            hit = instance_class(sctx, arg, depth + 1) if arg is not None else None
+            if hit is None:
+                return None
+            answers.add(id(hit[1]))
+            found = hit
+        return found if len(answers) == 1 else None
     if not isinstance(bound, ast.Call):
         return None
     if isinstance(bound.func, ast.Name):

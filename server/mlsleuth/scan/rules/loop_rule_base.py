@@ -66,6 +66,8 @@ def fresh_optimizer_each_iteration(loop: ast.AST, events: list[Event]) -> bool:
 
 
 class LoopRule(Rule):
+    reach = "project"  # the loop model replays helpers of other modules (see analysis/function_summaries.py)
+
     """Shared iteration over the batch loops of every trace, with de-duplication."""
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:

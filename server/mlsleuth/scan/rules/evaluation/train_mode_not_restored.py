@@ -30,8 +30,11 @@ class TrainModeNotRestored(Rule):
     id = "train-mode-not-restored"
     category = "evaluation"
     severity = "warning"
-    triggers = (".eval(", ".train(False", "train(mode=False")
-    requires = (("backward",), (STEP_CALL,))
+    # The switch to eval mode or the training step may sit in a helper of another module
+    # (`model.val_start()`), which the loop model follows; one of them must show in this file.
+    triggers = (".eval(", ".train(False", "train(mode=False", "backward")
+    requires = (("backward", ".eval(", "train(False", "train(mode=False"), (STEP_CALL, ".eval("))
+    reach = "project"
 
     def check(self, ctx):
         model = loop_model(ctx)
