@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from scan.helpers import check_project, write_project
-
 from mlsleuth.scan.analysis.function_summaries import effects
+
+from scan.helpers import check_project, write_project
 
 MODEL = """
     import torch.nn as nn

@@ -6,7 +6,6 @@ import ast
 import textwrap
 
 import pytest
-
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.analysis.module_modes import construction_mode_dependent
 

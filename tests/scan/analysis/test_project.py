@@ -9,10 +9,10 @@ from __future__ import annotations
 import ast
 import os
 
-from scan.helpers import check_project, project_reported, write_project
-
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.analysis.project import ProjectIndex
+
+from scan.helpers import check_project, project_reported, write_project
 
 LOGIT = {"softmax-into-logit-loss"}
 NLL = {"softmax-into-nll-loss"}

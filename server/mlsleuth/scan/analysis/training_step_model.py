@@ -45,6 +45,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from mlsleuth.scan.analysis import function_summaries, value_origins
 from mlsleuth.scan.analysis.context import (
     FileContext,
     FunctionNode,
@@ -55,7 +56,6 @@ from mlsleuth.scan.analysis.context import (
     iter_children,
     keyword,
 )
-from mlsleuth.scan.analysis import function_summaries, value_origins
 from mlsleuth.scan.analysis.torch_idioms import NO_GRAD
 
 INLINE_DEPTH = 2

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis.training_step_model import is_accumulation_guard, is_loop_invariant_guard, step_loops
+from mlsleuth.scan.analysis.training_step_model import (
+    is_accumulation_guard,
+    is_loop_invariant_guard,
+    step_loops,
+)
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import (

@@ -7,7 +7,14 @@ from collections.abc import Iterator
 
 from mlsleuth.report import Finding
 from mlsleuth.scan.analysis import value_origins
-from mlsleuth.scan.analysis.context import FileContext, argument, call_method, constant, dotted, keyword
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    argument,
+    call_method,
+    constant,
+    dotted,
+    keyword,
+)
 from mlsleuth.scan.analysis.training_step_model import Event, dedupe, loop_model
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
