@@ -1,0 +1,220 @@
+"""The ``metric-averaged-over-batches`` rule: an accuracy or loss averaged per batch instead of per sample."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext, call_method, dotted, keyword
+from mlsleuth.scan.registry import Rule, register_rule
+
+_STRIP = {"item", "float", "double", "cpu", "numpy", "detach", "tolist"}
+_MEAN_FUNCS = {"numpy.mean", "np.mean", "statistics.mean", "torch.mean", "numpy.average"}
+
+
+def _strip(expr: ast.AST) -> ast.AST:
+    """``x.float().item()`` -> ``x``; ``float(x)`` -> ``x``; ``x.type(torch.FloatTensor)`` -> ``x``."""
+    while True:
+        if isinstance(expr, ast.Call) and (call_method(expr) in _STRIP and not expr.args or call_method(expr) in {"type", "to"}):
+            expr = expr.func.value  # type: ignore[attr-defined]
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in {"float", "int"} and len(expr.args) == 1:
+            expr = expr.args[0]
+        else:
+            return expr
+
+
+def _is_comparison(ctx: FileContext, expr: ast.AST) -> bool:
+    expr = _strip(expr)
+    if isinstance(expr, ast.Name):  # equals = top_class == labels
+        bound = value_origins.local_value(ctx, expr)
+        expr = _strip(bound) if bound is not None else expr
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.Eq, ast.NotEq)):
+        return True
+    return isinstance(expr, ast.Call) and call_method(expr) == "eq"
+
+
+def _reduced(ctx: FileContext, expr: ast.AST, how: str) -> bool:
+    """``cmp.sum()`` / ``torch.sum(cmp)`` (how="sum") or the same with mean, of an ``==`` comparison."""
+    expr = _strip(expr)
+    if not isinstance(expr, ast.Call):
+        return False
+    if call_method(expr) == how and not expr.args and _is_comparison(ctx, expr.func.value):  # type: ignore[attr-defined]
+        return True
+    qual = ctx.qualname(expr) or ""
+    return qual in {f"torch.{how}", f"numpy.{how}"} and bool(expr.args) and _is_comparison(ctx, expr.args[0])
+
+
+def _batch_size_setting(expr: ast.AST) -> bool:
+    """``args.batchsize``, ``cfg.batch_size``, ``BATCH_SIZE``: a configured size, not the batch's own."""
+    name = dotted(expr)
+    if name is None:
+        return False
+    words = value_origins.words(name.rsplit(".", 1)[-1])
+    joined = "".join(words)
+    return joined in {"batchsize", "bs"} or words[-2:] == ["batch", "size"]
+
+
+def _len_of(ctx: FileContext, expr: ast.AST, iterable: str) -> bool:
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "len"
+        and len(expr.args) == 1
+        and ctx.segment(expr.args[0]) == iterable
+    )
+
+
+def _loop_iterable(loop: ast.For) -> ast.AST:
+    it = loop.iter
+    while isinstance(it, ast.Call) and it.args and (dotted(it.func) or "").rsplit(".", 1)[-1] in {"enumerate", "tqdm", "iter", "trange"}:
+        it = it.args[0]
+    return it
+
+
+def _drops_last(ctx: FileContext, iterable: ast.AST) -> bool:
+    """Every batch of ``iterable`` is full (``DataLoader(..., drop_last=True)``), as far as can be told.
+
+    A loader passed in as a parameter is looked up at the callers; when it cannot be followed, a file
+    whose loaders are built with ``drop_last=True`` is given the benefit of the doubt.
+    """
+    bound = value_origins.value(ctx, iterable)
+    if isinstance(bound, ast.Call):
+        return _constant_true(keyword(bound, "drop_last"))
+    if isinstance(bound, ast.Name) and value_origins.is_parameter(ctx, bound):
+        func = ctx.enclosing_function(bound)
+        sites = value_origins.all_call_sites(ctx, func) if func is not None else []
+        loaders = []
+        for sctx, site in sites:
+            arg = value_origins.argument_for(site, func, bound.id)
+            loader = value_origins.value(sctx, arg) if arg is not None else None
+            loaders.append(isinstance(loader, ast.Call) and _constant_true(keyword(loader, "drop_last")))
+        if loaders:
+            return all(loaders)
+    return any(_constant_true(keyword(c, "drop_last")) for c in ctx.calls_named("DataLoader"))
+
+
+# Split sizes of fixed benchmark datasets (train, test): a constant batch size that divides them
+# gives equal batches.
+_KNOWN_SIZES = {
+    "MNIST": (60000, 10000), "FashionMNIST": (60000, 10000), "KMNIST": (60000, 10000),
+    "CIFAR10": (50000, 10000), "CIFAR100": (50000, 10000),
+}
+
+
+def _equal_batches(ctx: FileContext, iterable: ast.AST) -> bool:
+    """A loader over a torchvision dataset of known size whose constant batch size divides it."""
+    loader = value_origins.value(ctx, iterable)
+    if not isinstance(loader, ast.Call):
+        return False
+    size = keyword(loader, "batch_size") or (loader.args[1] if len(loader.args) > 1 else None)
+    dataset = value_origins.value(ctx, loader.args[0]) if loader.args else keyword(loader, "dataset")
+    if not (isinstance(size, ast.Constant) and isinstance(size.value, int) and size.value > 0 and isinstance(dataset, ast.Call)):
+        return False
+    qual = ctx.qualname(dataset) or ""
+    if not qual.startswith("torchvision.datasets."):
+        return False
+    sizes = _KNOWN_SIZES.get(qual.rsplit(".", 1)[-1])
+    train = keyword(dataset, "train")
+    if sizes is None or not isinstance(train, ast.Constant) or not isinstance(train.value, bool):
+        return False
+    return sizes[0 if train.value else 1] % size.value == 0
+
+
+def _constant_true(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+@register_rule
+class MetricAveragedOverBatches(Rule):
+    """An accuracy or loss averaged per batch instead of per sample.
+
+    What it finds: in a loop over a data loader, a count of correct predictions (`(pred == y).sum()`)
+    later divided by the number of batches (`len(loader)`); per-batch accuracies
+    (`(pred == y).float().mean()`) summed and divided by `len(loader)` or collected and averaged with
+    `np.mean`; and per-batch values weighted by the configured batch size (`acc * args.batch_size`)
+    while the total is divided by the real number of samples.
+    Why it matters: a count divided by the number of batches is not an accuracy at all (it is about
+    `batch_size` times too large). An average of per-batch means gives the last, usually smaller
+    batch the weight of a full one, and weighting by the nominal batch size over-counts it: the
+    reported number drifts from the true per-sample value, can exceed 100%, and depends on the batch
+    size, so runs with different batch sizes are not comparable and early stopping keys on a biased
+    metric.
+    How to confirm: compute the metric once more with per-sample counting (`correct / total` where
+    `total += y.size(0)`) and compare; or evaluate with two batch sizes: the per-batch average changes.
+    What to do instead: accumulate sums and counts (`correct += (pred == y).sum().item()`,
+    `total += y.size(0)`) and divide once at the end; weight a per-batch mean by `y.size(0)`, not by the
+    configured batch size.
+    """
+
+    id = "metric-averaged-over-batches"
+    category = "evaluation"
+    severity = "warning"
+    triggers = ("len(", "mean(")
+    requires = (("==", ".eq("),)
+
+    def check(self, ctx: FileContext):
+        for loop in ctx.nodes_of(ast.For):
+            iterable = _loop_iterable(loop)  # type: ignore[arg-type]
+            name = ctx.segment(iterable)
+            if not name:
+                continue
+            yield from self._loop(ctx, loop, iterable, name)  # type: ignore[arg-type]
+
+    def _loop(self, ctx: FileContext, loop: ast.For, iterable: ast.AST, name: str):
+        drop_last = _drops_last(ctx, iterable) or _equal_batches(ctx, iterable)
+        counts: dict[str, ast.AST] = {}
+        means: dict[str, ast.AST] = {}
+        for node in ctx.walk_scope(loop):
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+                target = ctx.segment(node.target)
+                value = node.value
+                if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+                    for factor, other in ((value.right, value.left), (value.left, value.right)):
+                        if _batch_size_setting(factor) and not _is_comparison(ctx, other) and not drop_last:
+                            yield self.finding(
+                                ctx,
+                                node,
+                                f"`{ctx.segment(node)}` weights each batch by the configured batch size `{ctx.segment(factor)}`,"
+                                " not by the batch's real size: the smaller last batch is over-counted, so the epoch average"
+                                " is biased (an accuracy can exceed 100%)",
+                                next_test=f"replace `{ctx.segment(factor)}` with the batch's own size (`y.size(0)`) and compare the epoch value",
+                            )
+                            break
+                    continue
+                if _reduced(ctx, value, "sum"):
+                    counts[target] = node
+                elif _reduced(ctx, value, "mean"):
+                    means[target] = node
+            elif isinstance(node, ast.Call) and call_method(node) == "append" and len(node.args) == 1 and _reduced(ctx, node.args[0], "mean"):
+                means["list:" + ctx.segment(node.func.value)] = node  # type: ignore[attr-defined]
+        if not counts and not means:
+            return
+        scope = ctx.enclosing_function(loop) or ctx.tree
+        for node in ctx.walk_scope(scope):
+            if getattr(node, "lineno", 0) <= (loop.end_lineno or loop.lineno):
+                continue
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _len_of(ctx, node.right, name):
+                left = ctx.segment(_strip(node.left))
+                if left in counts:
+                    yield self.finding(
+                        ctx,
+                        node,
+                        f"`{left}` counts correct predictions (line {counts[left].lineno}) but is divided by `len({name})`, the"
+                        " number of batches: the result is not an accuracy (it is about batch_size times too large)",
+                        next_test=f"divide by the number of samples instead (`len({name}.dataset)` or a running `total += y.size(0)`) and compare",
+                    )
+                elif left in means and not drop_last:
+                    yield self._mean_finding(ctx, node, left, means[left], name)
+            elif isinstance(node, ast.Call) and (ctx.qualname(node) or "") in _MEAN_FUNCS and len(node.args) == 1 and not drop_last:
+                key = "list:" + ctx.segment(node.args[0])
+                if key in means:
+                    yield self._mean_finding(ctx, node, ctx.segment(node.args[0]), means[key], name)
+
+    def _mean_finding(self, ctx: FileContext, node: ast.AST, acc: str, source: ast.AST, loader: str):
+        return self.finding(
+            ctx,
+            node,
+            f"`{acc}` averages per-batch means (line {source.lineno}) over the batches of `{loader}`: unless every batch has the"
+            " same size, the last, smaller batch weighs as much as a full one and the result is not the per-sample value",
+            next_test="compute correct / total with total += y.size(0) over the same loader and compare the two numbers",
+        )
