@@ -465,10 +465,11 @@ def _read_candidates(
     candidates = state.hits
     todo = [(i, p, st, None) for i, p, st in pending] + known_candidates
     todo.sort(key=lambda t: t[0])
-    for index, path, st, _key in todo:
+    for index, path, st, known_key in todo:
         explicit = path in listing.explicit
         kind = "ipynb" if path.endswith(".ipynb") else "py"
-        if candidate_set is not None and not explicit and kind == "py" and path not in candidate_set:
+        known = known_key is not None  # a candidate the cache already knows (ripgrep did not look at it this time)
+        if candidate_set is not None and not explicit and not known and kind == "py" and path not in candidate_set:
             if cache is not None:
                 cache.remember(path, st.st_size, st.st_mtime_ns, None, False)
             continue
@@ -485,7 +486,7 @@ def _read_candidates(
         if len(data) > cap:  # grew since stat
             state.errors.append(_too_large(displays[index], len(data), cap, limit_mb))
             continue
-        if candidate_set is None and not explicit and kind == "py":
+        if candidate_set is None and not explicit and not known and kind == "py":
             text_hit = any(t.encode() in data for t in triggers) if triggers else False
             if not text_hit and not _needs_decoding_to_tell(data):
                 if cache is not None:

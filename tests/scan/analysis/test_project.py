@@ -342,3 +342,27 @@ def test_caller_in_a_chained_call_is_found_again_after_other_rules_asked(tmp_pat
         """,
     }
     check_project(tmp_path, files, LOGIT)
+
+
+def test_a_dependent_file_known_to_the_cache_is_redone_when_only_its_dependency_changed(tmp_path):
+    # files older than the cache's racy window get stat entries: the trainer is then reused by size
+    # and mtime, and must still be re-analysed (not dropped as a non-candidate) when model.py changes
+    from mlsleuth.config import Config
+    from mlsleuth.scan import scan_paths
+
+    write_project(tmp_path, {"model.py": MODEL_LOGITS, "train.py": TRAIN_TWO_FILES, "other.py": "x = 1\n"})
+    old = 1_600_000_000
+    for name in ("model.py", "train.py", "other.py"):
+        os.utime(tmp_path / name, (old, old))
+    config = Config(cache_dir=str(tmp_path / ".cache"))
+
+    def run():
+        return scan_paths([tmp_path], root=tmp_path, config=config, jobs=1)
+
+    run()
+    assert run().summary.stats["analyzed"] == 0
+    write_project(tmp_path, {"model.py": MODEL_SOFTMAX})
+    os.utime(tmp_path / "model.py", (old + 10, old + 10))
+    third = run()
+    assert third.summary.stats["analyzed"] == 2
+    assert [(f.location.path, f.location.line) for f in third.findings if f.rule in LOGIT] == [("model.py", 10)]
