@@ -366,3 +366,37 @@ def test_a_dependent_file_known_to_the_cache_is_redone_when_only_its_dependency_
     third = run()
     assert third.summary.stats["analyzed"] == 2
     assert [(f.location.path, f.location.line) for f in third.findings if f.rule in LOGIT] == [("model.py", 10)]
+
+
+CONFIG_FILES = {
+    "config.py": """
+        from model import Net
+
+        CONFIG = {"model": Net, "lr": 0.1}
+        SETTINGS = dict(model=Net, epochs=3)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from config import CONFIG, SETTINGS
+
+        def main(loader):
+            model = CONFIG["model"]()
+            other = SETTINGS["model"]().to("cpu")
+            criterion = nn.CrossEntropyLoss()
+            opt = torch.optim.SGD(model.parameters(), lr=CONFIG["lr"])
+            for x, y in loader:
+                opt.zero_grad()
+                loss = criterion(model(x), y) + criterion(other(x), y)
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_model_class_named_in_a_config_dict_of_another_module(tmp_path):
+    check_project(tmp_path, {"model.py": MODEL_SOFTMAX, **CONFIG_FILES}, LOGIT)
+
+
+def test_config_dict_clean_twin(tmp_path):
+    check_project(tmp_path, {"model.py": MODEL_LOGITS, **CONFIG_FILES}, LOGIT)

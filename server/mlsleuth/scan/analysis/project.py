@@ -282,6 +282,23 @@ class ProjectIndex:
             return self._lookup(bound[0], bound[1], hops + 1) if hops < MAX_REEXPORT_HOPS else None
         return None
 
+    def module_variable(self, ctx: FileContext, name: str) -> tuple[FileContext, ast.expr] | None:
+        """(file, value) of a module-level variable that an import in ``ctx`` binds ``name`` to
+        (``from config import CONFIG``): the last plain assignment to it in that module."""
+        bound = self._imported(ctx, name)
+        if bound is None or bound[1] is None:
+            return None
+        target = self.context(bound[0])
+        if target is None:
+            return None
+        value = None
+        for node in target.tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == bound[1] for t in node.targets):
+                value = node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == bound[1] and node.value is not None:
+                value = node.value
+        return (target, value) if value is not None else None
+
     # -- callers --------------------------------------------------------------------------
     def _files_with(self, word: str) -> list[str]:
         """The listed files whose text contains ``word`` (each word searched once per scan)."""

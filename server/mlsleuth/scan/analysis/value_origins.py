@@ -427,6 +427,36 @@ def all_call_sites(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, a
     return sites
 
 
+def dict_entry(ctx: FileContext, expr: ast.AST) -> tuple[FileContext, ast.expr] | None:
+    """(file, value) for ``CONFIG["key"]`` where ``CONFIG`` is a dict literal (or ``dict(key=...)``) bound at
+    module level in this file or imported from another module of the project, and the key is a constant."""
+    if not isinstance(expr, ast.Subscript) or not isinstance(expr.slice, ast.Constant) or not isinstance(expr.value, ast.Name):
+        return None
+    key = expr.slice.value
+    name = expr.value.id
+    found: tuple[FileContext, ast.AST | None] | None = None
+    local = value(ctx, expr.value)
+    if isinstance(local, (ast.Dict, ast.Call)):
+        found = (ctx, local)
+    elif ctx.project is not None and name in ctx.imports:
+        found = ctx.project.module_variable(ctx, name)
+    elif ctx.project is not None:
+        found = ctx.project.module_variable(ctx, name)
+    if found is None:
+        return None
+    dctx, table = found
+    if isinstance(table, ast.Dict):
+        for k, v in zip(table.keys, table.values):
+            if isinstance(k, ast.Constant) and k.value == key:
+                return dctx, v
+        return None
+    if isinstance(table, ast.Call) and isinstance(table.func, ast.Name) and table.func.id == "dict" and isinstance(key, str):
+        for kw in table.keywords:
+            if kw.arg == key:
+                return dctx, kw.value
+    return None
+
+
 def instance_class(ctx: FileContext, receiver: ast.AST, depth: int = 0, *, bind_params: bool = True) -> tuple[FileContext, ast.ClassDef] | None:
     """(file, class) when ``receiver`` (``mapper``, ``self.trainer``, a parameter every caller fills with
     one) holds an instance built as ``Cls(...)`` of a class defined in this file or another module."""
@@ -565,6 +595,14 @@ def output_of_callable(ctx: FileContext, func_expr: ast.AST, call: ast.Call, dep
 def _module_output(ctx: FileContext, constructor: ast.Call, depth: int) -> Origin | None:
     if depth > MAX_DEPTH:
         return None
+    if isinstance(constructor.func, ast.Subscript):  # CONFIG["model"](...): the class the config names
+        entry = dict_entry(ctx, constructor.func)
+        if entry is None:
+            return None
+        ectx, cls_expr = entry
+        if not isinstance(cls_expr, (ast.Name, ast.Attribute)):
+            return None
+        return _module_output(ectx, ast.Call(func=cls_expr, args=[], keywords=[]), depth + 1)
     qual = normalize(ctx.qualname(constructor))
     if qual in _MODULE_KINDS:
         return Origin(_MODULE_KINDS[qual], constructor, ctx=ctx)
@@ -640,6 +678,11 @@ def _loss_object(ctx: FileContext, func_expr: ast.AST, depth: int = 0) -> tuple[
             return LOSS_CLASSES[qual], f"{ctx.segment(func_expr, 60)} (line {func_expr.lineno})"
         return None
     bound = value(ctx, func_expr)
+    if isinstance(bound, ast.Subscript):  # criterion = CONFIG["criterion"]
+        entry = dict_entry(ctx, bound)
+        if entry is not None and isinstance(entry[1], ast.Call):
+            return _loss_object(entry[0], entry[1], depth + 1)
+        return None
     if isinstance(bound, ast.Call):
         return _loss_object(ctx, bound, depth + 1)
     if isinstance(bound, ast.Name) and is_parameter(ctx, bound):
