@@ -98,3 +98,58 @@ def test_helper_returning_the_loss_divided_by_the_window_is_scaled():
                     opt.zero_grad()
         """
     check(src, {"grad-accumulation-loss-not-scaled"})
+
+
+def test_micro_step_loop_then_one_step_without_scaling():
+    src = """
+        import torch.nn.functional as F
+
+        class Trainer:
+            def train_step(self):
+                self.optimizer.zero_grad(set_to_none=True)
+                for micro_step in range(self.accum):
+                    x, y = self.get_batch()
+                    loss = F.cross_entropy(self.model(x), y)
+                    loss.backward()  # expect: grad-accumulation-loss-not-scaled
+                self.optimizer.step()
+
+            def fit(self, iters):
+                for it in range(iters):
+                    self.train_step()
+        """
+    check(src, {"grad-accumulation-loss-not-scaled"})
+
+
+def test_micro_step_loop_scaled_or_with_divided_gradients_or_one_step_per_micro_batch_is_fine():
+    src = """
+        import torch.nn.functional as F
+
+        def scaled(model, opt, get_batch, accum, iters):
+            for it in range(iters):
+                for micro_step in range(accum):
+                    x, y = get_batch()
+                    loss = F.cross_entropy(model(x), y) / accum
+                    loss.backward()
+                opt.step()
+                opt.zero_grad()
+
+        def divided(model, opt, get_batch, accum, iters):
+            for it in range(iters):
+                n = 0
+                for micro_step in range(accum):
+                    x, y = get_batch()
+                    F.cross_entropy(model(x), y, reduction="sum").backward()
+                    n += y.numel()
+                for p in model.parameters():
+                    p.grad.div_(n)
+                opt.step()
+                opt.zero_grad()
+
+        def stepped_each(model, opt, get_batch, iters):
+            for it in range(iters):
+                for k in range(4):
+                    opt.zero_grad()
+                    F.cross_entropy(model(get_batch()[0]), get_batch()[1]).backward()
+                    opt.step()
+        """
+    check(src, {"grad-accumulation-loss-not-scaled"})

@@ -6,7 +6,7 @@ import ast
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted
-from mlsleuth.scan.analysis.training_step_model import Event, is_accumulation_guard
+from mlsleuth.scan.analysis.training_step_model import Event, dedupe, is_accumulation_guard, loop_model
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimizer_steps
@@ -72,8 +72,9 @@ class AccumulationLossNotScaled(LoopRule):
     """Gradient accumulation sums the gradients of N batches without dividing the loss by N.
 
     What it finds: a loop that calls `backward()` on every batch but `optimizer.step()` only every N
-    batches (`if (i + 1) % accum_steps == 0:`), where the loss is never divided by the number of
-    accumulated batches.
+    batches (`if (i + 1) % accum_steps == 0:`), or a micro-step loop (`for _ in range(accum_steps):`
+    with `backward()` inside and one `step()` after it), where neither the loss is divided by the
+    number of accumulated batches nor the gradients before the step.
     Why it matters: `.grad` then holds the *sum* of N batch gradients, so each update is N times larger
     than the one the learning rate was tuned for. Changing `accum_steps` silently changes the
     effective learning rate, and large values diverge.
@@ -87,7 +88,43 @@ class AccumulationLossNotScaled(LoopRule):
     category = "training-loop"
     severity = "warning"
     triggers = ("backward",)
-    requires = (("%",), (STEP_CALL,))  # the step is guarded by `... % n == 0`
+    requires = (("%", "range("), (STEP_CALL,))  # a step guarded by `... % n == 0`, or a micro-step loop over range(n)
+
+    def check(self, ctx):
+        yield from super().check(ctx)
+        yield from dedupe(self._micro_step_loops(ctx))
+
+    def _micro_step_loops(self, ctx):
+        """``for micro in range(accum): ...backward()`` followed by one ``step()`` after that loop."""
+        for trace in loop_model(ctx).traces:
+            for backward in trace.events:
+                if backward.kind != "backward" or not backward.loops or "accumulate" in backward.contexts or backward.closure:
+                    continue
+                inner = backward.loops[-1]
+                count = _range_count(inner)
+                if count is None or constant_value(count) in (0, 1):
+                    continue
+                outer = backward.loops[:-1]
+                steps = [
+                    e for e in trace.events
+                    if e.kind == "step" and e.order > backward.order and inner not in e.loops and e.loops == outer
+                ]
+                if not steps or any(e.kind == "step" and inner in e.loops for e in trace.events):
+                    continue
+                scope = ctx.enclosing_function(inner) or inner
+                if _grads_divided([], scope) or _loss_is_scaled(ctx, backward):
+                    continue
+                yield self.finding(
+                    ctx,
+                    backward.node,
+                    f"backward at {backward.where()} runs `{ast.unparse(count)}` times per update (loop at line {inner.lineno}) and"
+                    f" {optimizer_name(steps[0])}.step() at {steps[0].where(backward)} follows the loop once: the gradients of the"
+                    f" micro-batches are summed, not averaged, so each update is `{ast.unparse(count)}` times larger",
+                    next_test=(
+                        f"print the gradient norm before the step and compare it with `{ast.unparse(count)}` times the norm after"
+                        " a single micro-batch's backward: they match"
+                    ),
+                )
 
     def check_loop(self, ctx, trace, loop, events):
         steps = [e for e in optimizer_steps(events) if e.loops[-1] is loop]
@@ -121,6 +158,16 @@ class AccumulationLossNotScaled(LoopRule):
                 ),
             )
             return
+
+
+def _range_count(loop: ast.AST) -> ast.AST | None:
+    """N in ``for _ in range(N):`` (a fixed number of micro-steps), else None."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    it = loop.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1 and not it.keywords:
+        return it.args[0]
+    return None
 
 
 def constant_value(node: ast.AST | None) -> object:
