@@ -221,3 +221,36 @@ def test_kwargs_dict_changes_are_followed_path_by_path():
     merged, popped = sorted(findings(src, SHUFFLE), key=lambda f: f.location.line)
     assert "inside `if args.shuffle_data:`" in merged.message
     assert "removes or overrides" in popped.message
+
+
+def test_stream_datasets_and_a_single_batch_drawn_once_have_no_epoch_order():
+    src = """
+        from torch.utils.data import DataLoader
+
+        def loaders(train_iterator, train_pipe, opts, collate):
+            train_dataloader = DataLoader(train_iterator, batch_size=opts.batch, collate_fn=collate)
+            stream_loader = DataLoader(train_pipe, batch_size=opts.batch)
+            return train_dataloader, stream_loader
+
+        def forward_forward(net, train_set):
+            train_loader = DataLoader(train_set, batch_size=60000)
+            x, y = next(iter(train_loader))
+            net.train_ff(x, y)
+        """
+    check(src, {"train-loader-no-shuffle"})
+
+
+def test_a_loader_sampled_once_and_also_looped_over_still_counts():
+    src = """
+        from torch.utils.data import DataLoader
+
+        def train(model, opt, train_set):
+            train_loader = DataLoader(train_set, batch_size=32)  # expect: train-loader-no-shuffle
+            x0, _ = next(iter(train_loader))
+            for epoch in range(10):
+                for x, y in train_loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+        """
+    check(src, {"train-loader-no-shuffle"})

@@ -40,7 +40,32 @@ def _iterable_dataset(ctx: FileContext, dataset: ast.AST | None) -> bool:
         if cls is not None:
             return any("IterableDataset" in (ctx.qualname(b) or "") or "IterDataPipe" in (ctx.qualname(b) or "") for b in cls.bases)
     qual = ctx.qualname(bound) if isinstance(bound, ast.Call) else None
-    return bool(qual and ("Iterable" in qual or "datapipes" in qual))
+    if qual and ("Iterable" in qual or "datapipes" in qual):
+        return True
+    # a dataset named as a stream (`train_iterator`, `train_pipe`): an iterable whose order the
+    # DataLoader cannot shuffle anyway (shuffle=True raises for an IterableDataset)
+    root = value_origins.root_name(dataset) if dataset is not None else None
+    return bool(root) and bool(_STREAM_WORDS & set(value_origins.words(root or "")))
+
+
+_STREAM_WORDS = {"iterator", "iter", "pipe", "datapipe", "stream", "iterable"}
+
+
+def _single_batch_only(ctx: FileContext, loader_name: str | None) -> bool:
+    """The loader is never looped over, only sampled once with ``next(iter(loader))``: epochs never happen."""
+    if loader_name is None or _loops_over(ctx, loader_name):
+        return False
+    uses = [n for n in ctx.nodes_of(ast.Name) if n.id == loader_name and isinstance(n.ctx, ast.Load)]
+    if not uses:
+        return False
+    for use in uses:
+        parent = ctx.parent(use)
+        if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "iter"):
+            return False
+        grand = ctx.parent(parent)
+        if not (isinstance(grand, ast.Call) and isinstance(grand.func, ast.Name) and grand.func.id == "next"):
+            return False
+    return True
 
 
 def _loops_over(ctx: FileContext, loader_name: str | None) -> list[ast.For | ast.AsyncFor]:
@@ -173,7 +198,8 @@ class TrainLoaderNoShuffle(Rule):
     `**train_kwargs` are followed through the dict's construction in the same function (literal,
     `dict(...)`, `.update(...)`, `kw['shuffle'] = ...`); when shuffling is switched on only in one
     branch (`if use_cuda: train_kwargs.update(shuffle=True, ...)`) the finding says so. Validation,
-    test and prediction loaders, loaders over an `IterableDataset`, loaders with a sampler, options
+    test and prediction loaders, loaders over an `IterableDataset` (or a dataset named as a stream,
+    `train_iterator`), loaders only sampled once with `next(iter(loader))`, loaders with a sampler, options
     that cannot be followed (a dict passed in as a parameter), and truncated-BPTT loops that carry
     a detached hidden state from one batch to the next (they need the batches in order) are not
     flagged.
@@ -231,6 +257,8 @@ class TrainLoaderNoShuffle(Rule):
                     evidence = f"iterated by the training loop at line {line}"
             if evidence is None:
                 continue
+            if _single_batch_only(ctx, name):
+                continue  # one batch drawn once (full-batch or few-shot training): there is no epoch order
             loops = _loops_over(ctx, name)
             here = [lp for lp in loops if ctx.enclosing_function(lp) is func]  # the loader's own function first
             carried = next((h for lp in here or loops if (h := _carries_state(ctx, lp))), None)
