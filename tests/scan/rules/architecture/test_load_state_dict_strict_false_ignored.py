@@ -48,3 +48,16 @@ def test_a_test_function_loading_a_partial_state_is_left_alone():
             model.load_state_dict(torch.load(path), strict=False)  # expect: load-state-dict-strict-false-ignored
         """
     check(src, {"load-state-dict-strict-false-ignored"})
+
+
+def test_base_weights_loaded_into_a_lora_model_are_left_alone():
+    src = """
+        import torch
+        import litgpt.lora
+
+        class FineTuner:
+            def setup(self, model, path):
+                litgpt.lora.mark_only_lora_as_trainable(model)
+                model.load_state_dict(torch.load(path), strict=False)
+        """
+    check(src, {"load-state-dict-strict-false-ignored"})

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, keyword
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
+
+
+_ADAPTER_WORDS = {"lora", "adapter", "adapters", "peft", "qlora", "ia3"}
+
+
+def _adapter_workflow(ctx: FileContext, call: ast.Call) -> bool:
+    """The load happens where adapters (LoRA, adapter layers, PEFT) are set up: in the enclosing class
+    or function, or in what the file imports from such a module."""
+    scope = ctx.enclosing_class(call) or ctx.enclosing_function(call) or ctx.tree
+    names = [dotted(n) for n in ast.walk(scope) if isinstance(n, (ast.Name, ast.Attribute))]
+    names += list(ctx.imports.values())
+    return any(_ADAPTER_WORDS & set(value_origins.words(part)) for name in names if name for part in name.split("."))
 
 
 @register_rule
@@ -15,7 +28,8 @@ class LoadStateDictStrictFalseIgnored(Rule):
 
     What it finds: a `load_state_dict` call with `strict=False` used as a bare statement, so the
     returned `(missing_keys, unexpected_keys)` is never looked at. Test functions (`test_*`), which load
-    partial states on purpose and check the outcome themselves, are left alone.
+    partial states on purpose and check the outcome themselves, and loads where adapters are set up
+    (LoRA, adapter layers, PEFT: the base checkpoint lacks the adapter keys by design) are left alone.
     Why it matters: with `strict=False` a checkpoint whose keys do not match the model (a `module.`
     prefix from DataParallel, a renamed layer, a different architecture version) loads "successfully"
     while some or all layers keep their random initialisation. Fine-tuning then starts from scratch,
@@ -44,6 +58,8 @@ class LoadStateDictStrictFalseIgnored(Rule):
             func = ctx.enclosing_function(call)
             if func is not None and func.name.startswith("test"):
                 continue  # a test loads a partial state on purpose and asserts on the result itself
+            if _adapter_workflow(ctx, call):
+                continue  # base weights into a model with adapters: the adapter keys are missing by design
             yield self.finding(
                 ctx,
                 call,
