@@ -1,0 +1,92 @@
+"""The ``module-list-repeats-one-instance`` rule: `[layer] * n` puts the same module object in a container n times."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.torch_idioms import module_kind
+from mlsleuth.scan.registry import Rule, register_rule
+
+_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.Sequential"}
+
+
+def _repeated(ctx: FileContext, expr: ast.AST) -> tuple[ast.AST, ast.AST] | None:
+    """(the repeated element, the count) for ``[x] * n`` / ``n * [x]`` (through one local name), else None."""
+    if isinstance(expr, ast.Starred):
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        bound = value_origins.value(ctx, expr)
+        expr = bound if bound is not None else expr
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)):
+        return None
+    for seq, count in ((expr.left, expr.right), (expr.right, expr.left)):
+        if isinstance(seq, (ast.List, ast.Tuple)) and len(seq.elts) == 1:
+            return seq.elts[0], count
+    return None
+
+
+def _same_object_comprehension(ctx: FileContext, expr: ast.AST) -> tuple[ast.AST, ast.AST] | None:
+    """``[block for _ in range(n)]`` where ``block`` is one module built before the comprehension."""
+    if not (isinstance(expr, ast.ListComp) and isinstance(expr.elt, ast.Name) and len(expr.generators) == 1):
+        return None
+    gen = expr.generators[0]
+    targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+    if expr.elt.id in targets:
+        return None
+    return expr.elt, gen.iter
+
+
+@register_rule
+class ModuleListRepeatsOneInstance(Rule):
+    """`[layer] * n` puts the same module object in a container n times.
+
+    What it finds: `nn.ModuleList([Block(...)] * n)`, `nn.Sequential(*[Conv(...)] * n)` and
+    `nn.ModuleList([block for _ in range(n)])` with `block` built once, where the repeated module has
+    parameters (a layer, a block, a module class of the project). Parameter-free modules (`nn.ReLU`,
+    `nn.Identity`, pooling) are left alone: sharing them changes nothing.
+    Why it matters: list multiplication copies the reference, not the module. The container holds one
+    module n times: every "layer" shares the same weights, the model has 1/n of the intended
+    parameters (`sum(p.numel() for p in model.parameters())` counts them once), and depth brings no
+    extra capacity. Training runs normally and just underfits.
+    How to confirm: `model.convs[0] is model.convs[1]` is True; the parameter count is lower than
+    expected.
+    What to do instead: build a new module per position:
+    `nn.ModuleList([Block(...) for _ in range(n)])` (or `copy.deepcopy(block)` per position when the
+    copies should start identical).
+    """
+
+    id = "module-list-repeats-one-instance"
+    category = "architecture"
+    severity = "error"
+    triggers = ("ModuleList", "Sequential")
+    requires = (("*",),)
+
+    def check(self, ctx: FileContext):
+        for call in ctx.calls_named("ModuleList", "Sequential"):
+            if value_origins.normalize(ctx.qualname(call)) not in _CONTAINERS:
+                continue
+            for arg in call.args:
+                found = _repeated(ctx, arg) or (_same_object_comprehension(ctx, arg) if not isinstance(arg, ast.Starred) else None)
+                if found is None and isinstance(arg, ast.Starred):
+                    found = _same_object_comprehension(ctx, arg.value)
+                if found is None:
+                    continue
+                element, count = found
+                made = element if isinstance(element, ast.Call) else value_origins.value(ctx, element)
+                kind = module_kind(ctx, made) if isinstance(made, ast.Call) else None
+                if kind is None and isinstance(made, ast.Call):
+                    other = value_origins.project_class(ctx, made.func)
+                    kind = "params" if other is not None else None
+                if kind != "params":
+                    continue
+                name = dotted(made.func) if isinstance(made, ast.Call) else ctx.segment(element)  # type: ignore[union-attr]
+                yield self.finding(
+                    ctx,
+                    call,
+                    f"{ctx.segment(call.func)} holds the same `{name}` object {ctx.segment(count, 40)} times: list repetition copies"
+                    " the reference, so every position shares one set of weights and the stack has 1/n of the intended parameters",
+                    next_test=f"check `container[0] is container[1]` (True) and count the parameters: {name} is counted once",
+                )
+                break

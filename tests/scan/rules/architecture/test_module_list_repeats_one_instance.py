@@ -1,0 +1,48 @@
+"""The ``module-list-repeats-one-instance`` rule (``mlsleuth/scan/rules/architecture/module_list_repeats_one_instance.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check
+
+RULE = {"module-list-repeats-one-instance"}
+
+
+def test_list_repetition_of_layers_and_blocks():
+    src = """
+        import torch.nn as nn
+
+        class Residual(nn.Module):
+            def __init__(self, c):
+                super().__init__()
+                self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+        class Stack(nn.Module):
+            def __init__(self, c, n):
+                super().__init__()
+                self.convs = nn.ModuleList([nn.Conv2d(c, c, 3, padding=1)] * n)  # expect: module-list-repeats-one-instance
+                self.blocks = nn.Sequential(*[Residual(c)] * n)  # expect: module-list-repeats-one-instance
+                layers = n * [nn.Linear(c, c)]
+                self.mlp = nn.Sequential(*layers)  # expect: module-list-repeats-one-instance
+                block = Residual(c)
+                self.shared = nn.ModuleList([block for _ in range(n)])  # expect: module-list-repeats-one-instance
+        """
+    check(src, RULE)
+
+
+def test_fresh_modules_per_position_and_parameter_free_repeats_are_fine():
+    src = """
+        import copy
+        import torch.nn as nn
+
+        class Stack(nn.Module):
+            def __init__(self, c, n):
+                super().__init__()
+                self.convs = nn.ModuleList([nn.Conv2d(c, c, 3, padding=1) for _ in range(n)])
+                self.gates = nn.ModuleList([nn.Identity()] * n)
+                self.acts = nn.Sequential(*[nn.ReLU()] * n)
+                block = nn.Linear(c, c)
+                self.copies = nn.ModuleList([copy.deepcopy(block) for _ in range(n)])
+                self.pairs = nn.ModuleList([nn.Linear(c, c), nn.Linear(c, c)])
+                widths = [c] * n
+        """
+    check(src, RULE)
