@@ -39,6 +39,7 @@ SOFTMAX = "softmax"
 SIGMOID = "sigmoid"
 LOG_SOFTMAX = "log_softmax"
 LOGSIGMOID = "logsigmoid"
+RAW = "raw"  # the output of an affine layer (nn.Linear, a convolution, F.linear): raw scores, no activation
 
 _FUNCTION_KINDS = {
     "torch.softmax": SOFTMAX,
@@ -51,6 +52,7 @@ _FUNCTION_KINDS = {
     "torch.nn.functional.log_softmax": LOG_SOFTMAX,
     "torch.special.log_softmax": LOG_SOFTMAX,
     "torch.nn.functional.logsigmoid": LOGSIGMOID,
+    "torch.nn.functional.linear": RAW,
 }
 _METHOD_KINDS = {"softmax": SOFTMAX, "sigmoid": SIGMOID, "log_softmax": LOG_SOFTMAX}
 _MODULE_KINDS = {
@@ -86,6 +88,11 @@ LOSS_FUNCTIONS = {
     "torch.nn.functional.binary_cross_entropy": "binary_cross_entropy",
     "torch.nn.functional.kl_div": "kl_div",
 }
+
+# Layers whose output is an affine map of their input: scores with no activation applied.
+_AFFINE_MODULES = frozenset(
+    {"torch.nn.Linear", "torch.nn.LazyLinear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d"}
+)
 
 _MODULES_PATH = re.compile(r"^torch\.nn\.modules\.[a-z_]+\.")
 
@@ -606,6 +613,8 @@ def _module_output(ctx: FileContext, constructor: ast.Call, depth: int) -> Origi
     qual = normalize(ctx.qualname(constructor))
     if qual in _MODULE_KINDS:
         return Origin(_MODULE_KINDS[qual], constructor, ctx=ctx)
+    if qual in _AFFINE_MODULES:
+        return Origin(RAW, constructor, ctx=ctx)
     if qual == "torch.nn.Sequential":
         layers = [a for a in constructor.args if not isinstance(a, ast.Starred)]
         if layers and len(layers) == len(constructor.args):

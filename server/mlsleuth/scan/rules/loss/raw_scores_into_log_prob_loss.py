@@ -1,0 +1,69 @@
+"""The ``raw-scores-into-log-prob-loss`` rule: raw scores (a linear layer's output) passed to `NLLLoss` or `KLDivLoss`, which expect log-probabilities."""
+
+from __future__ import annotations
+
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.loss_inputs import (
+    describe_origin,
+    loss_label,
+    probability_inputs,
+)
+from mlsleuth.scan.prefilter import call_to
+from mlsleuth.scan.registry import Rule, register_rule
+
+_LOSSES = {"nll_loss": "NLLLoss", "kl_div": "KLDivLoss"}
+
+
+@register_rule
+class RawScoresIntoLogProbLoss(Rule):
+    """Raw scores (a linear layer's output) passed to `NLLLoss` or `KLDivLoss`, which expect log-probabilities.
+
+    What it finds: the output of an affine layer (`nn.Linear`, a convolution, `F.linear`), directly or
+    as the value a model's `forward` or last `nn.Sequential` layer returns (followed across helpers
+    and files), used as the input of `nn.NLLLoss`/`F.nll_loss` or `nn.KLDivLoss`/`F.kl_div`.
+    Why it matters: these losses do not normalise their input. `nll_loss` returns `-input[target]`, so
+    on raw scores it rewards making the target score large without bound (the loss goes negative and
+    keeps falling) instead of making the target probable; `kl_div` computes `target * (log target -
+    input)` with the same flaw. The run trains and the loss curve looks like progress.
+    How to confirm: print the loss on one batch: a negative NLL value, or one that keeps falling below
+    zero, means the input was not log-probabilities; compare with `F.cross_entropy` on the same scores.
+    What to do instead: apply `log_softmax` before the loss (`F.nll_loss(F.log_softmax(z, 1), y)`), or
+    use `F.cross_entropy` on the raw scores.
+    """
+
+    id = "raw-scores-into-log-prob-loss"
+    category = "loss"
+    severity = "error"
+    reach = "project"
+    triggers = ("nll_loss", "NLLLoss", "kl_div", "KLDivLoss")
+    requires = ((call_to(*value_origins.loss_callees(*_LOSSES)),),)
+
+    def check(self, ctx: FileContext):
+        if not value_origins.mentions(ctx, *_LOSSES, *_LOSSES.values()):
+            return
+        seen: set[tuple[str, int]] = set()
+        for lc in value_origins.loss_calls(ctx):
+            if lc.name not in _LOSSES or lc.input is None:
+                continue
+            for site, found, helper in probability_inputs(ctx, lc, {value_origins.RAW}):
+                if found.reduced:
+                    continue
+                # the fix goes at the loss call (log_softmax there, or cross_entropy), not at the layer
+                where_ctx, node = ctx, site or lc.call
+                if (where_ctx.display_path, node.lineno) in seen:  # type: ignore[attr-defined]
+                    continue
+                seen.add((where_ctx.display_path, node.lineno))  # type: ignore[attr-defined]
+                where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
+                if where_ctx is not ctx:
+                    where += f" of {ctx.display_path}"
+                if helper is not None:
+                    where += f" inside {helper.name}()"
+                yield self.finding(
+                    where_ctx,
+                    node,
+                    f"raw scores from an affine layer reach {_LOSSES[lc.name]}, which expects log-probabilities and does not"
+                    " normalise its input: the loss rewards large target scores without bound instead of probable targets",
+                    observation=f"{describe_origin(ctx, found)} flows into {where}",
+                    next_test="print the loss on one batch: a negative value that keeps falling means raw scores went in",
+                )
