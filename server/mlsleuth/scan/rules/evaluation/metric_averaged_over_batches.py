@@ -60,7 +60,7 @@ def _len_of(ctx: FileContext, expr: ast.AST, iterable: str) -> bool:
         and isinstance(expr.func, ast.Name)
         and expr.func.id == "len"
         and len(expr.args) == 1
-        and ctx.segment(expr.args[0]) == iterable
+        and dotted(expr.args[0]) == iterable
     )
 
 
@@ -155,22 +155,30 @@ class MetricAveragedOverBatches(Rule):
     def check(self, ctx: FileContext):
         for loop in ctx.nodes_of(ast.For):
             iterable = _loop_iterable(loop)  # type: ignore[arg-type]
-            name = ctx.segment(iterable)
+            name = dotted(iterable)  # a loader held in a name or attribute (ctx.segment is too slow here)
             if not name:
                 continue
             yield from self._loop(ctx, loop, iterable, name)  # type: ignore[arg-type]
 
     def _loop(self, ctx: FileContext, loop: ast.For, iterable: ast.AST, name: str):
-        drop_last = _drops_last(ctx, iterable) or _equal_batches(ctx, iterable)
+        full: list[bool] = []  # whether every batch is full, worked out only when a finding depends on it
+
+        def every_batch_full() -> bool:
+            if not full:
+                full.append(_drops_last(ctx, iterable) or _equal_batches(ctx, iterable))
+            return full[0]
+
         counts: dict[str, ast.AST] = {}
         means: dict[str, ast.AST] = {}
         for node in ctx.walk_scope(loop):
             if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
-                target = ctx.segment(node.target)
+                target = dotted(node.target)
+                if target is None:
+                    continue
                 value = node.value
                 if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
                     for factor, other in ((value.right, value.left), (value.left, value.right)):
-                        if _batch_size_setting(factor) and not _is_comparison(ctx, other) and not drop_last:
+                        if _batch_size_setting(factor) and not _is_comparison(ctx, other) and not every_batch_full():
                             yield self.finding(
                                 ctx,
                                 node,
@@ -186,7 +194,9 @@ class MetricAveragedOverBatches(Rule):
                 elif _reduced(ctx, value, "mean"):
                     means[target] = node
             elif isinstance(node, ast.Call) and call_method(node) == "append" and len(node.args) == 1 and _reduced(ctx, node.args[0], "mean"):
-                means["list:" + ctx.segment(node.func.value)] = node  # type: ignore[attr-defined]
+                holder = dotted(node.func.value)  # type: ignore[attr-defined]
+                if holder is not None:
+                    means["list:" + holder] = node
         if not counts and not means:
             return
         scope = ctx.enclosing_function(loop) or ctx.tree
@@ -194,7 +204,7 @@ class MetricAveragedOverBatches(Rule):
             if getattr(node, "lineno", 0) <= (loop.end_lineno or loop.lineno):
                 continue
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _len_of(ctx, node.right, name):
-                left = ctx.segment(_strip(node.left))
+                left = dotted(_strip(node.left)) or ""
                 if left in counts:
                     yield self.finding(
                         ctx,
@@ -203,10 +213,10 @@ class MetricAveragedOverBatches(Rule):
                         " number of batches: the result is not an accuracy (it is about batch_size times too large)",
                         next_test=f"divide by the number of samples instead (`len({name}.dataset)` or a running `total += y.size(0)`) and compare",
                     )
-                elif left in means and not drop_last:
+                elif left in means and not every_batch_full():
                     yield self._mean_finding(ctx, node, left, means[left], name)
-            elif isinstance(node, ast.Call) and (ctx.qualname(node) or "") in _MEAN_FUNCS and len(node.args) == 1 and not drop_last:
-                key = "list:" + ctx.segment(node.args[0])
+            elif isinstance(node, ast.Call) and (ctx.qualname(node) or "") in _MEAN_FUNCS and len(node.args) == 1 and not every_batch_full():
+                key = "list:" + (dotted(node.args[0]) or "")
                 if key in means:
                     yield self._mean_finding(ctx, node, ctx.segment(node.args[0]), means[key], name)
 

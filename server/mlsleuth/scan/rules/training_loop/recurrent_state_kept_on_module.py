@@ -20,6 +20,21 @@ def _self_attrs(target: ast.AST) -> list[str]:
     return found
 
 
+_RECURRENT = {"LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"}
+
+
+def _recurrent_call(ctx: FileContext, call: ast.Call) -> bool:
+    """``self.lstm(x, h)`` where ``self.lstm`` is an ``nn.LSTM``/``GRU``/``RNN`` (or their cells), or a
+    submodule named as one."""
+    if not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+        return False
+    bound = ctx.resolve(call.func)
+    if isinstance(bound, ast.Call):
+        qual = ctx.qualname(bound) or ""
+        return qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1] in _RECURRENT
+    return any(w in {"rnn", "lstm", "gru"} for w in call.func.attr.lower().split("_"))
+
+
 def _reads(call: ast.Call, attr: str) -> bool:
     return any(dotted(n) == f"self.{attr}" for arg in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(arg))
 
@@ -70,7 +85,8 @@ class RecurrentStateKeptOnModule(Rule):
     """A module feeds its own stored recurrent state back into itself without detaching it.
 
     What it finds: in the `forward` of an `nn.Module`, an assignment such as
-    `out, self.hidden = self.lstm(x, self.hidden)` that stores the recurrent state on the module and
+    `out, self.hidden = self.lstm(x, self.hidden)` (a recurrent layer: `nn.LSTM`, `GRU`, `RNN` or a
+    cell) that stores the recurrent state on the module and
     passes the previous one in, where nothing in the class ever detaches or resets that state
     (`self.hidden.detach()`, `tuple(h.detach() for h in self.hidden)`, a `repackage_hidden`, a reset
     method assigning it, or a caller assigning `model.hidden = ...`, in this file or another module).
@@ -88,8 +104,8 @@ class RecurrentStateKeptOnModule(Rule):
     category = "training-loop"
     severity = "warning"
     reach = "project"
-    triggers = ("self.",)
-    requires = (("def forward",), ("LSTM", "GRU", "RNN", "hidden", "state", "memory"))
+    triggers = ("LSTM", "GRU", "RNN", "rnn", "lstm", "gru")
+    requires = (("def forward",),)
 
     def check(self, ctx: FileContext):
         for cls in ctx.classes:
@@ -98,6 +114,8 @@ class RecurrentStateKeptOnModule(Rule):
                 continue
             for node in ast.walk(forward):
                 if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call) or grad_off(ctx, node):
+                    continue
+                if not _recurrent_call(ctx, node.value):
                     continue
                 for attr in {a for t in node.targets for a in _self_attrs(t)}:
                     if not _reads(node.value, attr) or _cut_somewhere(ctx, cls, attr) or _reset_from_outside(ctx, cls, attr):
