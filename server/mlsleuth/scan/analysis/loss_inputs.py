@@ -8,6 +8,8 @@ is one of its parameters; :func:`describe_origin` and :func:`loss_label` word th
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext
@@ -61,3 +63,39 @@ def report_site(ctx: FileContext, loss_call: ast.AST, node: ast.AST | None, foun
     if found.in_model or node is None:
         return there, found.node
     return ctx, node
+
+
+@dataclass
+class WrongInput:
+    """A value of the wrong kind reaching a loss: where to report it, what it is, and how it got there."""
+
+    ctx: FileContext  # the file the finding belongs to (the model's file when the activation is the model's)
+    node: ast.AST
+    origin: value_origins.Origin
+    loss: value_origins.LossCall
+    flow: str  # "<origin> flows into <loss call> at line N [of file] [inside helper()] [(criterion ...)]"
+
+
+def wrong_loss_inputs(ctx: FileContext, losses: Iterable[str], kinds: set[str], *, at_producer: bool = True) -> Iterator[WrongInput]:
+    """Every value of one of ``kinds`` reaching the input of one of the ``losses`` (by ``LossCall.name``),
+    once per reported line. ``at_producer``: report where the fix goes (see :func:`report_site`);
+    otherwise at the call that passes the value."""
+    wanted = set(losses)
+    seen: set[tuple[str, int]] = set()
+    for lc in value_origins.loss_calls(ctx):
+        if lc.name not in wanted or lc.input is None:
+            continue
+        for site, found, helper in probability_inputs(ctx, lc, kinds):
+            where_ctx, node = report_site(ctx, lc.call, site, found) if at_producer else (ctx, site or lc.call)
+            key = (where_ctx.display_path, getattr(node, "lineno", 0))
+            if key in seen:
+                continue
+            seen.add(key)
+            where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
+            if where_ctx is not ctx:
+                where += f" of {ctx.display_path}"
+            if helper is not None:
+                where += f" inside {helper.name}()"
+            if lc.via:
+                where += f" (criterion {lc.via})"
+            yield WrongInput(where_ctx, node, found, lc, f"{describe_origin(ctx, found)} flows into {where}")

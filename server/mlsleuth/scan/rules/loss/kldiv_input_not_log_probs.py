@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.loss_inputs import (
-    describe_origin,
-    loss_label,
-    probability_inputs,
-    report_site,
-)
+from mlsleuth.scan.analysis.loss_inputs import wrong_loss_inputs
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -46,27 +41,13 @@ class KlDivInputNotLogProbs(Rule):
     def check(self, ctx: FileContext):
         if not value_origins.mentions(ctx, "kl_div", "KLDivLoss"):
             return
-        seen: set[tuple[str, int]] = set()
-        for lc in value_origins.loss_calls(ctx):
-            if lc.name != "kl_div" or lc.input is None:
-                continue
-            for site, found, helper in probability_inputs(ctx, lc, set(_PROB_KINDS)):
-                where_ctx, node = report_site(ctx, lc.call, site, found)
-                if (where_ctx.display_path, node.lineno) in seen:  # type: ignore[attr-defined]
-                    continue
-                seen.add((where_ctx.display_path, node.lineno))  # type: ignore[attr-defined]
-                act = _PROB_KINDS[found.kind]
-                where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
-                if where_ctx is not ctx:
-                    where += f" of {ctx.display_path}"
-                if helper is not None:
-                    where += f" inside {helper.name}()"
-                yield self.finding(
-                    where_ctx,
-                    node,
-                    f"{act} probabilities are the input of a KL-divergence loss, which expects log-probabilities as its input:"
-                    " the value computed is not a KL divergence and it rewards over-confident predictions",
-                    observation=f"{describe_origin(ctx, found)} flows into {where}",
-                    next_test="On one batch compare kl_div(p.log(), q) with kl_div(p, q): only the first is >= 0 and 0 when p == q.",
-                    fix="pass F.log_softmax(logits, dim) (or torch.log(p.clamp_min(1e-8))) as the input",
-                )
+        for hit in wrong_loss_inputs(ctx, {"kl_div"}, set(_PROB_KINDS)):
+            yield self.finding(
+                hit.ctx,
+                hit.node,
+                f"{_PROB_KINDS[hit.origin.kind]} probabilities are the input of a KL-divergence loss, which expects"
+                " log-probabilities as its input: the value computed is not a KL divergence and it rewards over-confident predictions",
+                observation=hit.flow,
+                next_test="On one batch compare kl_div(p.log(), q) with kl_div(p, q): only the first is >= 0 and 0 when p == q.",
+                fix="pass F.log_softmax(logits, dim) (or torch.log(p.clamp_min(1e-8))) as the input",
+            )

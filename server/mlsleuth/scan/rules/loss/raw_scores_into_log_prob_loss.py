@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.loss_inputs import (
-    describe_origin,
-    loss_label,
-    probability_inputs,
-)
+from mlsleuth.scan.analysis.loss_inputs import wrong_loss_inputs
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -42,28 +38,15 @@ class RawScoresIntoLogProbLoss(Rule):
     def check(self, ctx: FileContext):
         if not value_origins.mentions(ctx, *_LOSSES, *_LOSSES.values()):
             return
-        seen: set[tuple[str, int]] = set()
-        for lc in value_origins.loss_calls(ctx):
-            if lc.name not in _LOSSES or lc.input is None:
+        # reported at the loss call: the fix (log_softmax there, or cross_entropy) goes there, not at the layer
+        for hit in wrong_loss_inputs(ctx, _LOSSES, {value_origins.RAW}, at_producer=False):
+            if hit.origin.reduced:
                 continue
-            for site, found, helper in probability_inputs(ctx, lc, {value_origins.RAW}):
-                if found.reduced:
-                    continue
-                # the fix goes at the loss call (log_softmax there, or cross_entropy), not at the layer
-                where_ctx, node = ctx, site or lc.call
-                if (where_ctx.display_path, node.lineno) in seen:  # type: ignore[attr-defined]
-                    continue
-                seen.add((where_ctx.display_path, node.lineno))  # type: ignore[attr-defined]
-                where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
-                if where_ctx is not ctx:
-                    where += f" of {ctx.display_path}"
-                if helper is not None:
-                    where += f" inside {helper.name}()"
-                yield self.finding(
-                    where_ctx,
-                    node,
-                    f"raw scores from an affine layer reach {_LOSSES[lc.name]}, which expects log-probabilities and does not"
-                    " normalise its input: the loss rewards large target scores without bound instead of probable targets",
-                    observation=f"{describe_origin(ctx, found)} flows into {where}",
-                    next_test="print the loss on one batch: a negative value that keeps falling means raw scores went in",
-                )
+            yield self.finding(
+                hit.ctx,
+                hit.node,
+                f"raw scores from an affine layer reach {_LOSSES[hit.loss.name]}, which expects log-probabilities and does not"
+                " normalise its input: the loss rewards large target scores without bound instead of probable targets",
+                observation=hit.flow,
+                next_test="print the loss on one batch: a negative value that keeps falling means raw scores went in",
+            )

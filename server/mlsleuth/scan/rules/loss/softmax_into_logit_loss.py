@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.loss_inputs import (
-    describe_origin,
-    loss_label,
-    probability_inputs,
-    report_site,
-)
+from mlsleuth.scan.analysis.loss_inputs import wrong_loss_inputs
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -52,32 +47,16 @@ class SoftmaxIntoLogitLoss(Rule):
     def check(self, ctx: FileContext):
         if not value_origins.mentions(ctx, "cross_entropy", "CrossEntropyLoss", "BCEWithLogitsLoss"):
             return
-        seen: set[tuple[str, int]] = set()
-        for lc in value_origins.loss_calls(ctx):
-            if lc.name not in _LOGIT_LOSSES or lc.input is None:
-                continue
-            for site, found, helper in probability_inputs(ctx, lc, set(_PROB_KINDS)):
-                where_ctx, node = report_site(ctx, lc.call, site, found)
-                if (where_ctx.display_path, node.lineno) in seen:  # type: ignore[attr-defined]
-                    continue
-                seen.add((where_ctx.display_path, node.lineno))  # type: ignore[attr-defined]
-                act = _PROB_KINDS[found.kind]
-                loss = _LOGIT_LOSSES[lc.name]
-                where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
-                if where_ctx is not ctx:
-                    where += f" of {ctx.display_path}"
-                if helper is not None:
-                    where += f" inside {helper.name}()"
-                if lc.via:
-                    where += f" (criterion {lc.via})"
-                yield self.finding(
-                    where_ctx,
-                    node,
-                    f"{act} output reaches a {loss} loss, which expects raw logits and applies its own "
-                    f"{_OWN_ACTIVATION[lc.name]}: it sees probabilities, so it cannot approach zero and its gradients shrink",
-                    observation=f"{describe_origin(ctx, found)} flows into {where}",
-                    next_test=(
-                        f"On one batch, compare the loss on the {act} output with the loss on the logits before "
-                        f"the {act}; then overfit one small batch: with probabilities the loss stays well above zero."
-                    ),
-                )
+        for hit in wrong_loss_inputs(ctx, _LOGIT_LOSSES, set(_PROB_KINDS)):
+            act = _PROB_KINDS[hit.origin.kind]
+            yield self.finding(
+                hit.ctx,
+                hit.node,
+                f"{act} output reaches a {_LOGIT_LOSSES[hit.loss.name]} loss, which expects raw logits and applies its own "
+                f"{_OWN_ACTIVATION[hit.loss.name]}: it sees probabilities, so it cannot approach zero and its gradients shrink",
+                observation=hit.flow,
+                next_test=(
+                    f"On one batch, compare the loss on the {act} output with the loss on the logits before "
+                    f"the {act}; then overfit one small batch: with probabilities the loss stays well above zero."
+                ),
+            )

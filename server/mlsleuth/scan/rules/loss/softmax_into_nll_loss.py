@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.loss_inputs import (
-    describe_origin,
-    loss_label,
-    probability_inputs,
-    report_site,
-)
+from mlsleuth.scan.analysis.loss_inputs import wrong_loss_inputs
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -40,25 +35,12 @@ class SoftmaxIntoNllLoss(Rule):
     def check(self, ctx: FileContext):
         if not value_origins.mentions(ctx, "nll_loss", "NLLLoss"):
             return
-        seen: set[tuple[str, int]] = set()
-        for lc in value_origins.loss_calls(ctx):
-            if lc.name != "nll_loss" or lc.input is None:
-                continue
-            for site, found, helper in probability_inputs(ctx, lc, {value_origins.SOFTMAX}):
-                where_ctx, node = report_site(ctx, lc.call, site, found)
-                if (where_ctx.display_path, node.lineno) in seen:  # type: ignore[attr-defined]
-                    continue
-                seen.add((where_ctx.display_path, node.lineno))  # type: ignore[attr-defined]
-                where = f"{loss_label(ctx, lc)} at line {lc.call.lineno}"
-                if where_ctx is not ctx:
-                    where += f" of {ctx.display_path}"
-                if helper is not None:
-                    where += f" inside {helper.name}()"
-                yield self.finding(
-                    where_ctx,
-                    node,
-                    "softmax probabilities reach NLLLoss, which expects log-probabilities: the loss is -p "
-                    "instead of -log p, negative and weakly informative",
-                    observation=f"{describe_origin(ctx, found)} flows into {where}",
-                    next_test="Print this loss on one batch: a value between -1 and 0 means probabilities went in.",
-                )
+        for hit in wrong_loss_inputs(ctx, {"nll_loss"}, {value_origins.SOFTMAX}):
+            yield self.finding(
+                hit.ctx,
+                hit.node,
+                "softmax probabilities reach NLLLoss, which expects log-probabilities: the loss is -p "
+                "instead of -log p, negative and weakly informative",
+                observation=hit.flow,
+                next_test="Print this loss on one batch: a value between -1 and 0 means probabilities went in.",
+            )
