@@ -138,9 +138,7 @@ def _filled_buffer(ctx: FileContext, call: ast.Call, name: str, scope: ast.AST) 
     """``buf = torch.full((B, L), pad)`` (or zeros, or ``x.new_full``) partly overwritten with real tokens."""
     qual = vo.normalize(ctx.qualname(call))
     method = call_method(call)
-    if qual in _FILLED_BUFFERS:
-        pad = _keyword(call, "fill_value", 1)
-    elif isinstance(call.func, ast.Attribute) and method == "new_full" and not _is_module_ref(ctx, call.func.value):
+    if qual in _FILLED_BUFFERS or isinstance(call.func, ast.Attribute) and method == "new_full" and not _is_module_ref(ctx, call.func.value):
         pad = _keyword(call, "fill_value", 1)
     elif qual in _ZERO_BUFFERS:
         pad = ast.Constant(0)

@@ -100,3 +100,48 @@ def test_pipeline_inside_cross_validation_is_fine():
         return cross_val_score(pipe, X, y, cv=cv)
     """
     check(src, {BEFORE})
+
+
+def test_hand_written_statistics_over_the_sample_axis_before_random_split():
+    src = """
+        import numpy as np
+        import torch
+        from torch.utils.data import TensorDataset, random_split
+
+        def build(x, y):
+            mu = x.mean(dim=(0, 2), keepdim=True)  # expect: fit-before-split
+            sd = x.std(dim=(0, 2), keepdim=True)
+            ds = TensorDataset((x - mu) / sd, y)
+            return random_split(ds, [0.8, 0.2])
+
+        def series(values):
+            lo = np.min(values, axis=0)  # expect: fit-before-split
+            scaled = values - lo
+            n = int(len(scaled) * 0.8)
+            return scaled[:n], scaled[n:]
+        """
+    check(src, {"fit-before-split"})
+
+
+def test_per_sample_or_train_only_statistics_stay_silent():
+    src = """
+        import torch
+        from torch.utils.data import TensorDataset, random_split
+
+        def per_window(x, y):
+            mu = x.mean(dim=2, keepdim=True)
+            sd = x.std(dim=2, keepdim=True)
+            return random_split(TensorDataset((x - mu) / sd, y), [0.8, 0.2])
+
+        def train_only(x, y):
+            n = len(x) // 5
+            perm = torch.randperm(len(x))
+            tr, te = perm[n:], perm[:n]
+            mu = x[tr].mean(0)
+            return (x[tr] - mu, y[tr]), (x[te] - mu, y[te])
+
+        def shift(seq):
+            top = seq.max(0)
+            return seq[:-1], seq[1:]
+        """
+    check(src, {"fit-before-split"})

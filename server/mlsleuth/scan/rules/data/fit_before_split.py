@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
 
+from mlsleuth.scan.analysis import splits as data_splits
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method
 from mlsleuth.scan.analysis.preprocessing import transformer_name
@@ -37,7 +39,10 @@ class FitBeforeSplit(Rule):
     What it finds: in one function (or a notebook's top level), `X = scaler.fit_transform(X)` (or
     `.fit(X)`, a feature selector, PCA...), or `X_res, y_res = SMOTE().fit_resample(X, y)`, followed
     later by `train_test_split(...)`, `cross_val_score(...)`/`cross_validate(...)` or
-    `KFold(...).split(...)` on the same data.
+    `KFold(...).split(...)` on the same data. Hand-written statistics count too: `mean = x.mean(dim=0)`
+    (or `std`/`min`/`max`, any axis tuple that includes the sample axis 0) used to normalise data that is
+    then divided by any split, including `random_split`, a project helper named `*split*`, or a positional
+    cut `rows[:k], rows[k:]`. Statistics over other axes (per-sample normalisation) are not flagged.
     Why it matters: the scaler's mean and variance, a PCA's components or an encoder's vocabulary
     then include the test rows, so the test set is no longer unseen. The leak is small for a scaler
     on i.i.d. data and large for target encoders, feature selection and time series, where it can
@@ -53,9 +58,10 @@ class FitBeforeSplit(Rule):
     id = "fit-before-split"
     category = "data"
     severity = "warning"
-    triggers = ("train_test_split", "cross_val", "cross_validate", "Fold", "ShuffleSplit")  # the split must be in the file
+    triggers = ("train_test_split", "cross_val", "cross_validate", "Fold", "ShuffleSplit", "split")  # the split must be in the file
 
     def check(self, ctx: FileContext):
+        yield from self._statistics_before_split(ctx)
         splits = _splits(ctx)
         if not splits:
             return
@@ -89,6 +95,61 @@ class FitBeforeSplit(Rule):
                         next_test="Fit after the split, on the training part only, and compare the test score.",
                     )
                     break
+
+
+    def _statistics_before_split(self, ctx: FileContext):
+        """``mean = x.mean(0)`` (over the sample axis), then ``random_split(normalise(x, mean))``."""
+        if not _STATISTIC_TEXT.search(ctx.source):
+            return
+        reported: set[int] = set()
+        for split, data in data_splits.splits(ctx):
+            scope = ctx.enclosing_function(split) or ctx.tree
+            for step in data_splits.upstream(ctx, data, scope, split.lineno):
+                what = _sample_axis_statistic(ctx, step.value) if step.value is not None else None
+                if what is None:
+                    continue
+                step.stop()
+                if id(step.node) in reported:
+                    continue
+                reported.add(id(step.node))
+                yield self.finding(
+                    ctx,
+                    step.node,
+                    f"{what} is computed over every row, held-out rows included, before the split at line {split.lineno}: "
+                    "the test rows shape the normalisation",
+                    observation=f"{ctx.segment(step.node, 80)} at line {step.node.lineno}; split: {ctx.segment(split, 80)}",
+                    next_test="Compute the statistics on the training part only, after the split, and compare the test score.",
+                )
+                break
+
+
+_STATISTICS = frozenset({"mean", "std", "var", "min", "max", "amin", "amax", "nanmean", "nanstd"})
+_STATISTIC_TEXT = re.compile(r"\.(mean|std|var|min|max|amin|amax|nanmean|nanstd)\(")
+
+
+def _sample_axis_statistic(ctx: FileContext, value: ast.AST) -> str | None:
+    """``x.mean(dim=0)``, ``x.std((0, 2))``, ``np.mean(x, axis=0)``: a statistic over the rows of a dataset."""
+    if not isinstance(value, ast.Call):
+        return None
+    method = call_method(value)
+    if method not in _STATISTICS or not isinstance(value.func, ast.Attribute):
+        return None
+    qual = value_origins.normalize(ctx.qualname(value)) or ""
+    if qual.startswith(("numpy.", "torch.")):
+        data = value.args[0] if value.args else None
+        axis = value.args[1] if len(value.args) > 1 else None
+    else:
+        data = value.func.value
+        axis = value.args[0] if value.args else None
+    for kw in value.keywords:
+        if kw.arg in ("dim", "axis"):
+            axis = kw.value
+    if not isinstance(data, ast.Name) or axis is None:
+        return None
+    axes = axis.elts if isinstance(axis, ast.Tuple) else [axis]
+    if not any(isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool) for a in axes):
+        return None
+    return f"`{ctx.segment(value, 50)}`"
 
 
 def _resampler(ctx: FileContext, receiver: ast.AST) -> str | None:
