@@ -248,13 +248,10 @@ def _unpacked_from_call(ctx: FileContext, name: ast.Name, scope: ast.AST) -> tup
 
 def _returned(ctx: FileContext, call: ast.Call, depth: int, element: int | None = None) -> Padded | None:
     """What a helper defined in this file or the project returns, when every return agrees."""
-    helper = vo.callee(ctx, call)
-    hctx = ctx
-    if helper is None:
-        elsewhere = vo.project_function(ctx, call.func)
-        if elsewhere is None:
-            return None
-        hctx, helper = elsewhere
+    found_helper = vo.helper_definition(ctx, call)
+    if found_helper is None:
+        return None
+    hctx, helper = found_helper
     values = vo.returns(helper)
     if not values:
         return None

@@ -392,6 +392,14 @@ def project_function(ctx: FileContext, func_expr: ast.AST) -> tuple[FileContext,
     return found.ctx, found.node
 
 
+def helper_definition(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST] | None:
+    """(file, function) that ``call`` runs: a function or ``self.`` method of this file, else one of another module."""
+    local = callee(ctx, call)
+    if local is not None:
+        return ctx, local
+    return project_function(ctx, call.func)
+
+
 def project_class(ctx: FileContext, func_expr: ast.AST) -> tuple[FileContext, ast.ClassDef] | None:
     """(file, class) when ``func_expr`` names a class defined in another module of the project."""
     index = ctx.project

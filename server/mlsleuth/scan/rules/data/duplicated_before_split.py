@@ -108,7 +108,7 @@ def _multiplies(ctx: FileContext, value: ast.AST, depth: int = 0) -> str | None:
         qual = vo.normalize(ctx.qualname(node))
         if qual in _REPEATING_CALLS:
             return f"{qual.rsplit('.', 1)[-1]}()"
-        helper = _helper(ctx, node) if depth < 3 else None
+        helper = vo.helper_definition(ctx, node) if depth < 3 else None
         if helper is None:
             continue
         hctx, func = helper
@@ -175,13 +175,6 @@ def _grows(ctx: FileContext, func: ast.AST) -> bool:
             if call_method(node) in ("append", "extend") and ctx.enclosing_loops(node):
                 return True
     return False
-
-
-def _helper(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST] | None:
-    local = vo.callee(ctx, call)
-    if local is not None:
-        return ctx, local
-    return vo.project_function(ctx, call.func)
 
 
 def _callee_name(call: ast.Call) -> str | None:
