@@ -166,3 +166,12 @@ def test_analyze_blob_restores_the_collector_state():
         assert not gc.isenabled()  # a caller that turned it off keeps it off
     finally:
         gc.enable()
+
+
+def test_called_names_containing_scans_calls_not_methods_unless_asked():
+    from mlsleuth.scan.analysis.context import called_names_containing
+
+    text = 'a = train_test_split(x)\nb = text.split(",")\nsplit_rows (z)\nsplitter = 1\nobj.save_ckpt(1)\n2save(3)'
+    assert called_names_containing(text, "split") == {"train_test_split", "split_rows"}
+    assert called_names_containing(text, "split", methods=True) == {"train_test_split", "split", "split_rows"}
+    assert called_names_containing(text, "SAVE", methods=True) == {"save_ckpt"}

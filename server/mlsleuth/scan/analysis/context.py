@@ -115,6 +115,35 @@ def _bind(table: dict[str, list], target: ast.AST, value: ast.expr | None, stmt:
         _bind(table, target.value, None, stmt)
 
 
+def called_names_containing(text: str, *parts: str, methods: bool = False) -> set[str]:
+    """Identifiers that contain one of ``parts`` (any case) and are called (``name(``) in ``text``.
+
+    A linear scan with ``str.find`` (a regex such as ``\\w*split\\w*\\(`` backtracks on every
+    identifier of a large file). Method calls (``x.split(``) count only with ``methods=True``.
+    """
+    lower = text.lower()
+    size = len(text)
+    found: set[str] = set()
+    for part in (p.lower() for p in parts):
+        at = lower.find(part)
+        while at >= 0:
+            start = at
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                start -= 1
+            end = at + len(part)
+            while end < size and (text[end].isalnum() or text[end] == "_"):
+                end += 1
+            after = end
+            while after < size and text[after] in " \t":
+                after += 1
+            if after < size and text[after] == "(" and (methods or start == 0 or text[start - 1] != "."):
+                name = text[start:end]
+                if name and not name[0].isdigit():
+                    found.add(name)
+            at = lower.find(part, end)
+    return found
+
+
 class FileContext:
     """One parsed file, ready for rules."""
 

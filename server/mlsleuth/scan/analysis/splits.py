@@ -11,11 +11,14 @@ that produced it, so a rule can ask of each step "does this leak held-out rows?"
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, call_method
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    called_names_containing,
+)
 
 SKLEARN_SPLITS = {
     "sklearn.model_selection.train_test_split",
@@ -24,13 +27,21 @@ SKLEARN_SPLITS = {
     "sklearn.model_selection.cross_val_predict",
 }
 TORCH_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"}
-_SPLIT_NAME = re.compile(r"split", re.IGNORECASE)
 MAX_STEPS = 60
+_LIBRARY_SPLITS = ("train_test_split", "random_split", "cross_val_score", "cross_validate", "cross_val_predict")
 
 
 def splits(ctx: FileContext):
-    """(split node, data expression) pairs."""
-    for call in ctx.calls():
+    """(split node, data expression) pairs, found from cheap text hints first."""
+    cache = ctx.__dict__.get("_splits")
+    if cache is None:
+        cache = list(_find_splits(ctx))
+        ctx.__dict__["_splits"] = cache
+    return cache
+
+
+def _find_splits(ctx: FileContext):
+    for call in ctx.calls_named(*_LIBRARY_SPLITS):
         qual = vo.normalize(ctx.qualname(call))
         if qual in SKLEARN_SPLITS or qual in TORCH_SPLITS:
             args = [a for a in call.args if not isinstance(a, ast.Starred)]
@@ -38,16 +49,24 @@ def splits(ctx: FileContext):
                 args = args[1:]
             for arg in args[:2] if not qual.endswith("random_split") else args[:1]:
                 yield call, arg
-        elif call_method(call) == "split" and call.args and isinstance(call.func, ast.Attribute):
-            bound = vo.value(ctx, call.func.value)
-            if isinstance(bound, ast.Call) and (ctx.qualname(bound) or "").startswith("sklearn.model_selection."):
-                yield call, call.args[0]
-        elif isinstance(call.func, ast.Name) and _SPLIT_NAME.search(call.func.id) and call.args and _defined_here(ctx, call):
+        elif isinstance(call.func, ast.Name) and call.args and _defined_here(ctx, call):
+            yield call, call.args[0]  # a project's own train_test_split
+    if "model_selection" in ctx.source:
+        for call in ctx.calls_named("split"):
+            if call.args and isinstance(call.func, ast.Attribute):
+                bound = vo.value(ctx, call.func.value)
+                if isinstance(bound, ast.Call) and (ctx.qualname(bound) or "").startswith("sklearn.model_selection."):
+                    yield call, call.args[0]
+    # a bare call of a function named *split* (``split_data(x)``), not a method (``text.split()``)
+    helpers = called_names_containing(ctx.source, "split") - set(_LIBRARY_SPLITS)
+    for call in ctx.calls_named(*helpers) if helpers else ():
+        if isinstance(call.func, ast.Name) and call.args and _defined_here(ctx, call):
             yield call, call.args[0]
-    for node in ctx.nodes_of(ast.Tuple):
-        data = _positional_cut(node)
-        if data is not None:
-            yield node, data
+    if "[:" in ctx.source and ":]" in ctx.source:  # ``rows[:k], rows[k:]`` possible: walk the tuples
+        for node in ctx.nodes_of(ast.Tuple):
+            data = _positional_cut(node)
+            if data is not None:
+                yield node, data
 
 
 def _defined_here(ctx: FileContext, call: ast.Call) -> bool:

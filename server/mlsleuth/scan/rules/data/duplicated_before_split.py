@@ -39,7 +39,8 @@ class DuplicatedBeforeSplit(Rule):
     category = "data"
     severity = "warning"
     triggers = ("split", "Fold", "cross_val", "cross_validate")
-    requires = ((re.compile(r"aug|sampl|cycle|tile|duplicat|replicat|balance", re.IGNORECASE),),)
+    # Evidence of multiplied rows, rare in library code (not the `Upsample` layer or `sample`).
+    requires = ((re.compile(r"augment|\baugs?\b|oversampl|upsample_|_upsample\b|resample\(|cycle\(|tile\(|duplicat|replicat|balance", re.IGNORECASE),),)
     reach = "project"
 
     def check(self, ctx: FileContext):

@@ -61,6 +61,8 @@ class FitBeforeSplit(Rule):
     triggers = ("train_test_split", "cross_val", "cross_validate", "Fold", "ShuffleSplit", "split")  # the split must be in the file
 
     def check(self, ctx: FileContext):
+        if not data_splits.splits(ctx):
+            return  # no split in this file (the cheap, cached search)
         yield from self._statistics_before_split(ctx)
         splits = _splits(ctx)
         if not splits:

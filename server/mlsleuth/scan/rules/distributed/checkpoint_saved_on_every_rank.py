@@ -6,7 +6,12 @@ import ast
 import re
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, call_method, dotted
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    called_names_containing,
+    dotted,
+)
 from mlsleuth.scan.registry import Rule, register_rule
 
 _SAVES = frozenset({"torch.save"})
@@ -45,12 +50,14 @@ class CheckpointSavedOnEveryRank(Rule):
         if not _DISTRIBUTED_TEXT.search(ctx.source):
             return
         for call in ctx.calls_named("save", *_helper_names(ctx)):
+            loops = ctx.enclosing_loops(call)
+            if not loops or not _trains(ctx, loops[-1]):
+                continue
+            func = ctx.enclosing_function(call)
+            if _guarded(ctx, call, func) or _rank_in_path(call):
+                continue
             how = _saves(ctx, call)
             if how is None:
-                continue
-            loops = ctx.enclosing_loops(call)
-            func = ctx.enclosing_function(call)
-            if not loops or not _trains(ctx, loops[-1]) or _guarded(ctx, call, func) or _rank_in_path(call):
                 continue
             yield self.finding(
                 ctx,
@@ -62,17 +69,12 @@ class CheckpointSavedOnEveryRank(Rule):
             )
 
 
-_HELPER_NAME = re.compile(r"save|checkpoint|ckpt|snapshot", re.IGNORECASE)
 
 
 def _helper_names(ctx: FileContext) -> tuple[str, ...]:
     """Names of calls that may be checkpoint helpers (``save_checkpoint(...)``, ``self.write_ckpt(...)``)."""
-    names = set()
-    for call in ctx.calls():
-        name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr if isinstance(call.func, ast.Attribute) else None
-        if name and name != "save" and _HELPER_NAME.search(name):
-            names.add(name)
-    return tuple(sorted(names))
+    names = called_names_containing(ctx.source, "save", "checkpoint", "ckpt", "snapshot", methods=True)
+    return tuple(sorted(names - {"save"}))
 
 
 def _saves(ctx: FileContext, call: ast.Call) -> str | None:
@@ -113,9 +115,13 @@ def _guarded(ctx: FileContext, call: ast.AST, func: ast.AST | None) -> bool:
     if func is None:
         return False
     for node in ctx.walk_scope(func):
-        if isinstance(node, ast.If) and node.lineno < getattr(call, "lineno", 0) and _mentions_rank(node.test):
-            if any(isinstance(s, (ast.Return, ast.Continue)) for s in node.body):
-                return True
+        if (
+            isinstance(node, ast.If)
+            and node.lineno < getattr(call, "lineno", 0)
+            and _mentions_rank(node.test)
+            and any(isinstance(s, (ast.Return, ast.Continue)) for s in node.body)
+        ):
+            return True
     return False
 
 

@@ -58,8 +58,9 @@ class Fp16AutocastWithoutGradScaler(Rule):
     requires = (("backward",),)
 
     def check(self, ctx: FileContext):
-        if _SCALING.search(_COMMENT.sub("", ctx.source)) or _scaled_elsewhere(ctx):
+        if _SCALING.search(_COMMENT.sub("", ctx.source)):
             return
+        scaled_elsewhere = None
         for with_node in ctx.nodes_of(ast.With, ast.AsyncWith):
             for item in with_node.items:  # type: ignore[attr-defined]
                 call = item.context_expr
@@ -68,6 +69,10 @@ class Fp16AutocastWithoutGradScaler(Rule):
                 why = _float16(ctx, call)
                 if why is None or _under_no_grad(ctx, with_node) or not _trains(ctx, with_node):
                     continue
+                if scaled_elsewhere is None:
+                    scaled_elsewhere = _scaled_elsewhere(ctx)
+                if scaled_elsewhere:
+                    return
                 yield self.finding(
                     ctx,
                     call,

@@ -153,7 +153,12 @@ class MetricAveragedOverBatches(Rule):
     requires = (("==", ".eq("),)
 
     def check(self, ctx: FileContext):
+        # Only loops that accumulate something (``x += ...``, ``xs.append(...)``) can average per batch.
+        adds = [n for n in ctx.nodes_of(ast.AugAssign) if isinstance(n.op, ast.Add)]  # type: ignore[attr-defined]
+        accumulating = {loop for node in [*adds, *ctx.calls_named("append", "extend")] for loop in ctx.enclosing_loops(node)}
         for loop in ctx.nodes_of(ast.For):
+            if loop not in accumulating:
+                continue
             iterable = _loop_iterable(loop)  # type: ignore[arg-type]
             name = dotted(iterable)  # a loader held in a name or attribute (ctx.segment is too slow here)
             if not name:

@@ -58,7 +58,13 @@ class CudnnBenchmarkWithDeterministic(Rule):
     requires = (("deterministic",),)
 
     def check(self, ctx: FileContext):
-        scopes = [ctx.tree, *ctx.functions]
+        # One pass over the assignments finds the scopes that switch benchmark on; only those are walked.
+        scopes: dict[ast.AST, None] = {}
+        for node in ctx.nodes_of(ast.Assign):
+            if constant(node.value) is True and any(  # type: ignore[attr-defined]
+                isinstance(t, ast.Attribute) and t.attr == "benchmark" for t in node.targets  # type: ignore[attr-defined]
+            ):
+                scopes.setdefault(ctx.enclosing_function(node) or ctx.tree, None)
         for scope in scopes:
             benches = _flag_sets(ctx, scope, _BENCHMARK)
             if not benches:
