@@ -317,7 +317,7 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
     if isinstance(expr, ast.Name):
         bound = value(ctx, expr)
         if bound is None or bound is expr or isinstance(bound, ast.Name) and bound.id == expr.id:
-            return None
+            return _passed_in(ctx, expr, depth) if depth <= MAX_PARAM_DEPTH and is_parameter(ctx, expr) else None
         found = origin(ctx, bound, depth + 1)
         if found is not None:
             line = getattr(bound, "lineno", None)
@@ -339,6 +339,9 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
         return None
     if isinstance(expr, ast.Subscript):
         return origin(ctx, expr.value, depth + 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
+        found = origin(ctx, expr.right, depth + 1)  # 1 - sigmoid(x) is sigmoid(-x): still saturates to 0
+        return found if found is not None and found.kind == SIGMOID else None
     if not isinstance(expr, ast.Call):
         return None
     qual = normalize(ctx.qualname(expr))
@@ -358,8 +361,8 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
                 return origin(ctx, receiver, depth + 1)
             if method in _RANGE_PRESERVING and _is_activation_kind_call(ctx, receiver, depth):
                 found = origin(ctx, receiver, depth + 1)
-                if found is not None:
-                    found.reduced = True
+                if found is not None and method == "mean":
+                    found.reduced = True  # a selection (gather, sort) keeps each value; a mean mixes them
                 return found
             if method == "forward":
                 return output_of_callable(ctx, receiver, expr, depth + 1)
@@ -369,6 +372,10 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
         if found is not None:
             found.via.append(f"returned by {helper.name}() (line {helper.lineno})")
         return found
+    if method is not None and isinstance(expr.func, ast.Attribute) and method not in PASSTHROUGH_METHODS:
+        found = _instance_method_output(ctx, expr.func.value, method, depth)
+        if found is not None:
+            return found
     elsewhere = project_function(ctx, expr.func)
     if elsewhere is not None:
         octx, func = elsewhere
@@ -377,6 +384,45 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
             found.via.append(f"returned by {func.name}() ({octx.display_path}, line {func.lineno})")
         return found
     return output_of_callable(ctx, expr.func, expr, depth + 1)
+
+
+MAX_PARAM_DEPTH = 3
+
+
+def _passed_in(ctx: FileContext, param: ast.Name, depth: int) -> Origin | None:
+    """A parameter: the origin every caller (at least one, here or in the project) passes for it."""
+    func = ctx.enclosing_function(param)
+    if func is None:
+        return None
+    found_all = []
+    for sctx, site in all_call_sites(ctx, func):
+        arg = argument_for(site, func, param.id)
+        found_all.append(origin(sctx, arg, depth + 1) if arg is not None else None)
+        if found_all[-1] is None:
+            return None
+    if not found_all or len({f.kind for f in found_all}) != 1:  # type: ignore[union-attr]
+        return None
+    found = found_all[0]
+    found.via.append(f"`{param.id}` is a parameter of {getattr(func, 'name', '?')}(); every caller passes it")  # type: ignore[union-attr]
+    return found
+
+
+def _instance_method_output(ctx: FileContext, receiver: ast.AST, method: str, depth: int) -> Origin | None:
+    """``clf.predict_proba(x)`` with ``clf`` an instance of a project class: what that method returns."""
+    if isinstance(receiver, ast.Name) and receiver.id == "self" or _is_import_ref(ctx, receiver):
+        return None
+    owner = instance_class(ctx, receiver, bind_params=depth <= MAX_PARAM_DEPTH)
+    if owner is None:
+        return None
+    hit = class_method(owner[0], owner[1], method)
+    if hit is None:
+        return None
+    mctx, func = hit
+    found = _all_returns(mctx, func, depth + 1)
+    if found is not None:
+        found.via.append(f"returned by {owner[1].name}.{method}() ({_where(ctx, mctx, func)})")
+        found.in_model = True
+    return found
 
 
 def project_function(ctx: FileContext, func_expr: ast.AST) -> tuple[FileContext, ast.AST] | None:

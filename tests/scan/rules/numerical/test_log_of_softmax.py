@@ -47,3 +47,75 @@ def test_log_of_a_batch_mean_of_probabilities_has_no_fused_form():
             return -(mean_probs * mean_probs.log()).sum()
         """
     check(src, {"log-of-softmax"})
+
+
+def test_probabilities_from_a_parameter_a_method_of_another_module_and_one_minus_sigmoid(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "model.py": """
+                import torch
+                import torch.nn as nn
+
+                class Net(nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.fc = nn.Linear(8, 3)
+
+                    def forward(self, x):
+                        return self.fc(x)
+
+                    def probabilities(self, x):
+                        return torch.softmax(self.forward(x), dim=-1)
+                """,
+            "train.py": """
+                import torch
+                import torch.nn.functional as F
+                from model import Net
+
+                def nll(probs, y):
+                    return F.nll_loss(torch.log(probs), y)  # expect: log-of-softmax
+
+                def picked(probs, y):
+                    p_t = probs.gather(1, y[:, None]).squeeze(1)
+                    return -torch.log(p_t).mean()  # expect: log-of-softmax
+
+                def bce(p, t):
+                    return -(t * torch.log(p.clamp_min(1e-7)) + (1 - t) * torch.log(1 - p)).mean()  # expect: log-of-softmax
+
+                def fit(x, y, t):
+                    net = Net()
+                    nll(net.probabilities(x), y).backward()
+                    picked(net.probabilities(x), y).backward()
+                    bce(torch.sigmoid(net(x)[:, 0]), t).backward()
+                """,
+        },
+        {"log-of-softmax"},
+    )
+
+
+def test_parameters_fed_other_values_and_clamped_logs_stay_silent(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "train.py": """
+                import torch
+
+                def entropy(p):
+                    return -(p * torch.log(p)).sum(-1)
+
+                def use(x, counts):
+                    a = entropy(torch.softmax(x, -1).clamp_min(1e-8))
+                    b = entropy(counts / counts.sum())
+                    return a, b
+
+                def one_minus_softmax(x):
+                    return torch.log(1 - torch.softmax(x, -1))
+                """,
+        },
+        {"log-of-softmax"},
+    )

@@ -48,8 +48,10 @@ class LogOfSoftmax(Rule):
     """`log(softmax(x))` or `log(sigmoid(x))` computed in two steps.
 
     What it finds: `torch.log`, `np.log` or `.log()` applied directly to a softmax or sigmoid output
-    (including one assigned to a name earlier, or returned by a model whose last layer is `nn.Softmax`).
-    A log of a clamped or epsilon-shifted probability is not flagged.
+    (including one assigned to a name earlier, returned by a model whose last layer is `nn.Softmax` or
+    by a method of a model class in another module such as `clf.predict_proba(x)`, passed in as a
+    parameter by every caller, selected with `gather`/`sort`, or `1 - sigmoid(x)`). A log of a clamped or
+    epsilon-shifted probability is not flagged, nor a log of a batch mean of probabilities.
     Why it matters: softmax underflows to exactly 0 for classes far below the maximum (a logit gap of
     about 104 in float32, far less in float16), and `log(0)` is `-inf`; the loss or its gradient becomes
     inf/NaN and the run dies, often thousands of steps in. Even before that, the two-step version loses
@@ -63,9 +65,11 @@ class LogOfSoftmax(Rule):
     id = "log-of-softmax"
     category = "numerical"
     severity = "warning"
-    triggers = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit")
-    # torch.log / np.log / .log() of what a softmax or sigmoid call made
-    requires = ((word("log"), word("log_")), (call_to("log", "log_"),), (call_to(*value_origins.origin_callees(*_LOG_FIX)),))
+    reach = "project"
+    # torch.log / np.log / .log() of what a softmax or sigmoid call made, here or in the module that
+    # produced the probabilities (a model's predict_proba, a helper's parameter): only the log must be here
+    triggers = ("log",)
+    requires = ((word("log"), word("log_")), (call_to("log", "log_"),))
 
     def check(self, ctx: FileContext):
         for call in ctx.calls_named("log", "log_"):
