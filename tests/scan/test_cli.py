@@ -260,3 +260,15 @@ def test_no_follow_symlinks_flag(project, tmp_path):
     skipped = json.loads(mlsleuth("scan", ".", "--format", "json", "--no-cache", "--no-follow-symlinks", cwd=project).stdout)
     assert not any(f["location"]["path"].startswith("linked/") for f in skipped["findings"])
     assert "--no-follow-symlinks" in mlsleuth("scan", "--help", cwd=project).stdout
+
+
+def test_extend_select_on_the_command_line(project):
+    (project / "src" / "opt.py").write_text(
+        "import torch\n\n\ndef build(m):\n    return torch.optim.Adam(m.parameters(), weight_decay=0.01)\n", encoding="utf-8"
+    )
+    plain = mlsleuth("scan", "--no-cache", "--format", "json", cwd=project)
+    extended = mlsleuth("scan", "--no-cache", "--format", "json", "--extend-select", "adam-coupled-weight-decay", cwd=project)
+    assert {f["rule"] for f in json.loads(plain.stdout)["findings"]} == {"nan-equality-check"}
+    assert {f["rule"] for f in json.loads(extended.stdout)["findings"]} == {"nan-equality-check", "adam-coupled-weight-decay"}
+    bad = mlsleuth("scan", "--extend-select", "adam-coupled-wd", cwd=project)
+    assert bad.returncode == 2 and "adam-coupled-wd" in bad.stderr

@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to scan (default: the current folder)")
     add_output_options(p)
     add_selection_options(p)
+    p.add_argument("--extend-select", metavar="IDS", help="comma-separated rule ids or categories added to the selection (config or --select)")
     p.add_argument("--config", metavar="FILE", help="read [tool.mlsleuth] from this pyproject.toml instead of the nearest one")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: CPUs, up to 8; 1 = serial)")
@@ -72,8 +73,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     select = split_ids(args.select)
     ignore = split_ids(args.ignore)
+    chosen = list(select if select is not None else config.select)
+    extra = split_ids(args.extend_select) or []
+    if chosen:  # an empty selection already means every rule
+        chosen += [name for name in extra if name not in chosen]
+    elif extra:
+        _validate(Selection(select=tuple(extra)))  # still say so when an id is misspelt
     selection = Selection(
-        select=tuple(select if select is not None else config.select),
+        select=tuple(chosen),
         ignore=tuple(ignore if ignore is not None else config.ignore),
         min_severity=args.min_severity or config.min_severity,
     )

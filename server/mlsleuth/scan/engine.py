@@ -43,7 +43,7 @@ from mlsleuth.scan.cache import (
     code_fingerprint,
     content_key,
 )
-from mlsleuth.scan.ignore import PathMatcher
+from mlsleuth.scan.ignore import PathMatcher, PerFileIgnores
 
 DEFAULT_MAX_FILE_SIZE_MB = 10.0
 NOTEBOOK_SIZE_FACTOR = 10  # a notebook's JSON carries outputs; its cap is this many times larger
@@ -298,6 +298,7 @@ class _ScanPlan:
     triggers: list[str]
     limit_mb: float
     limit_bytes: int
+    per_file_ignores: PerFileIgnores | None = None
 
 
 @dataclass
@@ -358,7 +359,25 @@ def _plan(paths, root, config: Config | None, selection: Selection | None, max_f
     if limit_mb <= 0:
         raise ConfigError("max-file-size must be a positive number of MiB")
     limit_bytes = int(limit_mb * 2**20)
-    return _ScanPlan(root_path, given, given_abs, config, sel, rules, triggers, limit_mb, limit_bytes)
+    per_file = _per_file_ignores(config, root_path, known)
+    return _ScanPlan(root_path, given, given_abs, config, sel, rules, triggers, limit_mb, limit_bytes, per_file)
+
+
+def _per_file_ignores(config: Config, root_path: Path, known: set[str]) -> PerFileIgnores | None:
+    """``per-file-ignores`` with its ids checked; patterns are relative to the config file's folder."""
+    from mlsleuth.report import CATEGORIES
+
+    table = getattr(config, "per_file_ignores", None) or {}
+    for pattern, ids in table.items():
+        for name in ids:
+            if name not in known and name not in CATEGORIES and name != "all":
+                raise ConfigError(
+                    f"unknown rule or category {name!r} in [tool.mlsleuth] per-file-ignores[{pattern!r}]; "
+                    f"see `mlsleuth rules --tool scan` for ids, categories are: {', '.join(CATEGORIES)}"
+                )
+    if not table:
+        return None
+    return PerFileIgnores(table, str(config.root or root_path))
 
 
 def _discover(plan: _ScanPlan, force_exclude: bool, follow_symlinks: bool, confine_to) -> tuple[discovery.Listing, str | None]:
@@ -546,6 +565,12 @@ def _report(
             if key in seen:  # two files' analyses led to the same line of a shared module
                 continue
             seen.add(key)
+            if plan.per_file_ignores is not None:
+                where = listing.files[index] if finding.location.path == displays[index] else str(plan.root_path / (finding.location.path or ""))
+                off = plan.per_file_ignores.ignored(where)
+                if off and ({"all", finding.rule, finding.category} & off):
+                    suppressed += 1
+                    continue
             if SEVERITY_RANK[finding.severity] <= floor and sel.allows(finding.rule, finding.category, finding.severity):
                 report.findings.append(finding)
         for raw in payload.get("errors", []):
