@@ -25,7 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
             "per-file errors, 2 usage error."
         ),
     )
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to scan (default: the current folder)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to scan (default: the current folder); - reads one file from standard input")
+    p.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="with `scan -`: the path the text read from standard input belongs to (shown in findings, used for "
+        "[tool.mlsleuth], per-file-ignores and .ipynb detection)",
+    )
     add_output_options(p)
     add_selection_options(p)
     p.add_argument("--extend-select", metavar="IDS", help="comma-separated rule ids or categories added to the selection (config or --select)")
@@ -47,16 +53,21 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from mlsleuth.cli import UsageError
-    from mlsleuth.commands.common import emit
-    from mlsleuth.config import ConfigError, Selection, load_config
+    from mlsleuth.config import ConfigError, load_config
 
     paths = list(args.paths) or ["."]
+    if args.statistics and args.format in ("sarif", "github"):
+        raise UsageError(f"--statistics prints counts per rule as text or json; it cannot be {args.format}")
+    if "-" in paths:
+        if len(paths) > 1:
+            raise UsageError("`-` (read standard input) cannot be combined with other paths")
+        return _run_stdin(args)
+    if args.stdin_filename:
+        raise UsageError("--stdin-filename only applies to `mlsleuth scan -` (a file read from standard input)")
     missing = [p for p in paths if not os.path.lexists(p)]
     if len(missing) == len(paths):
         shown = ", ".join(missing)
         raise UsageError(f"no such file or directory: {shown}; give existing files or folders to scan")
-    if args.statistics and args.format == "sarif":
-        raise UsageError("--statistics prints counts per rule as text or json; it cannot be SARIF")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.max_file_size is not None and args.max_file_size <= 0:
@@ -71,50 +82,98 @@ def run(args: argparse.Namespace) -> int:
             config = load_config(Path(first))
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    selection = _selection(args, config)
+
+    from mlsleuth.commands.terminal import ProgressLine
+    from mlsleuth.scan import scan_paths
+
+    # a line on a terminal's stderr for scans of 50 files or more; nothing when piped or quiet
+    enabled = None if args.format == "text" and args.output is None and not args.quiet else False
+    try:
+        with ProgressLine("scan", enabled=enabled, min_total=50) as line:
+            report = scan_paths(
+                paths,
+                selection=selection,
+                config=config,
+                use_cache=not args.no_cache,
+                jobs=args.jobs,
+                progress=line.scan_progress if line.enabled else None,
+                max_file_size_mb=args.max_file_size,
+                force_exclude=args.force_exclude,
+                follow_symlinks=not args.no_follow_symlinks,
+            )
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return _finish(report, args)
+
+
+def _selection(args: argparse.Namespace, config):
+    """--select/--ignore/--extend-select/--min-severity over the configuration; a bad id is a usage error."""
+    from mlsleuth.cli import UsageError
+    from mlsleuth.config import ConfigError, Selection
+
     select = split_ids(args.select)
     ignore = split_ids(args.ignore)
     chosen = list(select if select is not None else config.select)
     extra = split_ids(args.extend_select) or []
     if chosen:  # an empty selection already means every rule
         chosen += [name for name in extra if name not in chosen]
-    elif extra:
-        _validate(Selection(select=tuple(extra)))  # still say so when an id is misspelt
     selection = Selection(
         select=tuple(chosen),
         ignore=tuple(ignore if ignore is not None else config.ignore),
         min_severity=args.min_severity or config.min_severity,
     )
     try:
+        if extra and not chosen:
+            _validate(Selection(select=tuple(extra)))  # still say so when an id is misspelt
         _validate(selection)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    return selection
 
-    from mlsleuth.scan import scan_paths
 
-    progress = _progress_printer() if sys.stderr.isatty() and args.format == "text" and args.output is None else None
-    try:
-        report = scan_paths(
-            paths,
-            selection=selection,
-            config=config,
-            use_cache=not args.no_cache,
-            jobs=args.jobs,
-            progress=progress,
-            max_file_size_mb=args.max_file_size,
-            force_exclude=args.force_exclude,
-            follow_symlinks=not args.no_follow_symlinks,
-        )
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
-    finally:
-        if progress is not None:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-    for note in report.summary.stats.get("notes", []):  # fallbacks (no ripgrep, no cache) are never silent
-        print(f"mlsleuth scan: note: {note}", file=sys.stderr)
+def _finish(report, args: argparse.Namespace) -> int:
+    from mlsleuth.commands.common import emit
+
+    if not args.quiet:
+        for note in report.summary.stats.get("notes", []):  # fallbacks (no ripgrep, no cache) are never silent
+            print(f"mlsleuth scan: note: {note}", file=sys.stderr)
     if args.statistics:
         return _print_statistics(report, args)
     return emit(report, args)
+
+
+def _run_stdin(args: argparse.Namespace) -> int:
+    """`mlsleuth scan - [--stdin-filename PATH]`: one file's text from standard input."""
+    from pathlib import Path
+
+    from mlsleuth.cli import UsageError
+    from mlsleuth.config import ConfigError, load_config
+    from mlsleuth.scan.engine import scan_source
+
+    if args.max_file_size is not None and args.max_file_size <= 0:
+        raise UsageError("--max-file-size must be a positive number of MiB")
+    name = args.stdin_filename
+    if name is not None and not name.strip():
+        raise UsageError("--stdin-filename must not be empty")
+    try:
+        if args.config:
+            if not os.path.isfile(args.config):
+                raise UsageError(f"config file not found: {args.config}")
+            config = load_config(Path.cwd(), Path(args.config))
+        else:
+            config = load_config(Path(name) if name else Path.cwd())
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    selection = _selection(args, config)
+    if sys.stdin is None or sys.stdin.isatty():
+        print("mlsleuth scan: reading the file from standard input (end with Ctrl-D)", file=sys.stderr)
+    data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+    try:
+        report = scan_source(data, name, selection=selection, config=config, max_file_size_mb=args.max_file_size)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return _finish(report, args)
 
 
 def _validate(selection) -> None:
@@ -137,15 +196,6 @@ def _validate(selection) -> None:
         close = difflib.get_close_matches(name, sorted(known | set(CATEGORIES)), n=3)
         hint = f" Did you mean {', '.join(close)}?" if close else " See `mlsleuth rules --tool scan` for rule ids."
         raise ConfigError(f"unknown rule or category {name!r} in --select/--ignore or [tool.mlsleuth].{hint} Categories: {', '.join(CATEGORIES)}.")
-
-
-def _progress_printer():
-    def show(done: int, total: int) -> None:
-        if total >= 50:
-            sys.stderr.write(f"\rmlsleuth scan: {done}/{total} files")
-            sys.stderr.flush()
-
-    return show
 
 
 def _print_statistics(report, args: argparse.Namespace) -> int:

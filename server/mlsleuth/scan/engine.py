@@ -565,12 +565,10 @@ def _report(
             if key in seen:  # two files' analyses led to the same line of a shared module
                 continue
             seen.add(key)
-            if plan.per_file_ignores is not None:
-                where = listing.files[index] if finding.location.path == displays[index] else str(plan.root_path / (finding.location.path or ""))
-                off = plan.per_file_ignores.ignored(where)
-                if off and ({"all", finding.rule, finding.category} & off):
-                    suppressed += 1
-                    continue
+            where = listing.files[index] if finding.location.path == displays[index] else str(plan.root_path / (finding.location.path or ""))
+            if _ignored_here(plan, finding, where):
+                suppressed += 1
+                continue
             if SEVERITY_RANK[finding.severity] <= floor and sel.allows(finding.rule, finding.category, finding.severity):
                 report.findings.append(finding)
         for raw in payload.get("errors", []):
@@ -608,6 +606,73 @@ def _report(
         f"{report.summary.text} ({n_listed} file{'s' if n_listed != 1 else ''} listed, "
         f"{candidates} checked, {hits} from cache)"
     )
+    return report
+
+
+def _ignored_here(plan: _ScanPlan, finding: Finding, path: str) -> bool:
+    """Whether ``per-file-ignores`` turns this finding off in the file at ``path``."""
+    if plan.per_file_ignores is None:
+        return False
+    off = plan.per_file_ignores.ignored(path)
+    return bool(off) and bool({"all", finding.rule, finding.category} & off)
+
+
+def scan_source(
+    data: bytes,
+    filename: str | None = None,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    selection: Selection | None = None,
+    config: Config | None = None,
+    max_file_size_mb: float | None = None,
+) -> Report:
+    """Scan one file's bytes that are not on disk (``mlsleuth scan -`` reads them from standard input).
+
+    ``filename`` (e.g. the editor's path of the buffer) is where the text is reported and the path that
+    ``per-file-ignores`` and a notebook's ``.ipynb`` suffix are judged by; without it the file is shown
+    as ``-``. The file's own rules run as in :func:`scan_paths`; rules that follow a value into another
+    module see only this text (no project around it is read).
+    """
+    started = time.perf_counter()
+    root_path = Path(os.path.abspath(root if root is not None else os.getcwd()))
+    shown = filename or "-"
+    full = os.path.normpath(str(root_path / shown)) if filename else str(root_path / "-")
+    if config is None:
+        config = load_config(Path(full))
+    plan = _plan([full], root_path, config, selection, max_file_size_mb)
+    display = discovery.display_path(full, str(root_path)) if filename else "-"
+    kind = "ipynb" if shown.endswith(".ipynb") else "py"
+    cap = plan.limit_bytes * (NOTEBOOK_SIZE_FACTOR if kind == "ipynb" else 1)
+    report = Report(tool="scan")
+    suppressed = 0
+    if len(data) > cap:
+        report.errors = [_too_large(display, len(data), cap, plan.limit_mb)]
+        payload: dict[str, Any] = {}
+    else:
+        payload = analyze_blob(display, data, kind, True, plan.rules, plan.limit_bytes)
+    floor = SEVERITY_RANK[plan.selection.min_severity]
+    for raw in payload.get("findings", []):
+        location = raw.get("location", {})
+        finding = Finding.model_validate({**raw, "location": {**location, "path": location.get("path") or display}})
+        if _ignored_here(plan, finding, full):
+            suppressed += 1
+            continue
+        if SEVERITY_RANK[finding.severity] <= floor and plan.selection.allows(finding.rule, finding.category, finding.severity):
+            report.findings.append(finding)
+    report.errors += [ErrorEntry.model_validate({**raw, "path": display}) for raw in payload.get("errors", [])]
+    stats: dict[str, Any] = {
+        "paths": ["-"],
+        "stdin_filename": filename,
+        "parsed": int(bool(payload.get("parsed"))),
+        "suppressed": suppressed + int(payload.get("suppressed", 0)),
+        "rules_active": len(plan.rules),
+        "seconds": round(time.perf_counter() - started, 4),
+    }
+    notes = [f"{display}: {note}" for note in payload.get("notes", [])]
+    if notes:
+        stats["notes"] = notes
+    report.finalize(stats=stats)
+    report.summary.text = f"{report.summary.text} (standard input, as {display})"
     return report
 
 
