@@ -46,6 +46,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="do not follow symbolic links inside scanned folders (default: follow them; links named on the command line are always read)",
     )
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    fixing = p.add_argument_group("fixes")
+    fixing.add_argument(
+        "--fix",
+        action="store_true",
+        help="rewrite the findings that have a certain mechanical fix (rules marked fixable in `mlsleuth rules`); each fix is "
+        "checked by re-parsing and re-scanning the file before it is written; the findings left are reported",
+    )
+    fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff and change nothing (exit 1 when there is something to fix)")
+    fixing.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff, also apply fixes that change what the program does (e.g. Adam -> AdamW)")
     p.set_defaults(handler=run)
 
 
@@ -58,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
     paths = list(args.paths) or ["."]
     if args.statistics and args.format in ("sarif", "github"):
         raise UsageError(f"--statistics prints counts per rule as text or json; it cannot be {args.format}")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes only applies together with --fix or --diff")
+    if args.diff and (args.statistics or args.format != "text" or args.output):
+        raise UsageError("--diff prints a unified diff on standard output; it cannot be combined with --statistics, --format or --output")
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("`-` (read standard input) cannot be combined with other paths")
@@ -104,7 +117,66 @@ def run(args: argparse.Namespace) -> int:
             )
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    if args.fix or args.diff:
+        return _fix_files(report, args, paths, selection, config)
     return _finish(report, args)
+
+
+def _fix_files(report, args: argparse.Namespace, paths: list[str], selection, config) -> int:
+    """--fix / --diff over the files of a scan; with --fix, the files are re-scanned and what is left reported."""
+    from mlsleuth.cli import UsageError
+    from mlsleuth.config import ConfigError
+    from mlsleuth.scan import scan_paths
+    from mlsleuth.scan.fixes import fix_report
+
+    try:
+        outcome = fix_report(report, root=os.getcwd(), config=config, selection=selection, unsafe=args.unsafe_fixes)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    changed = outcome.changed
+    if args.diff:
+        for item in changed:
+            sys.stdout.write(item.diff())
+        sys.stdout.flush()
+        _fix_summary(outcome, args, would=True)
+        return 0 if args.exit_zero or not changed else 1
+    failed = []
+    for item in changed:
+        try:
+            with open(item.path, "wb") as fh:  # in place: the file keeps its permissions and links
+                fh.write(item.encoded())
+        except OSError as exc:
+            failed.append(f"{item.display}: {exc.strerror or exc}")
+    _fix_summary(outcome, args, would=False, failed=failed)
+    try:
+        report = scan_paths(
+            paths, selection=selection, config=config, use_cache=not args.no_cache, jobs=args.jobs,
+            max_file_size_mb=args.max_file_size, force_exclude=args.force_exclude, follow_symlinks=not args.no_follow_symlinks,
+        )
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    code = _finish(report, args)
+    return code if not failed or args.exit_zero else max(code, 1)
+
+
+def _fix_summary(outcome, args: argparse.Namespace, *, would: bool, failed: list[str] | None = None) -> None:
+    """What was (or would be) fixed, on standard error: N fixes in M files, unsafe fixes left, refusals."""
+    if args.quiet >= 2:
+        return
+    n, files = outcome.applied, len(outcome.changed)
+    verb = "would fix" if would else "fixed"
+    line = f"mlsleuth scan: {verb} {n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    if outcome.unsafe_left:
+        k = outcome.unsafe_left
+        line += f"; {k} unsafe fix{'es' if k != 1 else ''} not applied (add --unsafe-fixes to apply {'them' if k != 1 else 'it'})"
+    print(line, file=sys.stderr)
+    for display, rule, why in outcome.refused:
+        print(f"mlsleuth scan: not fixed: {display} [{rule}]: {why}", file=sys.stderr)
+    if outcome.not_fixable_kind:
+        shown = ", ".join(outcome.not_fixable_kind[:5]) + (f" and {len(outcome.not_fixable_kind) - 5} more" if len(outcome.not_fixable_kind) > 5 else "")
+        print(f"mlsleuth scan: not fixed automatically (only UTF-8 .py files are rewritten): {shown}", file=sys.stderr)
+    for problem in failed or []:
+        print(f"mlsleuth scan: could not write the fix: {problem}", file=sys.stderr)
 
 
 def _selection(args: argparse.Namespace, config):
@@ -171,9 +243,47 @@ def _run_stdin(args: argparse.Namespace) -> int:
     data = sys.stdin.buffer.read() if sys.stdin is not None else b""
     try:
         report = scan_source(data, name, selection=selection, config=config, max_file_size_mb=args.max_file_size)
+        if args.fix or args.diff:
+            return _fix_stdin(data, name, report, args, selection, config)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     return _finish(report, args)
+
+
+def _fix_stdin(data: bytes, name: str | None, report, args: argparse.Namespace, selection, config) -> int:
+    """`scan - --fix`: the fixed text on standard output (as an editor expects), the findings left on
+    standard error; `scan - --diff`: the diff on standard output."""
+    from mlsleuth.scan.engine import report_filter, scan_source
+    from mlsleuth.scan.fixes import FileFix, FixOutcome, fix_source
+
+    display = report.findings[0].location.path if report.findings else (name or "-")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    bom = bool(text) and text.startswith("\ufeff")
+    if text is None or (name or "").endswith(".ipynb"):
+        result = FileFix(path="-", display=display, original="", fixed="")
+        outcome = FixOutcome(files=[], not_fixable_kind=[display])
+    else:
+        sel, keep = report_filter(config, os.getcwd(), selection)
+        full = os.path.abspath(name) if name else os.path.join(os.getcwd(), "-")
+        result = fix_source(text[1:] if bom else text, display, full, sel, keep, unsafe=args.unsafe_fixes)
+        result.bom = bom
+        outcome = FixOutcome(files=[result])
+    if args.diff:
+        sys.stdout.write(result.diff())
+        _fix_summary(outcome, args, would=True)
+        return 0 if args.exit_zero or not result.changed else 1
+    sys.stdout.buffer.write(result.encoded() if text is not None and result.original else data)
+    sys.stdout.flush()
+    _fix_summary(outcome, args, would=False)
+    left = scan_source(result.encoded() if result.changed else data, name, selection=selection, config=config, max_file_size_mb=args.max_file_size)
+    from mlsleuth.render import render_text
+
+    if args.quiet < 2:
+        sys.stderr.write(render_text(left, quiet=args.quiet))
+    return 0 if args.exit_zero else left.exit_code()
 
 
 def _validate(selection) -> None:

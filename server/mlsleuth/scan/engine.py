@@ -611,10 +611,32 @@ def _report(
 
 def _ignored_here(plan: _ScanPlan, finding: Finding, path: str) -> bool:
     """Whether ``per-file-ignores`` turns this finding off in the file at ``path``."""
-    if plan.per_file_ignores is None:
+    return _off_by_pattern(plan.per_file_ignores, finding, path)
+
+
+def _off_by_pattern(per_file: PerFileIgnores | None, finding: Finding, path: str) -> bool:
+    if per_file is None:
         return False
-    off = plan.per_file_ignores.ignored(path)
+    off = per_file.ignored(path)
     return bool(off) and bool({"all", finding.rule, finding.category} & off)
+
+
+def report_filter(config: Config, root: str | os.PathLike[str], selection: Selection | None = None) -> tuple[Selection, Callable[[Finding, str], bool]]:
+    """(the resolved selection, ``keep(finding, absolute_path)``): whether a scan would report a finding
+    of that file (rule selection, severity floor, ``per-file-ignores``); for passes over single texts."""
+    from mlsleuth.scan.registry import all_rules
+
+    known = set(all_rules())
+    sel = resolve_selection(selection, config, known)
+    per_file = _per_file_ignores(config, Path(os.path.abspath(root)), known)
+    floor = SEVERITY_RANK[sel.min_severity]
+
+    def keep(finding: Finding, path: str) -> bool:
+        if _off_by_pattern(per_file, finding, path):
+            return False
+        return SEVERITY_RANK[finding.severity] <= floor and sel.allows(finding.rule, finding.category, finding.severity)
+
+    return sel, keep
 
 
 def scan_source(
