@@ -315,7 +315,7 @@ def test_fixable_rules_are_marked_in_the_catalog():
     assert fixable == {"log-of-softmax", "nan-equality-check", "loss-accumulated-with-graph", "adam-coupled-weight-decay"}
     assert {rid for rid, d in docs.items() if d.fix} == fixable
     catalog = (Path(__file__).resolve().parents[2] / "refs" / "rules.md").read_text(encoding="utf-8")
-    assert catalog.count("fixable with `--fix`") == len(fixable)
+    assert catalog.count("fixable with `--fix") == len(fixable) and catalog.count("fixable with `--fix --unsafe-fixes`") == 1
 
 
 # -- the CLI ----------------------------------------------------------------------------------------------
