@@ -233,3 +233,15 @@ def test_trace_progress_on_a_terminal_and_silence_when_piped(tmp_path):
     piped = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300, env=_clean_env(OMP_NUM_THREADS="1"))
     assert piped.returncode == 0
     assert "\r" not in piped.stderr and "elapsed" not in piped.stderr
+
+
+@pytest.mark.slow
+def test_diagnose_progress_names_the_phases_on_a_terminal(tmp_path):
+    cases = Path(__file__).resolve().parent / "diagnose_cases"
+    argv = [sys.executable, "-m", "mlsleuth", "diagnose", f"{cases / 'models.py'}:healthy", "--steps", "60", "--exit-zero"]
+    status, shown, stdout = _run_on_pty(argv, tmp_path, pty_for="stderr", env=_clean_env(OMP_NUM_THREADS="1"))
+    assert status == 0, shown + stdout
+    assert "\r\x1b[Kmlsleuth diagnose: starting diagnose " in shown
+    assert "mlsleuth diagnose: calling the setup function · " in shown
+    assert "mlsleuth diagnose: input ablation (real, shuffled, random inputs) · " in shown
+    assert shown.endswith("\r\x1b[K")

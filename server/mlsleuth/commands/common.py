@@ -102,7 +102,6 @@ def run_with_progress(prepared, args: argparse.Namespace):
     from mlsleuth.commands.terminal import ProgressLine
 
     enabled = None if not getattr(args, "quiet", 0) else False
-    with ProgressLine(prepared.tool, enabled=enabled) as line:
-        if prepared.description:
-            line.update(phase=f"starting {prepared.description}")
+    phase = f"starting {prepared.description}" if prepared.description else "starting"
+    with ProgressLine(prepared.tool, enabled=enabled, phase=phase) as line:
         return prepared.run(line.event)

@@ -52,12 +52,12 @@ class ProgressLine:
     TICK_S = 1.0
     MIN_REDRAW_S = 0.1
 
-    def __init__(self, label: str, stream: TextIO | None = None, *, enabled: bool | None = None, min_total: int = 0) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None, *, enabled: bool | None = None, min_total: int = 0, phase: str = "") -> None:
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = _is_tty(self.stream) if enabled is None else enabled
         self.min_total = min_total  # scan: no line for a handful of files
-        self.phase = ""
+        self.phase = phase
         self.done: float | None = None
         self.total: float | None = None
         self._started = time.monotonic()
