@@ -84,7 +84,7 @@ def test_awkward_text_survives_the_round_trip():
     report.findings = [Finding(rule="dead-relu", category="architecture", severity="error", message=message,
                                location=Location(path=path, line=1, column=1))]
     (line,) = render_github(report.finalize()).splitlines()
-    level, props, decoded = parse(line)
+    _level, props, decoded = parse(line)
     assert props["file"] == path
     assert decoded == message
     assert line.count("::") == 2 + message.count("::")  # ':' is escaped only in properties, as documented

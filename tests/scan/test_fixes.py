@@ -62,8 +62,8 @@ def test_log_of_softmax_becomes_the_fused_call_with_the_same_arguments(before, a
 
 def test_log_of_softmax_fix_computes_the_same_values():
     torch = pytest.importorskip("torch")
-    import torch.nn as nn
-    import torch.nn.functional as F
+    from torch import nn
+    from torch.nn import functional as F
 
     logits = torch.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, -2.0]])
     for before, after in LOG_SOFTMAX_FORMS:

@@ -65,9 +65,8 @@ def emit(report, args: argparse.Namespace, rules=None) -> int:
     """Render ``report`` as asked, write it, and return the exit status."""
     from mlsleuth.catalog import load_all
     from mlsleuth.cli import UsageError
-    from mlsleuth.render import render
-
     from mlsleuth.commands.terminal import want_color
+    from mlsleuth.render import render
 
     if args.format == "sarif" and rules is None:
         rules = load_all()

@@ -224,12 +224,8 @@ def _number_use(ctx: FileContext, node: ast.AST) -> bool | str:
         if isinstance(parent, ast.IfExp) and parent.test is child:
             return True
         child, parent = parent, ctx.parent(parent)
-    if isinstance(parent, ast.AugAssign):
-        return True  # acc += ..., total -= acc: a number on either side stays a number
-    if isinstance(parent, (ast.If, ast.While, ast.Assert)) or isinstance(parent, ast.FormattedValue):
-        return True
+    if isinstance(parent, (ast.AugAssign, ast.If, ast.While, ast.Assert, ast.FormattedValue)):
+        return True  # acc += ..., total -= acc, if acc > best, f"{acc:.3f}": a float serves as well
     if isinstance(parent, ast.Assign) and parent.value is child and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         return parent.targets[0].id
-    if isinstance(parent, ast.Call) and child in parent.args and (ctx.qualname(parent) or "") in _NUMBER_SINKS:
-        return True
-    return False
+    return isinstance(parent, ast.Call) and child in parent.args and (ctx.qualname(parent) or "") in _NUMBER_SINKS
