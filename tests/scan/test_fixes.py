@@ -167,8 +167,10 @@ def test_nan_compare_of_unknown_type_is_an_unsafe_fix():
     source = "import math\n\n\ndef ok(x):\n    flag = x == math.nan\n    both = (x != math.nan) + 1\n    return flag, both\n"
     safe_only = fix(source)
     assert not safe_only.changed and safe_only.unsafe_left == 2
+    bare = fix("import math\n\n\ndef ok(x):\n    return [x != math.nan]\n", unsafe=True)  # no parentheses there: added
+    assert bare.fixed == "import math\n\n\ndef ok(x):\n    return [(not math.isnan(x))]\n"
     unsafe = fix(source, unsafe=True)
-    assert unsafe.fixed == "import math\n\n\ndef ok(x):\n    flag = math.isnan(x)\n    both = ((not math.isnan(x))) + 1\n    return flag, both\n"
+    assert unsafe.fixed == "import math\n\n\ndef ok(x):\n    flag = math.isnan(x)\n    both = (not math.isnan(x)) + 1\n    return flag, both\n"
     assert "nan-equality-check" not in rules_found(unsafe.fixed)
 
 

@@ -122,7 +122,7 @@ def _fix(ctx: FileContext, finding) -> edits.Fix | None:
     negated = isinstance(node.ops[0], (ast.NotEq, ast.IsNot))
     library = (ctx.qualname(literal) or "").split(".")[0] if isinstance(literal, ast.Attribute) else ""
     changes: list[edits.Edit] = []
-    safe = True
+    safe, uses_not = True, False
     if library in _ARRAY_LIBRARIES and isinstance(literal, ast.Attribute) and isinstance(literal.value, (ast.Name, ast.Attribute)):
         module = edits.text_of(ctx, literal.value)  # as the file spells it: np, numpy, torch
         text = f"{'~' if negated else ''}{module}.isnan({edits.text_of(ctx, value)})"
@@ -133,15 +133,19 @@ def _fix(ctx: FileContext, finding) -> edits.Fix | None:
                 return None  # `math` means something else here
             math_name = "math"
             changes.append(edits.import_edit(ctx, "import math"))
-        safe = _is_python_number(ctx, value)
+        safe, uses_not = _is_python_number(ctx, value), negated
         text = f"{'not ' if negated else ''}{math_name}.isnan({edits.text_of(ctx, value)})"
-        if negated and not _bare_context(ctx, node):
-            text = f"({text})"
     start, end = edits.span(ctx, node)
+    if uses_not and not _bare_context(ctx, node) and not _parenthesised(ctx.source, start, end):
+        text = f"({text})"  # `not` binds less tightly than the comparison it replaces
     changes.append(edits.Edit(start, end, text))
     if edits.removes_comment(ctx, changes[-1:]):
         return None
     return edits.Fix("test with isnan", tuple(changes), safe=safe)
+
+
+def _parenthesised(source: str, start: int, end: int) -> bool:
+    return source[:start].rstrip().endswith("(") and source[end:].lstrip().startswith(")")
 
 
 def _bare_context(ctx: FileContext, node: ast.AST) -> bool:
