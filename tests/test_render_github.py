@@ -126,3 +126,19 @@ def test_action_runs_a_scan_command_that_exists():
     words = [w for w in shlex.split(command) if not w.startswith("$")]  # the variables hold the user's inputs
     args = build_parser().parse_args([*words[words.index("scan"):], "src/"])
     assert (args.format, args.paths) == ("github", ["src/"])
+
+
+def test_sarif_upload_example_writes_the_file_it_uploads():
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((REPO / "docs" / "ci" / "mlsleuth-code-scanning.yml").read_text(encoding="utf-8"))
+    assert workflow["permissions"]["security-events"] == "write"
+    steps = workflow["jobs"]["mlsleuth"]["steps"]
+    scan = next(s["run"] for s in steps if "mlsleuth scan" in s.get("run", ""))
+    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    import shlex
+
+    from mlsleuth.cli import build_parser
+
+    words = shlex.split(scan)
+    args = build_parser().parse_args(words[words.index("scan"):])
+    assert args.format == "sarif" and args.output == upload["with"]["sarif_file"]
