@@ -188,3 +188,67 @@ def test_suppression_in_a_notebook_cell(tmp_path):
     (tmp_path / "n.ipynb").write_text(json.dumps(nb), encoding="utf-8")
     report = scan_paths([tmp_path], root=tmp_path, config=Config(), selection=Selection(select=("nan-equality-check",)), use_cache=False)
     assert [(f.location.cell, f.location.line) for f in report.findings] == [(1, 3)]
+
+
+# -- extend-select and per-file-ignores ---------------------------------------------------------------
+ADAM = "import torch\n\n\ndef build(model):\n    return torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=0.01)\n"
+
+
+def test_extend_select_adds_to_select(tree):
+    (tree / "src" / "opt.py").write_text(ADAM, encoding="utf-8")
+    pyproject(tree, "[tool.mlsleuth]\nselect = ['nan-equality-check']\n")
+    assert {rule for _, rule in found(tree)} == {"nan-equality-check"}
+    pyproject(tree, "[tool.mlsleuth]\nselect = ['nan-equality-check']\nextend-select = ['hyperparameter']\n")
+    assert {rule for _, rule in found(tree)} == {"nan-equality-check", "adam-coupled-weight-decay"}
+
+
+def test_extend_select_without_select_keeps_every_rule(tmp_path):
+    pyproject(tmp_path, "[tool.mlsleuth]\nextend-select = ['loss']\n")
+    cfg = load_config(tmp_path)
+    assert cfg.select == [] and cfg.extend_select == ["loss"]  # empty select = all rules; not narrowed to 'loss'
+
+
+def test_per_file_ignores_globs_are_relative_to_the_project(tree):
+    (tree / "tests").mkdir()
+    (tree / "tests" / "test_a.py").write_text(BUGGY, encoding="utf-8")
+    (tree / "src" / "deep").mkdir()
+    (tree / "src" / "deep" / "conftest.py").write_text(BUGGY, encoding="utf-8")
+    pyproject(
+        tree,
+        "[tool.mlsleuth]\nselect = ['nan-equality-check']\n"
+        "[tool.mlsleuth.per-file-ignores]\n'tests/**' = ['nan-equality-check']\n'conftest.py' = ['numerical']\n",
+    )
+    report = scan_paths([tree], root=tree, use_cache=False)
+    paths = {f.location.path for f in report.findings}
+    # tests/ is matched from the project root, a bare name at any depth (gitignore style), and the category works
+    assert paths == {"src/a.py", "vendor/b.py"}
+    assert report.summary.stats["suppressed"] == 2
+
+
+def test_per_file_ignores_anchor_at_the_config_folder_not_the_cwd(tree, monkeypatch):
+    pyproject(tree, "[tool.mlsleuth]\nselect = ['nan-equality-check']\n[tool.mlsleuth.per-file-ignores]\n'/src/*.py' = ['all']\n")
+    monkeypatch.chdir(tree / "src")
+    report = scan_paths(["."], use_cache=False)  # scanned from inside src/: the pattern still means <project>/src/
+    assert report.findings == []
+    monkeypatch.chdir(tree)
+    assert {f.location.path for f in scan_paths(["."], use_cache=False).findings} == {"vendor/b.py"}
+
+
+@pytest.mark.parametrize(
+    ("table", "complaint"),
+    [
+        ("per-file-ignores = ['tests/**']\n", "per-file-ignores must be a table"),
+        ("[tool.mlsleuth.per-file-ignores]\n'tests/**' = 3\n", "per-file-ignores['tests/**'] must be a list"),
+        ("extend-select = 5\n", "extend-select must be a list of strings"),
+    ],
+)
+def test_new_keys_reject_bad_values(tmp_path, table, complaint):
+    path = pyproject(tmp_path, "[tool.mlsleuth]\n" + table)
+    with pytest.raises(ConfigError, match=complaint.replace("[", r"\[").replace("*", r"\*")):
+        load_config(tmp_path, path)
+
+
+def test_per_file_ignores_unknown_rule_is_named(tree):
+    pyproject(tree, "[tool.mlsleuth]\n[tool.mlsleuth.per-file-ignores]\n'tests/**' = ['nan-equality-chek']\n")
+    with pytest.raises(ConfigError, match="nan-equality-chek.*per-file-ignores"):
+        scan_paths([tree], root=tree, use_cache=False)

@@ -53,6 +53,8 @@ class RuleDoc:
     instead: str
     aliases: tuple[str, ...] = field(default=())
     reach: str = ""  # static rules: how far values are followed ("function", "file" or "project")
+    fix: str = ""  # static rules with a mechanical fix: what `mlsleuth scan --fix` rewrites, and when it is unsafe
+    fix_unsafe_only: bool = False  # every fix of the rule is unsafe: applied only with --unsafe-fixes
 
     @property
     def same_bug_as(self) -> tuple[str, ...]:
@@ -68,11 +70,13 @@ class RuleDoc:
             f"{hashes} `{self.id}`: {self.title}\n\n"
             f"*{self.tool}* · category `{self.category}` · default severity `{self.severity}`"
             + (f" · follows values {REACH_WORDS[self.reach]}" if self.reach else "")
+            + ((" · fixable with `--fix --unsafe-fixes`" if self.fix_unsafe_only else " · fixable with `--fix`") if self.fix else "")
             + "\n\n"
             f"**What it finds.** {self.finds}\n\n"
             f"**Why it matters.** {self.why}\n\n"
             f"**How to confirm.** {self.confirm}\n\n"
             f"**What to do instead.** {self.instead}\n"
+            + (f"\n**Fix.** {self.fix}\n" if self.fix else "")
             + (f"\n{twins.rstrip()}\n" if twins else "")
         )
 
@@ -89,6 +93,7 @@ class RuleDoc:
             "what_to_do_instead": self.instead,
             "same_bug_as": list(self.same_bug_as),
             **({"reach": self.reach} if self.reach else {}),
+            **({"fix": self.fix} if self.fix else {}),
         }
 
 

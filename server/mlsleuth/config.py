@@ -4,6 +4,7 @@ Keys (all optional)::
 
     [tool.mlsleuth]
     select = ["loss", "missing-zero-grad"]   # rule ids or categories; default: all
+    extend-select = ["numerical"]             # added to select (with select unset every rule runs anyway)
     ignore = ["adam-coupled-weight-decay"]    # rule ids or categories
     exclude = ["third_party/", "legacy/*.py"] # gitignore-style globs, relative to the config file
     extend-exclude = []
@@ -11,7 +12,12 @@ Keys (all optional)::
     cache-dir = ".mlsleuth_cache"             # where scan results are cached (inside the project)
     max-file-size = 10                        # MiB; larger files are skipped with an error entry
 
-Command-line ``--select``/``--ignore`` replace the file's lists.
+    [tool.mlsleuth.per-file-ignores]          # gitignore-style globs relative to the config file's folder
+    "tests/**" = ["nan-equality-check"]       # -> rule ids or categories not reported in matching files
+    "__init__.py" = ["architecture"]          # a pattern without a slash matches the name at any depth
+
+Command-line ``--select``/``--ignore`` replace the file's lists (``--select`` also drops the file's
+``extend-select``, as in ruff); ``per-file-ignores`` always applies.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-KNOWN_KEYS = {"select", "ignore", "exclude", "extend-exclude", "min-severity", "cache-dir", "max-file-size"}
+KNOWN_KEYS = {"select", "extend-select", "ignore", "exclude", "extend-exclude", "min-severity", "cache-dir", "max-file-size", "per-file-ignores"}
 
 
 class ConfigError(ValueError):
@@ -44,6 +50,8 @@ class Config:
     cache_dir: str | None = None
     max_file_size_mb: float | None = None  # scan skips (and reports) larger files; None: the scanner's default
     source: Path | None = None  # the pyproject.toml it came from
+    extend_select: list[str] = field(default_factory=list)  # already merged into ``select`` when that is set
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)  # glob -> rule ids or categories
 
     @property
     def root(self) -> Path | None:
@@ -110,8 +118,13 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     max_size = table.get("max-file-size")
     if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, (int, float)) or max_size <= 0):
         raise ConfigError(f"{path}: max-file-size must be a positive number of MiB, not {max_size!r}")
+    select = _str_list(table, "select", path)
+    extend_select = _str_list(table, "extend-select", path)
     return Config(
-        select=_str_list(table, "select", path),
+        # an empty select means every rule, which extend-select cannot widen
+        select=[*select, *(s for s in extend_select if s not in select)] if select else [],
+        extend_select=extend_select,
+        per_file_ignores=_per_file_ignores(table, path),
         ignore=_str_list(table, "ignore", path),
         exclude=_str_list(table, "exclude", path) + _str_list(table, "extend-exclude", path),
         min_severity=min_sev,
@@ -119,6 +132,22 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
         max_file_size_mb=float(max_size) if max_size is not None else None,
         source=path,
     )
+
+
+def _per_file_ignores(table: dict[str, Any], where: Path) -> dict[str, list[str]]:
+    value = table.get("per-file-ignores", {})
+    if not isinstance(value, dict):
+        raise ConfigError(f'{where}: [tool.mlsleuth] per-file-ignores must be a table of glob = [rule ids], e.g. "tests/**" = ["nan-equality-check"]')
+    out: dict[str, list[str]] = {}
+    for pattern, ids in value.items():
+        if not pattern.strip():
+            raise ConfigError(f"{where}: [tool.mlsleuth] per-file-ignores has an empty pattern")
+        if isinstance(ids, str):
+            ids = [ids]
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ConfigError(f"{where}: [tool.mlsleuth] per-file-ignores[{pattern!r}] must be a list of rule ids or categories")
+        out[pattern] = ids
+    return out
 
 
 @dataclass(frozen=True)

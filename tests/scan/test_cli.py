@@ -260,3 +260,67 @@ def test_no_follow_symlinks_flag(project, tmp_path):
     skipped = json.loads(mlsleuth("scan", ".", "--format", "json", "--no-cache", "--no-follow-symlinks", cwd=project).stdout)
     assert not any(f["location"]["path"].startswith("linked/") for f in skipped["findings"])
     assert "--no-follow-symlinks" in mlsleuth("scan", "--help", cwd=project).stdout
+
+
+def test_extend_select_on_the_command_line(project):
+    (project / "src" / "opt.py").write_text(
+        "import torch\n\n\ndef build(m):\n    return torch.optim.Adam(m.parameters(), weight_decay=0.01)\n", encoding="utf-8"
+    )
+    plain = mlsleuth("scan", "--no-cache", "--format", "json", cwd=project)
+    extended = mlsleuth("scan", "--no-cache", "--format", "json", "--extend-select", "adam-coupled-weight-decay", cwd=project)
+    assert {f["rule"] for f in json.loads(plain.stdout)["findings"]} == {"nan-equality-check"}
+    assert {f["rule"] for f in json.loads(extended.stdout)["findings"]} == {"nan-equality-check", "adam-coupled-weight-decay"}
+    bad = mlsleuth("scan", "--extend-select", "adam-coupled-wd", cwd=project)
+    assert bad.returncode == 2 and "adam-coupled-wd" in bad.stderr
+
+
+# -- standard input and quiet modes -----------------------------------------------------------------
+def mlsleuth_stdin(text: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mlsleuth", *args], cwd=cwd, input=text, capture_output=True, text=True, timeout=120)
+
+
+def test_scan_stdin_with_a_filename(project):
+    proc = mlsleuth_stdin(BUGGY, "scan", "-", "--stdin-filename", "src/editor_buffer.py", cwd=project)
+    assert proc.returncode == 1, proc.stderr
+    assert "src/editor_buffer.py:5:8: error [nan-equality-check]" in proc.stdout
+    assert not (project / "src" / "editor_buffer.py").exists()  # nothing is written
+    clean = mlsleuth_stdin(CLEAN, "scan", "-", "--stdin-filename", "src/editor_buffer.py", cwd=project)
+    assert clean.returncode == 0 and "no findings" in clean.stdout
+
+
+def test_scan_stdin_honours_the_project_config_for_that_path(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.mlsleuth]\nselect = ["nan-equality-check"]\n[tool.mlsleuth.per-file-ignores]\n"tests/**" = ["nan-equality-check"]\n', encoding="utf-8"
+    )
+    assert mlsleuth_stdin(BUGGY, "scan", "-", "--stdin-filename", "tests/test_x.py", cwd=project).returncode == 0
+    assert mlsleuth_stdin(BUGGY, "scan", "-", "--stdin-filename", "src/x.py", cwd=project).returncode == 1
+    report = json.loads(mlsleuth_stdin(BUGGY, "scan", "-", "--format", "json", cwd=project).stdout)  # no filename: shown as "-"
+    assert [f["location"]["path"] for f in report["findings"]] == ["-"]
+
+
+def test_scan_stdin_bad_input_is_reported(project):
+    broken = mlsleuth_stdin("def f(:\n", "scan", "-", "--stdin-filename", "x.py", cwd=project)
+    assert broken.returncode == 1 and "x.py: error [syntax-error]" in broken.stdout
+    mixed = mlsleuth_stdin(BUGGY, "scan", "-", "src/", cwd=project)
+    assert mixed.returncode == 2 and "cannot be combined" in mixed.stderr
+    stray = mlsleuth("scan", "src/", "--stdin-filename", "x.py", cwd=project)
+    assert stray.returncode == 2 and "only applies to `mlsleuth scan -`" in stray.stderr
+
+
+def test_scan_stdin_notebook(project):
+    nb = {"cells": [{"cell_type": "code", "source": BUGGY, "metadata": {}, "outputs": [], "execution_count": None}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    proc = mlsleuth_stdin(json.dumps(nb), "scan", "-", "--stdin-filename", "nb/explore.ipynb", cwd=project)
+    assert proc.returncode == 1 and "nb/explore.ipynb:cell 1:5:8: error [nan-equality-check]" in proc.stdout
+
+
+def test_quiet_levels(project):
+    full = mlsleuth("scan", "src/", cwd=project).stdout
+    quiet = mlsleuth("scan", "src/", "-q", cwd=project)
+    assert quiet.returncode == 1
+    assert quiet.stdout.startswith("src/buggy.py:5:8: error [nan-equality-check]")
+    assert "mlsleuth scan:" not in quiet.stdout and quiet.stdout.rstrip() == full.rstrip().rsplit("\n", 1)[0].rstrip()
+    counts = mlsleuth("scan", "src/", "-qq", cwd=project)
+    assert counts.returncode == 1 and counts.stdout.startswith("mlsleuth scan: 1 finding (1 error)") and counts.stdout.count("\n") == 1
+    clean = mlsleuth("scan", "src/clean.py", "-q", cwd=project)
+    assert clean.returncode == 0 and clean.stdout == ""  # nothing found, nothing printed

@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
-    from mlsleuth.commands.common import emit, selection_from_args
+    from mlsleuth.commands.common import emit, run_with_progress, selection_from_args
     from mlsleuth.runtime.common import RuntimeInputError
     from mlsleuth.runtime.diagnose import prepare_diagnose
 
@@ -62,6 +62,6 @@ def run(args: argparse.Namespace) -> int:
                                     timeout_s=args.timeout, memory_limit_mb=args.memory_limit, selection=selection)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
-    if sys.stderr.isatty():
+    if sys.stderr.isatty() and not args.quiet:
         print(f"mlsleuth: {prepared.description} with {prepared.info['interpreter']}", file=sys.stderr)
-    return emit(prepared.run(), args)
+    return emit(run_with_progress(prepared, args), args)

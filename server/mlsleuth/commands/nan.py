@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
-    from mlsleuth.commands.common import emit
+    from mlsleuth.commands.common import emit, run_with_progress
     from mlsleuth.commands.trace import split_script_args
     from mlsleuth.runtime.common import RuntimeInputError
     from mlsleuth.runtime.nan import prepare_nan
@@ -50,6 +50,6 @@ def run(args: argparse.Namespace) -> int:
                                save_dir=args.save_dir, replay=not args.no_replay)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
-    if sys.stderr.isatty():
+    if sys.stderr.isatty() and not args.quiet:
         print(f"mlsleuth: {prepared.description} with {prepared.info['interpreter']}", file=sys.stderr)
-    return emit(prepared.run(), args)
+    return emit(run_with_progress(prepared, args), args)

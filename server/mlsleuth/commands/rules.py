@@ -47,5 +47,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         width = max(len(d.id) for d in selected)
         for d in selected:
-            print(f"{d.id:<{width}}  {d.tool:<8} {d.category:<15} {d.severity:<8} {d.title}")
+            mark = (" [fix: --unsafe-fixes]" if d.fix_unsafe_only else " [fix]") if d.fix else ""
+            print(f"{d.id:<{width}}  {d.tool:<8} {d.category:<15} {d.severity:<8} {d.title}{mark}")
     return 0

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mlsleuth.cli import UsageError
-    from mlsleuth.commands.common import emit, selection_from_args
+    from mlsleuth.commands.common import emit, run_with_progress, selection_from_args
     from mlsleuth.runtime.common import RuntimeInputError
     from mlsleuth.runtime.trace import prepare_trace
 
@@ -45,9 +45,9 @@ def run(args: argparse.Namespace) -> int:
                                  memory_limit_mb=args.memory_limit, cwd=args.cwd, selection=selection)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
-    if sys.stderr.isatty():
+    if sys.stderr.isatty() and not args.quiet:
         print(f"mlsleuth: {prepared.description} with {prepared.info['interpreter']}", file=sys.stderr)
-    return emit(prepared.run(), args)
+    return emit(run_with_progress(prepared, args), args)
 
 
 def split_script_args(args: argparse.Namespace) -> tuple[argparse.Namespace, list[str]]:

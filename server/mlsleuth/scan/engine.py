@@ -43,7 +43,7 @@ from mlsleuth.scan.cache import (
     code_fingerprint,
     content_key,
 )
-from mlsleuth.scan.ignore import PathMatcher
+from mlsleuth.scan.ignore import PathMatcher, PerFileIgnores
 
 DEFAULT_MAX_FILE_SIZE_MB = 10.0
 NOTEBOOK_SIZE_FACTOR = 10  # a notebook's JSON carries outputs; its cap is this many times larger
@@ -298,6 +298,7 @@ class _ScanPlan:
     triggers: list[str]
     limit_mb: float
     limit_bytes: int
+    per_file_ignores: PerFileIgnores | None = None
 
 
 @dataclass
@@ -358,7 +359,25 @@ def _plan(paths, root, config: Config | None, selection: Selection | None, max_f
     if limit_mb <= 0:
         raise ConfigError("max-file-size must be a positive number of MiB")
     limit_bytes = int(limit_mb * 2**20)
-    return _ScanPlan(root_path, given, given_abs, config, sel, rules, triggers, limit_mb, limit_bytes)
+    per_file = _per_file_ignores(config, root_path, known)
+    return _ScanPlan(root_path, given, given_abs, config, sel, rules, triggers, limit_mb, limit_bytes, per_file)
+
+
+def _per_file_ignores(config: Config, root_path: Path, known: set[str]) -> PerFileIgnores | None:
+    """``per-file-ignores`` with its ids checked; patterns are relative to the config file's folder."""
+    from mlsleuth.report import CATEGORIES
+
+    table = getattr(config, "per_file_ignores", None) or {}
+    for pattern, ids in table.items():
+        for name in ids:
+            if name not in known and name not in CATEGORIES and name != "all":
+                raise ConfigError(
+                    f"unknown rule or category {name!r} in [tool.mlsleuth] per-file-ignores[{pattern!r}]; "
+                    f"see `mlsleuth rules --tool scan` for ids, categories are: {', '.join(CATEGORIES)}"
+                )
+    if not table:
+        return None
+    return PerFileIgnores(table, str(config.root or root_path))
 
 
 def _discover(plan: _ScanPlan, force_exclude: bool, follow_symlinks: bool, confine_to) -> tuple[discovery.Listing, str | None]:
@@ -546,6 +565,10 @@ def _report(
             if key in seen:  # two files' analyses led to the same line of a shared module
                 continue
             seen.add(key)
+            where = listing.files[index] if finding.location.path == displays[index] else str(plan.root_path / (finding.location.path or ""))
+            if _ignored_here(plan, finding, where):
+                suppressed += 1
+                continue
             if SEVERITY_RANK[finding.severity] <= floor and sel.allows(finding.rule, finding.category, finding.severity):
                 report.findings.append(finding)
         for raw in payload.get("errors", []):
@@ -583,6 +606,95 @@ def _report(
         f"{report.summary.text} ({n_listed} file{'s' if n_listed != 1 else ''} listed, "
         f"{candidates} checked, {hits} from cache)"
     )
+    return report
+
+
+def _ignored_here(plan: _ScanPlan, finding: Finding, path: str) -> bool:
+    """Whether ``per-file-ignores`` turns this finding off in the file at ``path``."""
+    return _off_by_pattern(plan.per_file_ignores, finding, path)
+
+
+def _off_by_pattern(per_file: PerFileIgnores | None, finding: Finding, path: str) -> bool:
+    if per_file is None:
+        return False
+    off = per_file.ignored(path)
+    return bool(off) and bool({"all", finding.rule, finding.category} & off)
+
+
+def report_filter(config: Config, root: str | os.PathLike[str], selection: Selection | None = None) -> tuple[Selection, Callable[[Finding, str], bool]]:
+    """(the resolved selection, ``keep(finding, absolute_path)``): whether a scan would report a finding
+    of that file (rule selection, severity floor, ``per-file-ignores``); for passes over single texts."""
+    from mlsleuth.scan.registry import all_rules
+
+    known = set(all_rules())
+    sel = resolve_selection(selection, config, known)
+    per_file = _per_file_ignores(config, Path(os.path.abspath(root)), known)
+    floor = SEVERITY_RANK[sel.min_severity]
+
+    def keep(finding: Finding, path: str) -> bool:
+        if _off_by_pattern(per_file, finding, path):
+            return False
+        return SEVERITY_RANK[finding.severity] <= floor and sel.allows(finding.rule, finding.category, finding.severity)
+
+    return sel, keep
+
+
+def scan_source(
+    data: bytes,
+    filename: str | None = None,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    selection: Selection | None = None,
+    config: Config | None = None,
+    max_file_size_mb: float | None = None,
+) -> Report:
+    """Scan one file's bytes that are not on disk (``mlsleuth scan -`` reads them from standard input).
+
+    ``filename`` (e.g. the editor's path of the buffer) is where the text is reported and the path that
+    ``per-file-ignores`` and a notebook's ``.ipynb`` suffix are judged by; without it the file is shown
+    as ``-``. The file's own rules run as in :func:`scan_paths`; rules that follow a value into another
+    module see only this text (no project around it is read).
+    """
+    started = time.perf_counter()
+    root_path = Path(os.path.abspath(root if root is not None else os.getcwd()))
+    shown = filename or "-"
+    full = os.path.normpath(str(root_path / shown)) if filename else str(root_path / "-")
+    if config is None:
+        config = load_config(Path(full))
+    plan = _plan([full], root_path, config, selection, max_file_size_mb)
+    display = discovery.display_path(full, str(root_path)) if filename else "-"
+    kind = "ipynb" if shown.endswith(".ipynb") else "py"
+    cap = plan.limit_bytes * (NOTEBOOK_SIZE_FACTOR if kind == "ipynb" else 1)
+    report = Report(tool="scan")
+    suppressed = 0
+    if len(data) > cap:
+        report.errors = [_too_large(display, len(data), cap, plan.limit_mb)]
+        payload: dict[str, Any] = {}
+    else:
+        payload = analyze_blob(display, data, kind, True, plan.rules, plan.limit_bytes)
+    floor = SEVERITY_RANK[plan.selection.min_severity]
+    for raw in payload.get("findings", []):
+        location = raw.get("location", {})
+        finding = Finding.model_validate({**raw, "location": {**location, "path": location.get("path") or display}})
+        if _ignored_here(plan, finding, full):
+            suppressed += 1
+            continue
+        if SEVERITY_RANK[finding.severity] <= floor and plan.selection.allows(finding.rule, finding.category, finding.severity):
+            report.findings.append(finding)
+    report.errors += [ErrorEntry.model_validate({**raw, "path": display}) for raw in payload.get("errors", [])]
+    stats: dict[str, Any] = {
+        "paths": ["-"],
+        "stdin_filename": filename,
+        "parsed": int(bool(payload.get("parsed"))),
+        "suppressed": suppressed + int(payload.get("suppressed", 0)),
+        "rules_active": len(plan.rules),
+        "seconds": round(time.perf_counter() - started, 4),
+    }
+    notes = [f"{display}: {note}" for note in payload.get("notes", [])]
+    if notes:
+        stats["notes"] = notes
+    report.finalize(stats=stats)
+    report.summary.text = f"{report.summary.text} (standard input, as {display})"
     return report
 
 

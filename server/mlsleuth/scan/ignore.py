@@ -120,3 +120,27 @@ class PathMatcher:
             if last:
                 return bool(verdict)
         return False
+
+
+class PerFileIgnores:
+    """``per-file-ignores`` of ``[tool.mlsleuth]``: gitignore-style globs (relative to ``base``, the config
+    file's folder) each naming rule ids or categories that are not reported in the files it matches."""
+
+    def __init__(self, table: dict[str, list[str]], base: str) -> None:
+        self.base = base
+        self.entries = [(PathMatcher([pattern], base), frozenset(ids)) for pattern, ids in table.items()]
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def ignored(self, path: str) -> frozenset[str]:
+        """The rule ids and categories ignored in the file at ``path`` (absolute, or relative to ``base``)."""
+        import os
+
+        full = path if os.path.isabs(path) else os.path.join(self.base, path)
+        rel = os.path.relpath(os.path.normpath(full), self.base).replace(os.sep, "/")
+        out: set[str] = set()
+        for matcher, ids in self.entries:
+            if matcher.matches(rel):
+                out |= ids
+        return frozenset(out)

@@ -68,6 +68,7 @@ from mlsleuth.scan.prefilter import (
 
 if TYPE_CHECKING:
     from mlsleuth.scan.analysis.context import FileContext
+    from mlsleuth.scan.analysis.edits import Fix
 
 TOOL = "scan"
 
@@ -81,6 +82,10 @@ class Rule:
     # How far the rule follows a value: "file" (functions, classes and helpers of the file) or
     # "project" (also imports, callers in other files and base classes; see analysis/project.py).
     reach: ClassVar[str] = "file"
+    # A rule that can fix some findings mechanically overrides ``fix`` and says in ``fix_note`` what
+    # ``mlsleuth scan --fix`` rewrites and when the fix is unsafe (printed in refs/rules.md).
+    fix_note: ClassVar[str] = ""
+    fix_unsafe_only: ClassVar[bool] = False  # every fix it offers is unsafe (needs --unsafe-fixes)
     doc: ClassVar[catalog.RuleDoc]
 
     _gate: ClassVar[tuple[tuple[Any, ...], ...]] = ()
@@ -93,6 +98,17 @@ class Rule:
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def fix(self, ctx: FileContext, finding: Finding) -> Fix | None:
+        """Edits that remove ``finding`` (one this rule reported on ``ctx``), or None when no fix is certain.
+
+        ``scan/fixes.py`` re-parses the edited file and re-scans it before anything is written.
+        """
+        return None
+
+    @classmethod
+    def fixable(cls) -> bool:
+        return cls.fix is not Rule.fix
 
     def finding(
         self,
@@ -148,8 +164,15 @@ def register_rule(cls: type[Rule]) -> type[Rule]:
             raise catalog.CatalogError(f"rule {cls.id}: requires must be a tuple of non-empty tuples of strings or patterns")
     if cls.id in RULES and RULES[cls.id] is not cls:
         raise catalog.CatalogError(f"rule id {cls.id!r} defined twice")
+    if cls.fixable() != bool(cls.fix_note):
+        raise catalog.CatalogError(f"rule {cls.id}: a rule with a fix() needs a fix_note saying what --fix rewrites (and only such a rule has one)")
     cls._gate = cheapest_first((gate_terms(cls.triggers), *cls.requires))
-    cls.doc = catalog.register(catalog.parse_doc(cls.id, TOOL, cls.category, cls.severity, cls.__doc__, cls.reach))
+    doc = catalog.parse_doc(cls.id, TOOL, cls.category, cls.severity, cls.__doc__, cls.reach)
+    if cls.fix_note:
+        import dataclasses
+
+        doc = dataclasses.replace(doc, fix=" ".join(cls.fix_note.split()), fix_unsafe_only=cls.fix_unsafe_only)
+    cls.doc = catalog.register(doc)
     RULES[cls.id] = cls
     return cls
 

@@ -51,6 +51,7 @@ def run_battery(config: dict, result: dict) -> None:
 
     checks = result["checks"]
     result["phase"] = "setup"
+    channel.progress("calling the setup function", force=True)  # the CLI progress line and MCP notifications name the phase
     setup = load_setup(config["spec"])
     model = setup.model
     first = next(model.parameters(), None)
@@ -137,17 +138,20 @@ def run_battery(config: dict, result: dict) -> None:
     # -- causal leakage -----------------------------------------------------------------
     if setup.compute_loss is None and (setup.task == "sequence" or setup.time_dim is not None):
         result["phase"] = "causal"
+        channel.progress("causal leakage test", force=True)  # the CLI progress line and MCP notifications name the phase
         inputs, _ = setup.split(batch)
         checks["causal"] = diagnose_checks.causal_leakage(model, inputs, setup.time_dim if setup.time_dim is not None else 1, setup.forward)
 
     # -- input ablation: real vs shuffled vs random inputs --------------------------------
     if setup.compute_loss is None:
         result["phase"] = "ablation"
+        channel.progress("input ablation (real, shuffled, random inputs)", force=True)  # the CLI progress line and MCP notifications name the phase
         checks["ablation"] = ablation(setup, model, init_state, batch, config.get("ablation_steps", 100))
 
     # -- LR range test ------------------------------------------------------------------------
     if config.get("lr_range"):
         result["phase"] = "lr-range"
+        channel.progress("learning-rate range test", force=True)  # the CLI progress line and MCP notifications name the phase
         checks["lr_range"] = diagnose_checks.lr_range(setup, model, init_state, batches)
     result["phase"] = "done"
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+
+from mlsleuth.scan.analysis import edits
 from mlsleuth.scan.analysis.context import constant, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -29,6 +32,13 @@ class AdamCoupledWeightDecay(Rule):
     category = "hyperparameter"
     severity = "info"
     triggers = ("weight_decay",)
+    fix_unsafe_only = True
+    fix_note = (
+        "Unsafe (applied only with `--unsafe-fixes`): `torch.optim.Adam(..., weight_decay=wd)` / `optim.Adam(...)` becomes "
+        "`AdamW` with the same arguments (a bare `Adam(...)` only where the file already imports `AdamW` from torch.optim). "
+        "It changes the training: the decay becomes decoupled, which is what a recipe's weight decay usually means but not "
+        "what this code did."
+    )
 
     def check(self, ctx):
         for call in ctx.calls():
@@ -60,3 +70,15 @@ class AdamCoupledWeightDecay(Rule):
                 f"{what}; if the value comes from a recipe it probably meant AdamW's decoupled decay",
                 next_test="run a few hundred steps with Adam and with AdamW at the same weight_decay and compare the weight norms",
             )
+
+    def fix(self, ctx, finding) -> edits.Fix | None:
+        call = edits.node_at(ctx, finding, ast.Call)
+        if not isinstance(call, ast.Call) or ctx.qualname(call) != "torch.optim.Adam":  # torch.optim.adam has no AdamW
+            return None
+        if isinstance(call.func, ast.Attribute):
+            rename = edits.rename_attribute(ctx, call.func, "AdamW")
+        elif isinstance(call.func, ast.Name) and ctx.imports.get("AdamW") in {"torch.optim.AdamW", "torch.optim.adamw.AdamW"}:
+            rename = edits.rename_name(ctx, call.func, "AdamW")
+        else:
+            return None
+        return edits.Fix("use AdamW (decoupled weight decay)", (rename,), safe=False) if rename is not None else None

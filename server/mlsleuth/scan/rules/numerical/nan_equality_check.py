@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import math
 
-from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis import edits
+from mlsleuth.scan.analysis.context import FileContext, call_method, dotted
 from mlsleuth.scan.prefilter import call_to, case_variants, word
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -63,6 +64,13 @@ class NanEqualityCheck(Rule):
     # a NaN literal is a float(...) call or a name spelled nan/NaN/NAN (imported under another name, the
     # import spells it)
     requires = (("==", "!=", word("is")), (word("nan"), word("NaN"), word("NAN"), call_to("float")))
+    fix_note = (
+        "`x == nan` / `x is float('nan')` become `isnan(x)`, `x != nan` becomes `~isnan(x)` (torch, numpy) or `not math.isnan(x)`, "
+        "taking `isnan` from the library the NaN is spelled with: `torch.nan` -> `torch.isnan`, `np.nan` -> `np.isnan`. "
+        "`math.nan` and `float('nan')` give `math.isnan` (adding `import math` if needed); that fix is safe when the other side "
+        "is evidently a Python number (`loss.item()`, `float(...)`) and unsafe otherwise (`math.isnan` rejects a tensor or array "
+        "of several elements). Chained comparisons are left alone."
+    )
 
     def check(self, ctx: FileContext):
         for node in ctx.nodes_of(ast.Compare):
@@ -84,3 +92,67 @@ class NanEqualityCheck(Rule):
                         observation=ctx.segment(node),
                     )
                     break
+
+    def fix(self, ctx: FileContext, finding) -> edits.Fix | None:
+        return _fix(ctx, finding)
+
+
+_ARRAY_LIBRARIES = {"torch": "torch", "numpy": "numpy"}
+_NUMBER_CALLS = {"float", "int", "math.fsum", "statistics.mean"}
+
+
+def _is_python_number(ctx: FileContext, node: ast.AST) -> bool:
+    """``loss.item()``, ``float(x)``: a value that is a Python number whatever ``x`` was."""
+    if isinstance(node, ast.Call):
+        return (call_method(node) == "item" and not node.args) or (ctx.qualname(node) or "") in _NUMBER_CALLS
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+
+
+def _fix(ctx: FileContext, finding) -> edits.Fix | None:
+    node = edits.node_at(ctx, finding, ast.Compare)
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return None
+    left, right = node.left, node.comparators[0]
+    if _is_nan_literal(ctx, right) and not _is_nan_literal(ctx, left):
+        literal, value = right, left
+    elif _is_nan_literal(ctx, left) and not _is_nan_literal(ctx, right):
+        literal, value = left, right
+    else:
+        return None
+    negated = isinstance(node.ops[0], (ast.NotEq, ast.IsNot))
+    library = (ctx.qualname(literal) or "").split(".")[0] if isinstance(literal, ast.Attribute) else ""
+    changes: list[edits.Edit] = []
+    safe, uses_not = True, False
+    if library in _ARRAY_LIBRARIES and isinstance(literal, ast.Attribute) and isinstance(literal.value, (ast.Name, ast.Attribute)):
+        module = edits.text_of(ctx, literal.value)  # as the file spells it: np, numpy, torch
+        text = f"{'~' if negated else ''}{module}.isnan({edits.text_of(ctx, value)})"
+    else:
+        math_name = edits.module_alias(ctx, "math")
+        if math_name is None:
+            if "math" in ctx.imports:
+                return None  # `math` means something else here
+            math_name = "math"
+            changes.append(edits.import_edit(ctx, "import math"))
+        safe, uses_not = _is_python_number(ctx, value), negated
+        text = f"{'not ' if negated else ''}{math_name}.isnan({edits.text_of(ctx, value)})"
+    start, end = edits.span(ctx, node)
+    if uses_not and not _bare_context(ctx, node) and not _parenthesised(ctx.source, start, end):
+        text = f"({text})"  # `not` binds less tightly than the comparison it replaces
+    changes.append(edits.Edit(start, end, text))
+    if edits.removes_comment(ctx, changes[-1:]):
+        return None
+    return edits.Fix("test with isnan", tuple(changes), safe=safe)
+
+
+def _parenthesised(source: str, start: int, end: int) -> bool:
+    return source[:start].rstrip().endswith("(") and source[end:].lstrip().startswith(")")
+
+
+def _bare_context(ctx: FileContext, node: ast.AST) -> bool:
+    """Where ``not ...`` may stand without parentheses: a whole condition, value, argument or operand of and/or."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and getattr(parent, "test", None) is node:
+        return True
+    if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr, ast.keyword, ast.BoolOp)):
+        return True
+    return isinstance(parent, ast.Call) and node in parent.args

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
 
-from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis import edits, value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted
 from mlsleuth.scan.analysis.training_step_model import (
     Event,
@@ -70,6 +71,13 @@ class LossAccumulatedWithGraph(Rule):
     severity = "warning"
     triggers = ("backward",)
     requires = (("+=", "append"), (STEP_CALL,))
+    fix_note = (
+        "`running += loss` becomes `running += loss.item()` when every later use of `running` in the function (and of names "
+        "computed from it) needs only a number: arithmetic, comparisons, `print`, `float`, `round`, `str`, f-strings; where "
+        "it may be used as a tensor (a method call, returned, passed to another function) it becomes `running += "
+        "loss.detach()`, which keeps the tensor and drops only the graph. `losses.append(loss)` becomes "
+        "`losses.append(loss.detach())`. Safe: the values kept are the same."
+    )
 
     def check(self, ctx):
         model = loop_model(ctx)
@@ -122,6 +130,9 @@ class LossAccumulatedWithGraph(Rule):
                     return name, acc, ctx.segment(node)
         return None
 
+    def fix(self, ctx: FileContext, finding) -> edits.Fix | None:
+        return _fix(ctx, finding)
+
     @staticmethod
     def _reassigned_to_number(ctx: FileContext, node: ast.AST, name: str) -> bool:
         """``loss = loss.item()`` before the accumulation: the name holds a float there."""
@@ -145,3 +156,76 @@ def _is_number(ctx: FileContext, value: ast.AST | None, depth: int) -> bool:
         return False
     returns = value_origins.returns(helper)
     return bool(returns) and all(_is_number(ctx, r, depth + 1) for r in returns)
+
+
+_LOSS_NAME = re.compile(r"graph-attached loss tensor `([A-Za-z_][A-Za-z0-9_]*)`")
+# calls that turn their argument into a number or text: a float works wherever the tensor did
+_NUMBER_SINKS = {"print", "float", "round", "str", "format", "repr", "int", "math.isfinite", "math.isnan"}
+
+
+def _fix(ctx: FileContext, finding) -> edits.Fix | None:
+    named = _LOSS_NAME.search(finding.message)
+    if named is None:
+        return None
+    loss = named.group(1)
+    node = edits.node_at(ctx, finding, ast.AugAssign, ast.Call)
+    if isinstance(node, ast.AugAssign):
+        terms = [n for n in _loss_terms(node.value) if n.id == loss]
+        cut = "item" if isinstance(node.target, ast.Name) and _only_numbers_need(ctx, node, node.target.id) else "detach"
+    elif isinstance(node, ast.Call) and len(node.args) == 1:
+        terms = [a for a in node.args if isinstance(a, ast.Name) and a.id == loss]
+        cut = "detach"  # a list of tensors stays a list of tensors (torch.stack(losses) keeps working)
+    else:
+        return None
+    if len(terms) != 1:
+        return None
+    _start, end = edits.span(ctx, terms[0])
+    return edits.Fix(f"accumulate {loss}.{cut}()", (edits.Edit(end, end, f".{cut}()"),))
+
+
+def _loss_terms(node: ast.AST) -> list[ast.Name]:
+    if isinstance(node, ast.Name):
+        return [node]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        return _loss_terms(node.left) + _loss_terms(node.right)
+    return []
+
+
+def _only_numbers_need(ctx: FileContext, stmt: ast.AugAssign, acc: str) -> bool:
+    """Whether ``acc`` (and names assigned from it, two levels) is only ever used as a number in its scope,
+    and starts as a number literal there: then a float can replace the tensor without any other change."""
+    scope = ctx.enclosing_function(stmt) or ctx.tree
+    starts = [value for _line, bound_by, value in ctx.assignments(scope).get(acc, []) if not isinstance(bound_by, ast.AugAssign)]
+    if not starts or not all(isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) for value in starts):
+        return False
+    names, checked = {acc}, set()
+    for _depth in range(3):
+        fresh = names - checked
+        if not fresh:
+            return True
+        checked |= fresh
+        for node in ast.walk(scope):  # nested functions too: a closure may read the total
+            if isinstance(node, ast.Name) and node.id in fresh and isinstance(node.ctx, ast.Load):
+                verdict = _number_use(ctx, node)
+                if verdict is False:
+                    return False
+                if isinstance(verdict, str):
+                    names.add(verdict)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)) and fresh & set(node.names):
+                return False
+    return not (names - checked)
+
+
+def _number_use(ctx: FileContext, node: ast.AST) -> bool | str:
+    """True: a use where a float serves as well as a tensor; a name: assigned to it (check its uses too);
+    False: anything else (a method call, returned, passed on, stored in a container)."""
+    child, parent = node, ctx.parent(node)
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp)):
+        if isinstance(parent, ast.IfExp) and parent.test is child:
+            return True
+        child, parent = parent, ctx.parent(parent)
+    if isinstance(parent, (ast.AugAssign, ast.If, ast.While, ast.Assert, ast.FormattedValue)):
+        return True  # acc += ..., total -= acc, if acc > best, f"{acc:.3f}": a float serves as well
+    if isinstance(parent, ast.Assign) and parent.value is child and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        return parent.targets[0].id
+    return isinstance(parent, ast.Call) and child in parent.args and (ctx.qualname(parent) or "") in _NUMBER_SINKS
