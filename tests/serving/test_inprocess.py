@@ -194,10 +194,10 @@ def test_withholding_is_a_second_line_behind_the_engine(tmp_path: Path) -> None:
     [
         ({"paths": ["../outside.py"]}, "outside the served root"),
         ({"paths": ["link_out.py"]}, "outside the served root"),
-        ({"paths": ["/etc/passwd"]}, "is absolute"),
+        ({"paths": ["/etc/passwd"]}, "absolute path outside the served root"),
         ({"paths": ["src/\u0000x.py"]}, "NUL byte"),
         ({"paths": ["src/missing.py"]}, "does not exist"),
-        ({"paths": "src"}, "valid list"),
+        ({"paths": 3}, "valid list"),
         ({"max_findings": 0}, "max_findings"),
         ({"select": ["no-such-rule"]}, "unknown rule or category"),
         ({"paths": ["src"], "offset": 999}, "past the last finding"),

@@ -34,7 +34,7 @@ def register(server, env) -> None:
     @server.tool(title="Run training diagnostics", annotations=RUNS_USER_CODE, description=inspect.cleandoc(_DESCRIPTION))
     async def run_diagnostics(
         ctx: Context,
-        target: Annotated[str, Field(min_length=3, max_length=4096, description="FILE:FUNCTION relative to the served root, e.g. 'debug_setup.py:setup'.")],
+        target: Annotated[str, Field(min_length=3, max_length=4096, description="FILE:FUNCTION, FILE relative to the served root (or absolute inside it), e.g. 'debug_setup.py:setup'.")],
         steps: Annotated[int, Field(ge=10, le=20_000, description="Step budget for the overfit-one-batch check.")] = 200,
         lr_range: Annotated[bool, Field(description="Also run a learning-rate range test (slower).")] = False,
         timeout_s: Annotated[float | None, Field(gt=0, description="Stop after this many seconds (capped by the server's --run-timeout).")] = None,
