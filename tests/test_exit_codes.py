@@ -6,7 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mlsleuth.cli import EXIT_CLEAN, EXIT_COULD_NOT_RUN, EXIT_ERROR, EXIT_FINDINGS, build_parser, main
+from mlsleuth.cli import (
+    EXIT_CLEAN,
+    EXIT_COULD_NOT_RUN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    build_parser,
+    main,
+)
 from mlsleuth.report import RUN_FAILURE_KINDS, ErrorEntry, Finding, Location, Report
 
 REPO = Path(__file__).resolve().parents[1]
