@@ -99,7 +99,9 @@ def test_wheel_installs_and_serves_skill_and_scan(tmp_path: Path) -> None:
     assert not scan.is_error
     assert "softmax-into-logit-loss" in {f["rule"] for f in scan.structured_content["findings"]}
 
-    dest = tmp_path / "skills" / "mlsleuth"
-    out = _run([env_dir / "bin" / "mlsleuth", "install-skill", "--dest", dest], cwd=tmp_path, env=clean_env)
+    skills = tmp_path / "skills"  # --dest names the skills folder; each skill gets its own folder in it
+    out = _run([env_dir / "bin" / "mlsleuth", "install-skill", "--dest", skills], cwd=tmp_path, env=clean_env)
     assert "installed" in out.stdout
+    dest = skills / "mlsleuth"
     assert (dest / "SKILL.md").read_bytes() == (REPO / "SKILL.md").read_bytes()
+    assert (skills / "mlsleuth-rl" / "SKILL.md").is_file() and (skills / "mlsleuth-pinn" / "SKILL.md").is_file()

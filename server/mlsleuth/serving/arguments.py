@@ -51,7 +51,22 @@ def make_strict(tool: Tool) -> None:
     meta = tool.fn_metadata
     base = meta.arg_model
     meta.arg_model = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}), "__module__": base.__module__})
-    tool.parameters = {**tool.parameters, "additionalProperties": False}
+    tool.parameters = {**_without_titles(tool.parameters), "additionalProperties": False}
+
+
+def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """The input schema without pydantic's generated per-property ``title`` (the property name, capitalised)."""
+    properties = {name: {k: v for k, v in prop.items() if k != "title"} for name, prop in schema.get("properties", {}).items()}
+    return {**schema, "properties": properties}
+
+
+def compact_report_output(tool: Tool) -> None:
+    """List the compact report schema for a tool that returns a Report (see :mod:`.schemas`); in place."""
+    from mlsleuth.report import Report
+    from mlsleuth.serving.schemas import COMPACT_REPORT_SCHEMA
+
+    if tool.fn_metadata.output_model is Report:
+        tool.fn_metadata.output_schema = COMPACT_REPORT_SCHEMA
 
 
 class ToolCollector:
@@ -66,6 +81,7 @@ class ToolCollector:
             if any(t.name == built.name for t in self.tools):
                 raise ValueError(f"two tools are named {built.name!r}")
             make_strict(built)
+            compact_report_output(built)
             self.tools.append(built)
             return fn
 
