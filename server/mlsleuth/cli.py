@@ -6,7 +6,8 @@ function ``(args) -> int``. Command modules import only argparse-level code at
 import time, so ``mlsleuth --help`` stays fast; the work is imported inside the
 handler.
 
-Exit status: 0 clean, 1 findings (or per-file errors), 2 usage or internal error.
+Exit status: 0 clean, 1 findings (or per-file errors), 2 usage or internal error,
+3 the user's code could not be run (see :data:`EXIT_CODES_HELP`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,17 @@ COMMANDS: list[str] = [
     "mlsleuth.commands.install_skill",
 ]
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_COULD_NOT_RUN = 0, 1, 2, 3
+
+EXIT_CODES_HELP = """\
+exit status:
+  0  nothing found
+  1  findings (bugs found), or files scan could not read
+  2  usage error (bad arguments or input) or an internal error of mlsleuth
+  3  your code could not be run to the end: environment problem (no torch, wrong --python),
+     setup-function error, or the code raised, exited, crashed, ran out of memory, timed out
+     or trained nothing (trace, diagnose, nan); the report shows what ran before
+  --exit-zero turns 1 and 3 into 0."""
 
 
 class UsageError(Exception):
@@ -42,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mlsleuth",
         description="Clues for debugging model training: static scan, runtime diagnostics, NaN localisation, sweep statistics.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"mlsleuth {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

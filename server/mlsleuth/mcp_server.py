@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mlsleuth import __version__
 from mlsleuth.serving import prompts, resources
+from mlsleuth.serving.arguments import ToolCollector
 from mlsleuth.serving.tools import ServeEnv, register_all
 
 INSTRUCTIONS = """\
@@ -22,7 +23,7 @@ clue-first: collect clues with the tools before changing code. Start with
 `scan` (static, runs nothing); use `explain_rule` on any finding you do not
 understand; the tools that run the user's code (tracing a few training steps, the
 diagnostic battery, locating the first NaN) come next. The handbook resource mlsleuth://skill
-describes the method. All paths are relative to the served project root.
+describes the method. Paths are relative to the served project root, or absolute inside it.
 """
 
 
@@ -36,14 +37,17 @@ def build_server(root: str | Path = ".", **settings: float) -> MCPServer:
     if not resolved.is_dir():
         raise NotADirectoryError(f"the root {root} is not a directory")
     env = ServeEnv(root=resolved, **settings)  # type: ignore[arg-type]
+    # Tools are built first (strict arguments: see mlsleuth.serving.arguments) and handed to the server.
+    tools = ToolCollector()
+    register_all(tools, env)
     server: MCPServer = MCPServer(
         name="mlsleuth",
         title="mlsleuth: clues for debugging model training",
         instructions=INSTRUCTIONS,
         version=__version__,
         website_url="https://github.com/mlsleuth/mlsleuth",
+        tools=tools.tools,
     )
-    register_all(server, env)
     resources.register(server)
     prompts.register(server)
     return server

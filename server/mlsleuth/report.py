@@ -119,6 +119,15 @@ class Finding(_Strict):
         )
 
 
+# Error kinds meaning the tool could not run the user's code to the end: the environment (no torch, a
+# bad interpreter), the setup function, or the code itself raised, exited, crashed, ran out of memory,
+# timed out, trained nothing, or was cancelled. A report holding one exits 3, not 1 ("bugs found").
+RUN_FAILURE_KINDS = frozenset({
+    "environment", "harness-error", "setup-error", "user-exception", "user-exit", "crash", "no-result",
+    "out-of-memory", "timeout", "no-steps", "cancelled",
+})
+
+
 class ErrorEntry(_Strict):
     """Something the tool could not do. The rest of the work still happened."""
 
@@ -188,7 +197,12 @@ class Report(_Strict):
         return copy
 
     def exit_code(self) -> int:
-        """0 when there is nothing to report, 1 when there are findings or errors."""
+        """0 nothing to report, 1 findings or errors, 3 the user's code could not be run (see RUN_FAILURE_KINDS).
+
+        3 wins over 1: findings from the steps before a failure cover only part of the run.
+        """
+        if any(e.kind in RUN_FAILURE_KINDS for e in self.errors):
+            return 3
         return 1 if (self.findings or self.errors) else 0
 
 

@@ -169,3 +169,57 @@ def softmax_output():
     model = nn.Sequential(nn.Linear(N_IN, 64), nn.ReLU(), nn.Linear(64, N_CLASSES), nn.Softmax(dim=1))
     return {"model": model, "batch": _batch(), "loss_fn": nn.CrossEntropyLoss(),
             "optimizer": lambda params: torch.optim.Adam(params, lr=1e-2)}
+
+
+# -- batches fed as keywords, calls that do not fit, and the overfit verdict run to run ----------------
+class MaskedMLP(MLP):
+    def forward(self, x, mask):
+        return super().forward(x * mask)
+
+
+def dict_inputs():
+    """Keyword inputs: {"inputs": {"x": ..., "mask": ...}, "targets": ...} is fed as model(**inputs)."""
+    torch.manual_seed(0)
+    x, y = _batch()
+    return {"model": MaskedMLP(), "batch": {"inputs": {"x": x, "mask": torch.ones_like(x)}, "targets": y},
+            "loss_fn": nn.CrossEntropyLoss(), "optimizer": lambda params: torch.optim.Adam(params, lr=1e-2)}
+
+
+def forward_signature_mismatch():
+    """The forward takes (x, mask) but the batch's inputs are one tensor: the call itself fails."""
+    torch.manual_seed(0)
+    return {"model": MaskedMLP(), "batch": _batch(), "loss_fn": nn.CrossEntropyLoss()}
+
+
+class CatTwice(MLP):
+    def forward(self, x):
+        both = torch.cat(x, x)  # a TypeError inside the user's forward: cat wants a sequence and an int dim
+        return super().forward(both)
+
+
+def type_error_in_forward():
+    torch.manual_seed(0)
+    return {"model": CatTwice(), "batch": _batch(), "loss_fn": nn.CrossEntropyLoss()}
+
+
+def prior_only():
+    """Three balanced classes and inputs that carry nothing (all zero): the model can learn the label prior only.
+
+    Its initial loss is far above chance (one class starts 40 logits ahead), so "5% of the initial loss" lies above
+    the chance floor ln 3: a rule relative to the initial loss passes a model that has memorised nothing.
+    No seed of its own: the verdict must not depend on the initial weights.
+    """
+    model = nn.Sequential(nn.Linear(N_IN, 16), nn.ReLU(), nn.Linear(16, 3))
+    with torch.no_grad():
+        model[2].bias[0] += 40.0
+    x = torch.zeros(30, N_IN)
+    y = torch.arange(30) % 3
+    return {"model": model, "batch": (x, y), "loss_fn": nn.CrossEntropyLoss(),
+            "optimizer": lambda params: torch.optim.SGD(params, lr=0.5)}
+
+
+def unseeded_dropout():
+    """A healthy model with dropout and no seed: the battery's own seed makes its runs repeat exactly."""
+    model = nn.Sequential(nn.Linear(N_IN, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, N_CLASSES))
+    return {"model": model, "batch": _batch(), "loss_fn": nn.CrossEntropyLoss(),
+            "optimizer": lambda params: torch.optim.Adam(params, lr=1e-2)}

@@ -32,7 +32,7 @@ def test_every_check_is_in_the_catalog_as_registered(tool):
 OTHER_FILES = {
     "trace": {"findings_from_measurements", "runner", "zoo"},
     "diagnose": {"diagnose"},
-    "nan": {"cases", "ops", "replay", "report", "save_dir", "snapshots"},
+    "nan": {"cases", "ops", "replay", "report", "save_dir", "saved_file", "snapshots"},
 }
 
 

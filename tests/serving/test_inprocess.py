@@ -194,10 +194,10 @@ def test_withholding_is_a_second_line_behind_the_engine(tmp_path: Path) -> None:
     [
         ({"paths": ["../outside.py"]}, "outside the served root"),
         ({"paths": ["link_out.py"]}, "outside the served root"),
-        ({"paths": ["/etc/passwd"]}, "is absolute"),
+        ({"paths": ["/etc/passwd"]}, "absolute path outside the served root"),
         ({"paths": ["src/\u0000x.py"]}, "NUL byte"),
         ({"paths": ["src/missing.py"]}, "does not exist"),
-        ({"paths": "src"}, "valid list"),
+        ({"paths": 3}, "valid list"),
         ({"max_findings": 0}, "max_findings"),
         ({"select": ["no-such-rule"]}, "unknown rule or category"),
         ({"paths": ["src"], "offset": 999}, "past the last finding"),
@@ -233,10 +233,10 @@ def test_rules_tools(server, mode: str) -> None:
 
     everything, loss, scan_only, bad_tool, bad_cat, one, typo, empty, twin = run(go)
     assert twin.structured_content["same_bug_as"] == ["zero-grad-missing"]
-    ids = [r["id"] for r in everything.structured_content["rules"]]
+    ids = list(everything.structured_content["rules"])
     assert ids == list(docs) and everything.structured_content["count"] == len(docs)
-    assert loss.structured_content["rules"] and all(r["category"] == "loss" for r in loss.structured_content["rules"])
-    assert all(r["tool"] == "scan" for r in scan_only.structured_content["rules"])
+    assert loss.structured_content["rules"] and all(docs[i].category == "loss" for i in loss.structured_content["rules"])
+    assert all(docs[i].tool == "scan" for i in scan_only.structured_content["rules"])
     assert bad_tool.is_error and "use one of" in bad_tool.content[0].text
     assert bad_cat.is_error
     assert one.structured_content["how_to_confirm"] == docs[some_id].confirm

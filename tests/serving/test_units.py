@@ -50,8 +50,8 @@ def test_resolve_accepts_relative_paths_inside_root(tree: Path) -> None:
         ("pkg/../../secret.py", "outside the served root"),
         ("escape.py", "outside the served root"),
         ("escape_dir/secret.py", "outside the served root"),
-        ("/etc/passwd", "is absolute"),
-        ("C:\\Windows", "is absolute"),
+        ("/etc/passwd", "absolute path outside the served root"),
+        ("C:\\Windows", "absolute path outside the served root"),
         ("pkg/\0train.py", "NUL byte"),
         ("", "is empty"),
         ("missing.py", "does not exist"),
@@ -201,6 +201,57 @@ def test_install_refuses_a_file_in_the_way(tmp_path: Path) -> None:
     dest.write_text("a file")
     with pytest.raises(InstallError, match="not a plain folder"):
         install_skill(dest, source=src, force=True)
+
+
+def _fake_companions(src: Path) -> Path:
+    (src / "rl" / "SKILL.md").write_text(
+        "---\nname: mlsleuth-rl\ndescription: rl test\n---\n\n# RL\n\nSee [the main skill](../SKILL.md), "
+        "[seeds](../refs/nan.md#nan-hunting) and [probes](probe.md).\n")
+    (src / "rl" / "probe.md").write_text("# Probe\n\nBack to [RL](SKILL.md).\n")
+    (src / "pinn").mkdir()
+    (src / "pinn" / "SKILL.md").write_text("---\nname: mlsleuth-pinn\ndescription: pinn test\n---\n\n# PINN\n\n[up](../SKILL.md)\n")
+    return src
+
+
+def test_install_skills_puts_each_skill_in_its_own_folder(tmp_path: Path) -> None:
+    from mlsleuth.serving.install import install_skills
+
+    src = _fake_companions(_fake_skill(tmp_path / "src"))
+    skills = tmp_path / "skills"
+    results = install_skills(skills, source=src)
+    assert [r.dest.name for r in results] == ["mlsleuth", "mlsleuth-rl", "mlsleuth-pinn"]
+    assert sorted(p.name for p in skills.iterdir()) == ["mlsleuth", "mlsleuth-pinn", "mlsleuth-rl"]
+    assert (skills / "mlsleuth" / "rl" / "SKILL.md").is_file()  # the main skill keeps its chapters
+    rl = (skills / "mlsleuth-rl" / "SKILL.md").read_text()
+    assert rl.startswith("---\nname: mlsleuth-rl\n")
+    # links that left the companion's folder now lead into the main skill beside it; its own links are kept
+    assert "](../mlsleuth/SKILL.md)" in rl and "](../mlsleuth/refs/nan.md#nan-hunting)" in rl and "](probe.md)" in rl
+    assert (skills / "mlsleuth-rl" / "probe.md").read_text() == "# Probe\n\nBack to [RL](SKILL.md).\n"
+    assert "](../mlsleuth/SKILL.md)" in (skills / "mlsleuth-pinn" / "SKILL.md").read_text()
+    assert [r.action for r in install_skills(skills, source=src)] == ["unchanged"] * 3
+
+
+def test_install_skills_refuses_a_skill_folder_given_as_the_skills_folder(tmp_path: Path) -> None:
+    from mlsleuth.serving.install import install_skills
+
+    src = _fake_companions(_fake_skill(tmp_path / "src"))
+    with pytest.raises(InstallError, match=r"skills folder.*pass its parent"):
+        install_skills(tmp_path / "skills" / "mlsleuth", source=src)
+    assert not (tmp_path / "skills").exists()
+
+
+def test_install_skill_cli_dest_is_the_skills_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from mlsleuth.cli import main
+
+    src = _fake_companions(_fake_skill(tmp_path / "src"))
+    monkeypatch.setenv(skill_files.SKILL_DIR_ENV, str(src))
+    dest = tmp_path / "anywhere"
+    assert main(["install-skill", "--dest", str(dest)]) == 0
+    assert (dest / "mlsleuth" / "SKILL.md").is_file() and not (dest / "SKILL.md").exists()
+    assert (dest / "mlsleuth-rl" / "SKILL.md").is_file() and (dest / "mlsleuth-pinn" / "SKILL.md").is_file()
+    capsys.readouterr()
+    assert main(["install-skill", "--dest", str(dest / "mlsleuth")]) == 2
+    assert "pass its parent" in capsys.readouterr().err
 
 
 def test_install_skill_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,28 +25,34 @@ def _run(argv: list, **kw) -> subprocess.CompletedProcess:
     return proc
 
 
+def outer_site_dirs() -> list[str]:
+    """The site-packages folders this interpreter imports from (venv, system, user), in its order."""
+    dirs = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+    dirs += [p for p in (sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]) if p not in dirs and Path(p).is_dir()]
+    return dirs
+
+
 def test_wheel_installs_and_serves_skill_and_scan(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     _run([sys.executable, "-m", "build", "--wheel", "--outdir", dist, REPO], cwd=tmp_path)
     wheels = list(dist.glob("mlsleuth-*.whl"))
     assert len(wheels) == 1
 
-    # System site-packages supply the dependencies offline; mlsleuth itself comes from the wheel.
+    # The dependencies come offline from wherever this interpreter finds them (a virtual environment's
+    # site-packages, the system's, the user's), listed in a .pth of a fresh environment that does not see the
+    # system's site-packages: the same set-up in every environment, so it cannot pass on a CI machine and fail
+    # in a user's venv (issue 13). A .pth only adds paths (the .pth files inside them are not read), so the
+    # outer editable mlsleuth stays out of the way and mlsleuth itself comes from the wheel.
     # This pip installs into the new environment (pip >= 22.3 has --python), which spares
     # bootstrapping a second pip into it (ensurepip: most of this test's time).
     import pip
 
     outer_pip = tuple(int(p) for p in pip.__version__.split(".")[:2]) >= (22, 3)
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=not outer_pip).create(env_dir)
+    venv.EnvBuilder(system_site_packages=False, with_pip=not outer_pip).create(env_dir)
     py = env_dir / "bin" / "python"
-    if sys.prefix != sys.base_prefix:
-        # The suite itself runs in a virtual environment: its dependencies sit there, not in the system
-        # site-packages. List the outer environment's folders in a .pth so the new one finds them too; a .pth
-        # only adds paths, so the outer editable mlsleuth (a .pth of its own there) stays out of the way.
-        inner_site = Path(_run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
-        outer = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-        (inner_site / "outer_environment.pth").write_text("\n".join(sorted(outer)) + "\n", encoding="utf-8")
+    inner_site = Path(_run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+    (inner_site / "outer_environment.pth").write_text("\n".join(outer_site_dirs()) + "\n", encoding="utf-8")
     pip_cmd = [sys.executable, "-m", "pip", "--python", py] if outer_pip else [py, "-m", "pip"]
     _run([*pip_cmd, "install", "--no-deps", "--no-index", "--quiet", wheels[0]], cwd=tmp_path)
 
@@ -93,7 +99,9 @@ def test_wheel_installs_and_serves_skill_and_scan(tmp_path: Path) -> None:
     assert not scan.is_error
     assert "softmax-into-logit-loss" in {f["rule"] for f in scan.structured_content["findings"]}
 
-    dest = tmp_path / "skills" / "mlsleuth"
-    out = _run([env_dir / "bin" / "mlsleuth", "install-skill", "--dest", dest], cwd=tmp_path, env=clean_env)
+    skills = tmp_path / "skills"  # --dest names the skills folder; each skill gets its own folder in it
+    out = _run([env_dir / "bin" / "mlsleuth", "install-skill", "--dest", skills], cwd=tmp_path, env=clean_env)
     assert "installed" in out.stdout
+    dest = skills / "mlsleuth"
     assert (dest / "SKILL.md").read_bytes() == (REPO / "SKILL.md").read_bytes()
+    assert (skills / "mlsleuth-rl" / "SKILL.md").is_file() and (skills / "mlsleuth-pinn" / "SKILL.md").is_file()

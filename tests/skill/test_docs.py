@@ -144,7 +144,7 @@ def test_frontmatter_follows_agent_skills_spec(path):
     assert set(fields) <= allowed, f"unknown frontmatter keys: {set(fields) - allowed}"
     name = fields.get("name", "")
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) and len(name) <= 64, f"bad name {name!r}"
-    expected = "mlsleuth" if path.parent == ROOT else path.parent.name
+    expected = "mlsleuth" if path.parent == ROOT else f"mlsleuth-{path.parent.name}"  # companions install beside it
     assert name == expected, f"name must equal its directory's install name {expected!r}"
     description = fields.get("description", "")
     assert 1 <= len(description) <= 1024, f"description has {len(description)} characters"
@@ -154,7 +154,8 @@ def test_frontmatter_follows_agent_skills_spec(path):
 
 def test_main_description_names_the_symptoms_users_report():
     description = frontmatter(ROOT / "SKILL.md")[0]["description"].lower()
-    for symptom in ("nan", "not decreasing", "ln c", "diverg", "validation", "seeds", "sweep", "training loop", "audit"):
+    for symptom in ("nan", "not decreasing", "ln c", "diverg", "validation", "seeds", "sweep", "training loop", "audit",
+                    "accuracy", "chance level"):
         assert symptom in description, f"the description should mention {symptom!r}"
 
 
@@ -226,6 +227,19 @@ def test_links_still_resolve_in_an_installed_copy(tmp_path):
     assert not problems, "\n".join(problems)
     assert (dest / "refs" / "rules.md").is_file()
     assert (dest / "docs" / "evidence" / "quotes.json").is_file()
+
+
+def test_links_resolve_in_every_installed_skill(tmp_path):
+    """The companions install as skills of their own beside the main one; their links to it still land."""
+    from mlsleuth.serving.install import install_skills
+
+    skills = tmp_path / "skills"
+    install_skills(skills, source=ROOT)
+    for sub in ("rl", "pinn"):
+        folder = skills / f"mlsleuth-{sub}"
+        assert frontmatter(folder / "SKILL.md")[0]["name"] == folder.name
+        problems = [f"{p.relative_to(skills)}: {msg}" for p in sorted(folder.glob("*.md")) for msg in broken_links(p)]
+        assert not problems, "\n".join(problems)
 
 
 def test_link_checker_flags_a_link_leaving_the_installed_copy(tmp_path):

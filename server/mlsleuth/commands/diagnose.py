@@ -10,12 +10,18 @@ from mlsleuth.commands.common import add_output_options, add_selection_options
 CONTRACT = """\
 FUNCTION takes no arguments and returns a dict:
   model          nn.Module (required)
-  batch | loader an (inputs, targets) tuple or a dict with inputs/targets keys | an iterable of such batches
+  batch | loader an (inputs, targets) tuple or a dict with inputs/targets keys | an iterable of such batches;
+                 the inputs are fed as model(*inputs) when they are a tuple or list, model(**inputs) when
+                 they are a dict (keyword inputs such as input_ids/attention_mask), else model(inputs)
   loss_fn        callable(outputs, targets) -> scalar loss      (or:)
   compute_loss   callable(model, batch) -> scalar loss, for anything unusual
   optimizer      optional callable(params) -> torch.optim.Optimizer (default Adam, lr 1e-3)
   num_classes, task ('classification' | 'regression' | 'sequence'), time_dim: optional hints
 The file is imported as a module (its `if __name__ == "__main__":` block does not run).
+Python's, torch's and numpy's generators are seeded (--seed, default 0) before FUNCTION runs and
+again before the overfit test, so the same code gets the same initial weights and the same verdict.
+Overfit one batch passes when the loss falls below 10% of the chance-level loss (the loss of
+predicting only the batch's label frequencies, or the mean target).
 The model runs on the device its parameters are on (CPU unless the function moves it).
 
 example:
@@ -41,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("target", metavar="FILE:FUNCTION", help="the setup function, e.g. train.py:setup")
     p.add_argument("--steps", type=int, default=200, metavar="N", help="step budget of the overfit-one-batch test (default 200)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of Python's, torch's and numpy's generators (default 0)")
     p.add_argument("--lr-range", action="store_true", help="also run a learning-rate range test (about 100 extra steps)")
     p.add_argument("--python", metavar="PATH", help="interpreter to use (default: a .venv/venv next to FILE, else this one)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="kill the run after S seconds (default 300)")
@@ -59,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     selection = selection_from_args(args, tools=("trace", "diagnose"))
     try:
         prepared = prepare_diagnose(args.target, steps=args.steps, lr_range=args.lr_range, python=args.python,
-                                    timeout_s=args.timeout, memory_limit_mb=args.memory_limit, selection=selection)
+                                    timeout_s=args.timeout, memory_limit_mb=args.memory_limit, selection=selection, seed=args.seed)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
     if sys.stderr.isatty() and not args.quiet:

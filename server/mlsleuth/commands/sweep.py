@@ -147,7 +147,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     if args.format == "text":
         from mlsleuth.sweep.text import render_sweep_text
 
-        _write(render_sweep_text(report), args)
+        _write(render_sweep_text(report, plot_file=args.plot), args)
     else:
         from mlsleuth.catalog import load_all
         from mlsleuth.render import render

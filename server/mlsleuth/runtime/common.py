@@ -68,6 +68,15 @@ def last_progress_step(result: Any) -> int | None:
     return max(steps) if steps else None
 
 
+def raised_at(exc: dict[str, Any]) -> str:
+    """`` (at train.py:42 in forward: `return self.fc(x)`)``: the user's own frame the child found, or ``""``."""
+    frame = exc.get("user_frame") or {}
+    if not frame.get("file"):
+        return ""
+    code = f": `{frame['code']}`" if frame.get("code") else ""
+    return f" (at {frame['file']}:{frame.get('line')} in {frame.get('function')}{code})"
+
+
 def child_errors(result: Any, *, tool: str, path: str | None, interpreter: str) -> list:
     """ErrorEntries for every way the child did not end cleanly (empty when it did)."""
     from mlsleuth.report import ErrorEntry
@@ -118,7 +127,7 @@ def child_errors(result: Any, *, tool: str, path: str | None, interpreter: str) 
         kind = "out-of-memory" if oom else "user-exception"
         errors.append(ErrorEntry(
             kind=kind,
-            message=f"the user's code raised {exc.get('type')}: {exc.get('message', '')[:300]} {where}; findings below cover the steps before it",
+            message=f"the user's code raised {exc.get('type')}: {exc.get('message', '')[:300]}{raised_at(exc)} {where}; findings below cover the steps before it",
             path=path, detail=exc.get("traceback"),
         ))
     elif status == "exit":

@@ -1,10 +1,11 @@
 """Confine path arguments to the served root.
 
 Every path a client passes is relative to the root given to ``mlsleuth serve
---root`` and resolved with the SDK's :func:`mcp.shared.path_security.safe_join`,
-which refuses ``..`` escapes, absolute paths, NUL bytes and symlinks that lead
-outside. Each refusal becomes a :class:`ToolError` telling the agent what to
-send instead.
+--root``, or absolute and inside it (agents usually send absolute paths: such
+a path is first made relative to the root), and is resolved with the SDK's
+:func:`mcp.shared.path_security.safe_join`, which refuses ``..`` escapes,
+absolute paths, NUL bytes and symlinks that lead outside. Each refusal becomes
+a :class:`ToolError` telling the agent what to send instead.
 """
 
 from __future__ import annotations
@@ -18,28 +19,55 @@ from mcp.shared.path_security import PathEscapeError, is_absolute_path, safe_joi
 def resolve_in_root(root: Path, rel: str, *, must_exist: bool = True, what: str = "path") -> Path:
     """The absolute, resolved form of ``rel`` inside ``root``; ToolError if it escapes or is missing."""
     if not isinstance(rel, str):
-        raise ToolError(f"{what} must be a string relative to the served root, got {type(rel).__name__}")
+        raise ToolError(f"{what} must be a string (a path relative to the served root, or absolute inside it), got {type(rel).__name__}")
     if rel.strip() == "":
         raise ToolError(f"{what} is empty; pass a path relative to the served root ({root}), or '.' for all of it")
     if "\0" in rel:
         raise ToolError(f"{what} {rel!r} contains a NUL byte; pass a plain relative path")
+    given = rel
     if is_absolute_path(rel):
-        raise ToolError(
-            f"{what} {rel!r} is absolute; pass it relative to the served root ({root}), "
-            f"e.g. 'train.py' or 'src/'"
-        )
+        rel = _relative_to_root(root, rel, what)
     try:
         target = safe_join(root, rel)
     except PathEscapeError:
         raise ToolError(
-            f"{what} {rel!r} resolves outside the served root ({root}) (via '..' or a symlink); "
+            f"{what} {given!r} resolves outside the served root ({root}) (via '..' or a symlink); "
             f"only files under the root can be read. Restart the server with a wider --root if you need them."
         ) from None
     except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
-        raise ToolError(f"{what} {rel!r} cannot be resolved: {exc}") from None
+        raise ToolError(f"{what} {given!r} cannot be resolved: {exc}") from None
     if must_exist and not target.exists():
-        raise ToolError(f"{what} {rel!r} does not exist under the served root ({root}); check the spelling, or list the directory first")
+        raise ToolError(f"{what} {given!r} does not exist under the served root ({root}); check the spelling, or list the directory first")
     return target
+
+
+def _relative_to_root(root: Path, absolute: str, what: str) -> str:
+    """An absolute path inside ``root`` as a path relative to it (still to be checked by safe_join).
+
+    The path is taken as written first (``/root/proj/src/../x.py`` becomes
+    ``src/../x.py``, which safe_join then checks), else with the root's own
+    symbolic links resolved (``/tmp/proj`` given for a root served as
+    ``/private/tmp/proj``); anything else lies outside the root.
+    """
+    outside = ToolError(
+        f"{what} {absolute!r} is an absolute path outside the served root ({root}); only files under the root can be "
+        f"read: pass a path inside it, absolute or relative (e.g. 'train.py' or 'src/'), or restart the server with a wider --root"
+    )
+    path = Path(absolute)
+    if not path.is_absolute():  # a Windows drive path on POSIX: never inside a POSIX root
+        raise outside
+    for candidate in (path, _resolved_parent(path)):
+        if candidate is not None and (candidate == root or candidate.is_relative_to(root)):
+            return candidate.relative_to(root).as_posix() or "."
+    raise outside
+
+
+def _resolved_parent(path: Path) -> Path | None:
+    """``path`` with the links of its parent folders resolved (not its own: safe_join judges that)."""
+    try:
+        return path.parent.resolve() / path.name if path.name else path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def relative_label(root: Path, path: Path) -> str:

@@ -3,7 +3,9 @@
 * ``mlsleuth://skill`` - SKILL.md, the entry point;
 * ``mlsleuth://refs/{name}``, ``mlsleuth://rl/{name}``, ``mlsleuth://pinn/{name}`` -
   the chapters, one per ``.md`` file (listed from disk, so new chapters need no code);
-* ``mlsleuth://rules/{rule_id}`` - one rule's documentation, generated from the catalog.
+* ``mlsleuth://rules/{rule_id}`` - one rule's documentation, generated from the catalog;
+* ``mlsleuth://schema/report`` - the full JSON Schema of the report the tools return
+  (tools/list carries a compact one, see :mod:`.schemas`).
 
 Files are read when a client asks, not at start-up.
 """
@@ -140,6 +142,15 @@ def register(server: MCPServer) -> None:
         description="Documentation of one rule or runtime check: what it finds, why it matters, how to confirm it, what to do instead.",
         mime_type=MARKDOWN,
     )(_read_rule)
+
+    from mlsleuth.serving.schemas import REPORT_SCHEMA_URI, full_report_schema_json
+
+    server.resource(
+        REPORT_SCHEMA_URI,
+        name="report-schema",
+        description="The full JSON Schema of the report every analysis tool returns (tools/list shows a compact one).",
+        mime_type="application/schema+json",
+    )(full_report_schema_json)
 
     @server.completion()
     async def complete(ref, argument, context):

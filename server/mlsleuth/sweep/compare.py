@@ -207,6 +207,7 @@ class SweepAnalysis:
         text = f"{r.param} vs {r.metric}: " + ", ".join(f"{n} {v.replace('-', ' ').replace('under powered', 'under-powered')}" for v, n in counts.items() if n)
         if bad_runs:
             text += f"; {bad_runs} run{'s' if bad_runs != 1 else ''} without a usable result"
+        text += "; " + "; ".join((", ".join(f"{k}={v}" for k, v in gs["group"].items()) + ": " if gs["group"] else "") + gs["conclusion"] for gs in group_stats)
         stats = {
             "param": r.param,
             "metric": r.metric,
@@ -319,7 +320,7 @@ class SweepAnalysis:
             "smallest_exact_p": st.min_signflip_p(s_typ),
             "smallest_exact_p_holm": min(1.0, m * st.min_signflip_p(s_typ)),
             "smallest_p_statement": _smallest_p_statement(s_typ, m, self.alpha),
-        }
+        } | {"conclusion": conclusion(r.param, r.value_labels[base_key], self.baseline is not None, [_comparison_dict(c) for c in comps])}
 
     # -- pieces ----------------------------------------------------------
     def pick_baseline(self, g, keys, y, ok, complete):
@@ -634,6 +635,31 @@ def _comparison_dict(c: Comparison) -> dict:
         if isinstance(v, float):
             d[k] = _f(v)
     return d
+
+
+def conclusion(param: str, baseline: str, baseline_given: bool, comparisons: list[dict]) -> str:
+    """One sentence naming the winner of a group's comparisons, or saying why there is none.
+
+    Verdicts compare each value with the baseline. The baseline wins when every other value is
+    reliably worse; a given baseline is beaten by the one value reliably better than it (several
+    such values were not compared with each other, so none of them is named the winner).
+    """
+    if not comparisons:
+        return "no clear winner (nothing could be compared)"
+    worse = [c["value"] for c in comparisons if c["verdict"] == "reliably-worse"]
+    better = [c["value"] for c in comparisons if c["verdict"] == "reliably-better"]
+    unsure = [c["value"] for c in comparisons if c["verdict"] in ("under-powered", "no-reliable-difference")]
+    if len(worse) == len(comparisons):
+        return f"winner: {param}={baseline} (reliably better than every other value)"
+    if baseline_given and len(better) == 1:
+        return f"winner: {param}={better[0]} (reliably better than the baseline {param}={baseline}; the other values were not compared with it)"
+    if better:
+        return f"no clear winner: {', '.join(f'{param}={v}' for v in better)} are each reliably better than the baseline {param}={baseline}, but were not compared with each other"
+    why = "under-powered: more seeds are needed" if any(c["verdict"] == "under-powered" for c in comparisons) else "no reliable difference"
+    if baseline_given:
+        return f"no clear winner: no value is reliably better than the baseline {param}={baseline} ({why})"
+    others = ", ".join(f"{param}={v}" for v in unsure)
+    return f"no clear winner: {param}={baseline} has the best mean but is not reliably better than {others} ({why})"
 
 
 def _smallest_p_statement(s: int, m: int, alpha: float) -> str:

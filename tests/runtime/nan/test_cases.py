@@ -31,6 +31,7 @@ EXPECTED = {
     "adam_eps_zero": (0, "optimizer", None, "aten::addcdiv_", "nan-born-optimizer"),
     "where_trap": (0, "backward", "logfeat", "aten::div", "nan-born-backward"),
     "log_zero": (2, "loss", None, "aten::log", "nan-born-forward"),
+    "exp_loss_overflow": (4, "loss", None, "aten::exp", "nan-born-forward"),
 }
 
 LIVE_SAMPLE = ("softmax_overflow", "sqrt_backward")  # localised by a real nan child; the others read recordings
@@ -75,6 +76,10 @@ def test_case_is_localised(case):
 def test_case_is_localised_by_a_real_child(case, tmp_path):
     saved = _assert_localised(_run(CASES_DIR / f"{case}.py", tmp_path), case)
     assert saved.is_file()
+    import torch
+
+    payload = torch.load(saved)  # torch.load's default weights_only=True reads it (no numpy or other pickled globals)
+    assert payload["step"] == EXPECTED[case][0]
 
 
 def _data_details(f):
@@ -93,6 +98,15 @@ def _adam_details(f):
 
 def _softmax_details(f):
     assert "88.72" in f.observation  # exp's overflow threshold in float32, next to the seen maximum
+    # exp -> sum -> div: a hand-written softmax, whose fix is to subtract the row max
+    assert "subtract the max" in f.fix and "torch.softmax" in f.fix and "log space" not in f.fix
+
+
+def _exp_loss_details(f):
+    # exp -> add -> log in a hand-written loss: not a softmax, so the fix is to stay in log space
+    assert "Stay in log space" in f.fix and "F.softplus" in f.fix and "torch.logsumexp" in f.fix
+    assert "subtract the max" not in f.fix and "row max" not in f.next_test
+    assert "not a softmax" in f.observation and "aten::log" in f.observation
 
 
 def _lr_details(f):
@@ -114,6 +128,7 @@ DETAILS = {
     "where_trap": _where_details,
     "adam_eps_zero": _adam_details,
     "softmax_overflow": _softmax_details,
+    "exp_loss_overflow": _exp_loss_details,
     "lr_explode": _lr_details,
     "zero_std": _zero_std_details,
     "sqrt_backward": _sqrt_details,
@@ -210,7 +225,7 @@ def test_hang_is_killed_at_the_timeout(tmp_path):
     script.write_text("import time\nimport torch\nwhile True:\n    time.sleep(0.1)\n")
     report = _run(script, tmp_path, timeout_s=8)
     assert [e.kind for e in report.errors] == ["timeout"]
-    assert report.exit_code() == 1
+    assert report.exit_code() == 3  # the code could not be run to the end: not "bugs found"
 
 
 @pytest.mark.slow

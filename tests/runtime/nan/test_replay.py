@@ -99,7 +99,7 @@ def _replay_saved_file(path):
         import kwargs_batch
     finally:
         sys.path.pop(0)
-    saved = torch.load(path, weights_only=False)
+    saved = torch.load(path)  # the default weights_only=True: only tensors and plain values in the file
     model = kwargs_batch.Scaled()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     model.load_state_dict(saved["model_state"])
@@ -150,7 +150,7 @@ def test_functional_loss_targets_are_said_to_be_missing_from_the_saved_batch(tmp
     report = _run(CASES_DIR / "zero_std.py", tmp_path, snapshot_every=4)
     finding = _main(report)
     assert "not the loss targets: the loss is not computed by a torch.nn loss module" in finding.observation
-    saved = torch.load(report.summary.stats["batch_file"], weights_only=False)
+    saved = torch.load(report.summary.stats["batch_file"])
     assert saved["targets_captured"] is False and "target" not in saved["batch"]
     assert saved["replay_steps"] == [4, 5, 6] and sorted(saved["batches"]) == [4, 5, 6]
 
@@ -175,5 +175,5 @@ def test_batches_over_the_memory_budget_are_refused_and_the_report_says_so(tmp_p
     finding = _main(report)
     assert (finding.rule, finding.location.step) == ("nan-in-batch", 4)
     assert report.summary.stats["snapshots"]["batches_refused"] >= 1
-    saved = torch.load(report.summary.stats["batch_file"], weights_only=False)
+    saved = torch.load(report.summary.stats["batch_file"])
     assert torch.isnan(saved["batch"]["args"][0][0, 0])  # the failing step's batch is saved all the same

@@ -129,6 +129,17 @@ def test_forward_op_of_backward_nodes():
 def test_explanations_read_the_right_input():
     obs, test, fix = explain_origin(_birth("aten::exp", inputs=[_stats("self", max=120.0)]), 4)
     assert "120" in obs and "88.72" in obs and "aten::exp" in test and "aten::exp" in fix
+    # a softmax written by hand (its exp summed, then divided by the sum): subtract the row max
+    softmax = {**_birth("aten::exp", inputs=[_stats("self", max=120.0)]), "consumers": ["aten::sum", "aten::div"]}
+    _, test, fix = explain_origin(softmax, 4)
+    assert "subtract the max" in fix and "row max" in test and "log space" not in fix
+    assert "subtract the max" in explain_origin(_birth("aten::_softmax", inputs=[_stats("self", max=1e5)]), 4)[2]
+    # exp feeding anything else (log(1 + exp(x)), log(sum(exp(x))), exp(x).mean()): stay in log space
+    for consumers in (["aten::add", "aten::log"], ["aten::sum", "aten::log"], ["aten::mean"], []):
+        origin = {**_birth("aten::exp", phase="loss", module=None, inputs=[_stats("self", max=200.0)]), "consumers": consumers}
+        obs, test, fix = explain_origin(origin, 4)
+        assert "Stay in log space" in fix and "torch.logsumexp" in fix and "F.softplus" in fix, consumers
+        assert "subtract the max" not in fix and "row max" not in test and "not a softmax" in obs
     obs, test, _ = explain_origin(_birth("aten::div", inputs=[_stats("self", zeros=3), _stats("other", zeros=2)]), 4)
     assert "Denominator (other): 2 exact zero(s)" in obs and "Numerator: 3 zero(s)" in obs and "aten::div" in test
     obs, _, _ = explain_origin(_birth("aten::log", inputs=[_stats("self", zeros=1, negatives=2)]), 4)

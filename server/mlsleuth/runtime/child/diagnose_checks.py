@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 import probes
+from setup_contract import with_first_tensor
 
 MAX_REPORTED = 20
 
@@ -62,8 +63,7 @@ def causal_leakage(model: Any, inputs: Any, time_dim: int, forward) -> dict:
     """Does output at time t depend on inputs after t? Gradient of out[:, t] w.r.t. the (embedded) input."""
     import torch
 
-    tensors = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
-    x0 = tensors[0]
+    x0 = probes.first_tensor(inputs)
     if not isinstance(x0, torch.Tensor) or x0.dim() <= time_dim:
         return {"skipped": f"the first input has no dimension {time_dim} to treat as time"}
     steps = int(x0.shape[time_dim])
@@ -73,7 +73,7 @@ def causal_leakage(model: Any, inputs: Any, time_dim: int, forward) -> dict:
     handle = None
     if x0.is_floating_point():
         x = x0.detach().clone().requires_grad_(True)
-        args = (x, *tensors[1:])
+        args = with_first_tensor(inputs, x)
         target_of = lambda: x
     else:
         emb = next((m for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
@@ -83,11 +83,11 @@ def causal_leakage(model: Any, inputs: Any, time_dim: int, forward) -> dict:
         def keep(_m, _i, out):
             captured["emb"] = out
         handle = emb.register_forward_hook(keep)
-        args = tuple(tensors)
+        args = inputs
         target_of = lambda: captured.get("emb")
     try:
         with probes.preserved_rng(), probes.eval_mode(model), torch.enable_grad():
-            out = probes.first_tensor(forward(model, args if len(args) > 1 else args[0]))
+            out = probes.first_tensor(forward(model, args))
             source = target_of()
             if out is None or source is None or out.dim() <= time_dim or out.shape[time_dim] != steps:
                 return {"skipped": "the output has no time dimension matching the input's"}

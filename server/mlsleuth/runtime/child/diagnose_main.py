@@ -21,9 +21,68 @@ import channel
 import diagnose_checks
 import probes
 from run_user_script import Runner, exception_info
-from setup_contract import SetupError, load_setup
+from setup_contract import SetupError, forward_location, load_setup, with_first_tensor
 
-OVERFIT_TARGET_FRACTION = 0.05  # mirrored in mlsleuth.runtime.thresholds (the parent documents it)
+# mirrored in mlsleuth.runtime.thresholds (the parent documents them)
+OVERFIT_CHANCE_FRACTION = 0.1  # pass below this fraction of the chance-level loss ...
+OVERFIT_TARGET_FRACTION = 0.05  # ... or, when no chance level can be computed, of the initial loss
+OVERFIT_ACCURACY_FRACTION = 0.5  # every sample right and the loss below this fraction of the same reference
+
+
+def seed_everything(seed: int) -> None:
+    """Python's, torch's (every device) and numpy's generators, so the battery repeats run to run."""
+    import random
+
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy as np
+    except ImportError:
+        return
+    np.random.seed(seed)
+
+
+def chance_level_loss(loss_fn, outputs, targets):
+    """The user's loss for a model that learned only the batch's label frequencies (or the mean target).
+
+    Classification (integer targets, outputs with a class dimension): the log of the batch's label
+    prior as the output for every sample, the loss of predicting the prior (its entropy for
+    cross-entropy). Regression (floating targets shaped like the outputs): the mean target for
+    every sample (the targets' variance for MSE). None when the batch fits neither or the loss
+    cannot take such outputs.
+    """
+    import torch
+
+    out = probes.first_tensor(outputs)
+    if loss_fn is None or not isinstance(out, torch.Tensor) or not isinstance(targets, torch.Tensor) or not out.is_floating_point():
+        return None
+    try:
+        with torch.no_grad():
+            class_dim = None
+            if not targets.is_floating_point() and out.dim() == targets.dim() + 1:
+                if out.shape[:-1] == targets.shape:  # (..., C): a language model's (N, T, vocab)
+                    class_dim = out.dim() - 1
+                elif out.shape[0] == targets.shape[0] and out.shape[2:] == targets.shape[1:]:  # torch's (N, C, d1, ...)
+                    class_dim = 1
+            if class_dim is not None:
+                classes = out.shape[class_dim]
+                labels = targets[(targets >= 0) & (targets < classes)].long()  # ignore_index (-100) left out
+                if labels.numel() == 0:
+                    return None
+                prior = torch.bincount(labels.flatten(), minlength=classes).to(out.dtype) / labels.numel()
+                shape = [1] * out.dim()
+                shape[class_dim] = classes
+                chance = torch.log(prior.clamp_min(1e-12)).reshape(shape).expand_as(out).contiguous()
+            elif targets.is_floating_point() and targets.shape == out.shape and out.dim() >= 1 and out.shape[0] > 1:
+                chance = targets.to(out.dtype).mean(0, keepdim=True).expand_as(out).contiguous()
+            else:
+                return None
+            value = float(loss_fn(chance, targets).detach())
+    except Exception:  # noqa: BLE001 - a loss that cannot take such outputs: no chance level
+        return None
+    return value if math.isfinite(value) and value > 1e-6 else None  # one label only: nothing to be below
 
 
 def main() -> None:
@@ -52,8 +111,11 @@ def run_battery(config: dict, result: dict) -> None:
     checks = result["checks"]
     result["phase"] = "setup"
     channel.progress("calling the setup function", force=True)  # the CLI progress line and MCP notifications name the phase
+    seed = int(config.get("seed", 0))
+    seed_everything(seed)  # before the setup function builds the model: the same initial weights every run
     setup = load_setup(config["spec"])
     model = setup.model
+    result["model_forward"] = forward_location(model)
     first = next(model.parameters(), None)
     device = first.device if first is not None else torch.device("cpu")
     batches = setup.batches(4)
@@ -79,8 +141,9 @@ def run_battery(config: dict, result: dict) -> None:
     obs = trace_observer.TraceObserver({})
     runner = Runner([obs], None)
     runner.install()
-    overfit = {"steps_budget": config["steps"], "losses": []}
+    overfit = {"steps_budget": config["steps"], "losses": [], "seed": seed}
     checks["overfit"] = overfit
+    seed_everything(seed)
     try:
         model.eval()
         with torch.no_grad():
@@ -100,6 +163,12 @@ def run_battery(config: dict, result: dict) -> None:
             if step == 0:
                 overfit["initial"] = value
                 overfit["loss_requires_grad"] = bool(loss.requires_grad)
+                if setup.compute_loss is None:
+                    with runner.suspended():  # not a loss call of the user's training: the observer must not count it
+                        overfit["chance"] = chance_level_loss(setup.loss_fn, outputs, setup.split(batch)[1])
+                reference = overfit.get("chance") or value
+                fraction = OVERFIT_CHANCE_FRACTION if overfit.get("chance") else OVERFIT_TARGET_FRACTION
+                overfit["target"] = fraction * reference
                 if outputs is not None and isinstance(probes.first_tensor(outputs), torch.Tensor) and loss.requires_grad:
                     out_t = probes.first_tensor(outputs)
                     if out_t.requires_grad:
@@ -117,7 +186,7 @@ def run_battery(config: dict, result: dict) -> None:
             acc = _accuracy(setup, outputs, batch)
             if acc is not None:
                 overfit["accuracy"] = acc
-            if value <= OVERFIT_TARGET_FRACTION * overfit["initial"] or (acc == 1.0 and value <= 0.5 * overfit["initial"]):
+            if value <= overfit["target"] or (acc == 1.0 and value <= OVERFIT_ACCURACY_FRACTION * reference):
                 overfit["reached_at"] = step
                 break
             if step % 10 == 0:
@@ -178,7 +247,6 @@ def ablation(setup, model, init_state, batch, steps):
     x = probes.first_tensor(inputs)
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() < 1 or x.shape[0] < 4:
         return {"skipped": "needs a floating-point input tensor with at least 4 samples"}
-    rest = tuple(inputs[1:]) if isinstance(inputs, (tuple, list)) else ()
     mean, std = float(x.float().mean()), float(x.float().std())
     out = {"steps": steps}
     gen = torch.Generator(device="cpu").manual_seed(0)
@@ -196,7 +264,7 @@ def ablation(setup, model, init_state, batch, steps):
                     xi = x[torch.randperm(x.shape[0], generator=gen).to(x.device)]
                 else:
                     xi = (torch.randn(x.shape, generator=gen) * std + mean).to(device=x.device, dtype=x.dtype)
-                feed = (xi, *rest) if rest else xi
+                feed = with_first_tensor(inputs, xi)
                 opt.zero_grad()
                 loss = setup.loss_fn(setup.forward(model, feed), targets)
                 value = float(loss.detach())

@@ -39,6 +39,7 @@ from torch.utils.weak import WeakIdKeyDictionary
 NODE_MODULE_KEY = "mlsleuth_module"
 MAX_ORIGINS = 32
 MAX_STATS_INPUTS = 6
+MAX_CONSUMERS = 8  # operations recorded downstream of a birth (what the born value fed)
 
 # Operations whose output holds uninitialised memory: garbage, not a birth.
 _UNINITIALISED = {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided", "aten::resize_"}
@@ -282,6 +283,8 @@ class OpLocator(TorchDispatchMode):
 
         out = func(*args, **kwargs)
 
+        if inherited is not None:
+            self._note_consumer(inherited, name)
         outputs = [t for t in tree_leaves(out) if _is_float(t)]
         bad_outputs = [t for t in outputs if not _all_finite(t)]
         if not bad_outputs:
@@ -308,6 +311,18 @@ class OpLocator(TorchDispatchMode):
         record["step"] = self.step
         self.origins.append(record)
         return record["index"]
+
+    def _note_consumer(self, index: int, name: str) -> None:
+        """Remember the first operations a birth's non-finite values spread through (``consumers``).
+
+        They tell what the born value was for: ``exp -> sum -> div`` is a softmax,
+        ``exp -> add -> log`` a hand-written softplus or log-sum-exp.
+        """
+        record = self.origins[index]
+        if record.get("kind") == "birth":
+            consumers = record.setdefault("consumers", [])
+            if len(consumers) < MAX_CONSUMERS:
+                consumers.append(name)
 
     def _param_name(self, t: Any) -> str | None:
         return self.param_names.get(id(t))

@@ -17,7 +17,7 @@ Standard library and torch only.
 from __future__ import annotations
 
 import copy
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Any
 
 import torch
@@ -105,6 +105,62 @@ def nbytes(obj: Any) -> int:
         elif isinstance(v, (dict, list, tuple)):
             total += nbytes(v)
     return total
+
+
+# What torch.load(weights_only=True) reads back besides tensors and the plain containers.
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), torch.Size, torch.dtype, torch.device, torch.memory_format, torch.layout)
+
+
+def saveable(obj: Any) -> Any:
+    """``obj`` with only tensors and plain Python values, so the saved file loads with ``weights_only=True``.
+
+    Numpy arrays become tensors (or lists, for dtypes torch has no tensor for),
+    numpy scalars Python numbers, named tuples plain tuples; any other object is
+    kept as its ``repr``. Dicts (an ``OrderedDict`` state_dict keeps its type and
+    version ``_metadata``), lists and tuples are rebuilt around converted values;
+    tensors are not copied. Numpy is touched only for values that come from it.
+    """
+    if isinstance(obj, torch.Tensor) or type(obj) in _PLAIN:
+        return obj
+    if isinstance(obj, dict):
+        out = OrderedDict() if isinstance(obj, OrderedDict) else {}
+        for key, value in obj.items():
+            out[saveable(key)] = saveable(value)
+        metadata = getattr(obj, "_metadata", None)
+        if isinstance(out, OrderedDict) and isinstance(metadata, dict):
+            out._metadata = saveable(metadata)  # type: ignore[attr-defined]
+        return out
+    if isinstance(obj, list):
+        return [saveable(v) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(saveable(v) for v in obj)  # a named tuple becomes a plain one
+    if type(obj).__module__.split(".")[0] == "numpy":
+        return _from_numpy(obj)
+    if isinstance(obj, (bool, int, float, str, bytes)):  # subclasses (an IntEnum, a str subclass)
+        return _plain_base(obj)
+    return repr(obj)
+
+
+def _plain_base(obj: Any) -> Any:
+    for base in (bool, int, float, str, bytes):
+        if isinstance(obj, base):
+            return base(obj)
+    return obj
+
+
+def _from_numpy(obj: Any) -> Any:
+    import numpy as np  # present: obj comes from it
+
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "biufc":
+            try:
+                return torch.from_numpy(np.ascontiguousarray(obj).copy())
+            except (TypeError, RuntimeError):  # a dtype torch lacks (e.g. float128)
+                pass
+        return saveable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return saveable(obj.item())
+    return repr(obj)
 
 
 def rng_state() -> dict[str, Any]:

@@ -44,7 +44,7 @@ from typing import Any
 
 import torch
 from nan_ops import OpLocator, tensor_stats
-from nan_snapshots import SnapshotRing, nbytes, set_rng_state, to_cpu
+from nan_snapshots import SnapshotRing, nbytes, saveable, set_rng_state, to_cpu
 from observer import Observer
 from torch.utils._python_dispatch import _disable_current_modes
 
@@ -643,7 +643,7 @@ class NanObserver(Observer):
                 payload.update({"snapshot_step": snap.step, "model_state": snap.model_state, "optimizer_state": snap.optimizer_state,
                                 "rng_state": snap.rng, "batches": {**snap.batches, step: batch},
                                 "missing_batches": [s for s in range(snap.step, step) if s not in snap.batches]})
-            torch.save(payload, path)
+            torch.save(saveable(payload), path)  # loads with torch.load's default weights_only=True
             self.batch_file = path
             self.saved = {k: payload.get(k) for k in ("step", "snapshot_step", "replay_steps", "missing_batches", "batch_kind", "targets_captured")}
         except Exception as exc:  # noqa: BLE001 - a full disk must not hide the diagnosis; the error is reported

@@ -427,7 +427,43 @@ def exception_info(exc: BaseException) -> dict[str, str]:
     while tb is not None and (tb.tb_frame.f_code.co_filename == __file__ or "runpy" in tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
     text = "".join(traceback.format_exception(type(exc), exc, tb if tb is not None else exc.__traceback__))
-    return {"type": type(exc).__name__, "message": str(exc)[:2000], "traceback": text[-TRACEBACK_LIMIT:]}
+    info: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)[:2000], "traceback": text[-TRACEBACK_LIMIT:]}
+    frame = user_frame(exc)
+    if frame is not None:
+        info["user_frame"] = frame
+    return info
+
+
+def _library_folders() -> tuple[str, ...]:
+    import site
+    import sysconfig
+
+    folders = {os.path.dirname(os.path.abspath(__file__))}  # this harness
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        if sysconfig.get_paths().get(key):
+            folders.add(os.path.abspath(sysconfig.get_paths()[key]))
+    with contextlib.suppress(AttributeError):  # some embedded interpreters lack getsitepackages
+        folders.update(os.path.abspath(p) for p in site.getsitepackages())
+    return tuple(f.rstrip(os.sep) + os.sep for f in folders)
+
+
+def user_frame(exc: BaseException) -> dict[str, Any] | None:
+    """The innermost frame of the traceback in the user's own code (not Python's, a library's or this harness's).
+
+    ``{"file", "line", "function", "code"}``, the file relative to the working directory when under it.
+    """
+    libraries = _library_folders()
+    found = None
+    for summary in traceback.extract_tb(exc.__traceback__):
+        name = summary.filename
+        if name.startswith("<") or os.path.abspath(name).startswith(libraries):
+            continue
+        found = summary
+    if found is None:
+        return None
+    path = os.path.abspath(found.filename)
+    rel = os.path.relpath(path)
+    return {"file": path if rel.startswith("..") else rel, "line": found.lineno, "function": found.name, "code": (found.line or "").strip()[:200]}
 
 
 def run(

@@ -21,7 +21,9 @@ A zero-argument function in the user's file returns a dict with:
 
 How a batch is fed to the model when ``loss_fn`` is used:
 
-* ``(inputs, targets)``: ``model(inputs)``, or ``model(*inputs)`` when ``inputs`` is a tuple/list;
+* ``(inputs, targets)``: ``model(*inputs)`` when ``inputs`` is a tuple/list, ``model(**inputs)``
+  when it is a dict (keyword inputs, e.g. ``{"input_ids": ..., "attention_mask": ...}``), else
+  ``model(inputs)``;
 * a dict with ``inputs``/``targets`` keys (or ``x``/``y``, ``input``/``target``): same as the tuple;
   any other dict needs ``compute_loss``.
 
@@ -136,9 +138,7 @@ class Setup:
         raise SetupError(f"a batch must be an (inputs, targets) tuple or a dict, got {type(batch).__name__}")
 
     def forward(self, model: Any, inputs: Any) -> Any:
-        if isinstance(inputs, (tuple, list)):
-            return model(*inputs)
-        return model(inputs)
+        return call_model(model, inputs)
 
     def loss(self, model: Any, batch: Any) -> tuple[Any, Any]:
         """``(loss, outputs)``; outputs is None with ``compute_loss``."""
@@ -167,6 +167,47 @@ class Setup:
         else:
             self._cache = [move(b, device) for b in self._cache]
         return self
+
+
+def call_model(model: Any, inputs: Any) -> Any:
+    """``model(*inputs)`` for a tuple/list, ``model(**inputs)`` for a dict, else ``model(inputs)``."""
+    if isinstance(inputs, (tuple, list)):
+        return model(*inputs)
+    if isinstance(inputs, dict):
+        return model(**inputs)
+    return model(inputs)
+
+
+def with_first_tensor(inputs: Any, tensor: Any) -> Any:
+    """``inputs`` (a tensor, a tuple/list or a dict of them) with its first tensor replaced by ``tensor``."""
+    import torch
+
+    if isinstance(inputs, torch.Tensor):
+        return tensor
+    if isinstance(inputs, dict):
+        key = next((k for k, v in inputs.items() if isinstance(v, torch.Tensor)), None)
+        return {**inputs, key: tensor} if key is not None else inputs
+    if isinstance(inputs, (tuple, list)):
+        items = list(inputs)
+        index = next((i for i, v in enumerate(items) if isinstance(v, torch.Tensor)), None)
+        if index is not None:
+            items[index] = tensor
+        return type(inputs)(items) if isinstance(inputs, list) else tuple(items)
+    return inputs
+
+
+def forward_location(model: Any) -> dict[str, Any] | None:
+    """Where the model's ``forward`` is defined and what it takes (for errors about calling it)."""
+    import inspect
+
+    forward = getattr(type(model), "forward", None)
+    try:
+        file = inspect.getsourcefile(forward)
+        _, line = inspect.getsourcelines(forward)
+        signature = str(inspect.signature(forward))
+    except (TypeError, OSError, ValueError):
+        return None
+    return {"file": file, "line": line, "qualname": getattr(forward, "__qualname__", "forward"), "signature": signature}
 
 
 def move(obj: Any, device: Any) -> Any:

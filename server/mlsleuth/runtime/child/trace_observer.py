@@ -288,8 +288,12 @@ class TraceObserver(Observer):
         if id(root) in self._eval_roots_checked:
             return
         self._eval_roots_checked.add(id(root))
-        with runner.suspended(), probes.preserved_rng(), torch.no_grad():
-            again = root(*inputs)
+        try:
+            with runner.suspended(), probes.preserved_rng(), torch.no_grad():
+                again = root(*inputs)
+        except TypeError:  # called with keyword inputs, which module forward hooks do not see: not repeatable here
+            self.eval_determinism = {"root": name, "step": runner.step, "skipped": "the model was called with keyword inputs"}
+            return
         same, diff = probes.outputs_equal(output, again)
         self.eval_determinism = {"root": name, "step": runner.step, "identical": same, "max_abs_diff": diff}
         if not same and self.functional_dropout is not None:

@@ -32,15 +32,25 @@ class DiagnoseRun:
         return {"path": self.path, "function": self.function}
 
 
+def target_text(ov: dict[str, Any]) -> str:
+    """What the loss had to reach, and why that number."""
+    if ov.get("chance") and ov.get("target") is not None:
+        return (f"target was {fmt(ov['target'])}, {int(100 * T.OVERFIT_CHANCE_FRACTION)}% of the chance-level loss {fmt(ov['chance'])} "
+                f"(the loss of predicting only the batch's label frequencies or mean target)")
+    return f"target was {int(100 * T.OVERFIT_TARGET_FRACTION)}% of the initial loss (no chance level could be computed for this loss)"
+
+
 @runtime_check("overfit-one-batch", tool="diagnose", category="training-loop", severity="error")
 def overfit_one_batch(run: DiagnoseRun) -> Iterator[Found]:
     """Overfit one batch.
 
-    What it finds: trains the user's model with the user's optimizer on one fixed batch until the loss falls below
-    {pct.OVERFIT_TARGET_FRACTION}% of its initial value (or every sample of the batch is classified right), within the
-    step budget. Success is recorded in the report's summary stats (steps needed, loss curve); failure is an error
-    naming what is implicated: loss
-    wiring (the loss does not depend on the output, or receives probabilities/logits of the wrong kind), gradient
+    What it finds: trains the user's model with the user's optimizer on one fixed batch, seeded (the same initial
+    weights and verdict on every run), until the loss falls below {pct.OVERFIT_CHANCE_FRACTION}% of the chance-level
+    loss (the user's loss when every sample gets the batch's label frequencies, or the mean target) or, when no chance
+    level can be computed, below {pct.OVERFIT_TARGET_FRACTION}% of the initial loss; or until every sample of the batch
+    is classified right with the loss below {pct.OVERFIT_ACCURACY_FRACTION}% of that reference, within the step budget.
+    Success is recorded in the report's summary stats (steps needed, loss curve); failure is an error naming what is
+    implicated: loss wiring (the loss does not depend on the output, or receives probabilities/logits of the wrong kind), gradient
     flow (a quarter or more of the trainable tensors get no or zero gradient), numerics (non-finite loss), or else
     capacity or learning rate.
     Why it matters: a correct model, loss and optimizer can always memorise one small batch; if they cannot,
@@ -83,13 +93,14 @@ def overfit_one_batch(run: DiagnoseRun) -> Iterator[Found]:
     yield Found(
         f"the model cannot overfit a single batch; implicated: {implicated} - {why}",
         observation=f"loss {fmt(initial)} -> {fmt(final)} (best {fmt(min(losses))}) after {len(losses)} step(s) on one fixed batch with "
-                    f"{ov.get('optimizer')} lr {ov.get('lr')}; target was {int(100 * T.OVERFIT_TARGET_FRACTION)}% of the initial loss"
+                    f"{ov.get('optimizer')} lr {ov.get('lr')}; {target_text(ov)}"
                     + (f"; accuracy on the batch {fmt(ov['accuracy'])}" if ov.get("accuracy") is not None else ""),
         next_test={"loss wiring": "print(torch.autograd.grad(loss, outputs)[0].abs().max()) and the loss's input range; compare with a known-good loss call",
                    "gradient flow": "after loss.backward(), list parameters whose .grad is None or zero; look for detach/no_grad/.item() on the path",
                    "numerics": "mlsleuth nan FILE:FUNCTION localises the first non-finite value",
                    "capacity or learning rate": "re-run with --lr-range to pick a learning rate, then with a wider model; one of them should overfit"}[implicated],
         measurements={"implicated": implicated, "initial": initial, "final": final, "best": min(losses), "curve": curve,
+                      "chance_level_loss": ov.get("chance"), "target": ov.get("target"), "seed": ov.get("seed"),
                       "steps": len(losses), "params_without_grad": no_grad[:20]},
         step=len(losses) - 1, phase="optimizer")
 

@@ -20,6 +20,7 @@ from mlsleuth.runtime.common import (
     RuntimeInputError,
     child_errors,
     choose_interpreter,
+    raised_at,
     write_config,
 )
 from mlsleuth.runtime.prepared import PreparedRun
@@ -51,6 +52,7 @@ def prepare_diagnose(
     cwd: str | os.PathLike[str] | None = None,
     ablation_steps: int = 100,
     selection: Any = None,
+    seed: int = 0,
 ) -> PreparedRun:
     """Validate ``FILE:FUNCTION`` and build (not start) the diagnose child."""
     from mlsleuth.process_runner import ChildRun
@@ -64,6 +66,8 @@ def prepare_diagnose(
         raise RuntimeInputError("--timeout must be a positive number of seconds")
     if memory_limit_mb is not None and memory_limit_mb < 64:
         raise RuntimeInputError("--memory-limit must be at least 64 MB")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**32:
+        raise RuntimeInputError(f"--seed must be an integer between 0 and 2**32 - 1, got {seed!r}")
     interpreter, chosen_by = choose_interpreter(python, file.parent)
     workdir = Path(cwd) if cwd is not None else Path.cwd()
     try:
@@ -72,9 +76,10 @@ def prepare_diagnose(
         display = str(file)
     child = ChildRun([interpreter, str(CHILD_DIR / "diagnose_main.py")], cwd=workdir, timeout_s=timeout_s,
                      memory_limit_mb=memory_limit_mb)
-    write_config(child, {"spec": f"{file.resolve()}:{func}", "steps": steps, "lr_range": bool(lr_range), "ablation_steps": ablation_steps})
+    write_config(child, {"spec": f"{file.resolve()}:{func}", "steps": steps, "lr_range": bool(lr_range), "ablation_steps": ablation_steps,
+                         "seed": seed})
     info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "target": f"{display}:{func}", "overfit_step_budget": steps,
-            "lr_range": bool(lr_range), "timeout_s": timeout_s}
+            "lr_range": bool(lr_range), "timeout_s": timeout_s, "seed": seed}
 
     def to_report(result: Any):
         return build_report(result, info=info, path=display, function=func, selection=selection)
@@ -86,6 +91,15 @@ def prepare_diagnose(
 def diagnose(target: str, **kwargs: Any):
     """Blocking convenience: prepare, run and report (see :func:`prepare_diagnose`)."""
     return prepare_diagnose(target, **kwargs).run()
+
+
+def call_hint(exc: dict[str, Any], forward: dict[str, Any] | None) -> str:
+    """For a TypeError at the call of the model (its forward never started): what it takes and how diagnose calls it."""
+    if exc.get("type") != "TypeError" or exc.get("user_frame"):
+        return ""  # another error, or one raised inside the user's code (its frame says where)
+    where = f"{forward['qualname']}{forward['signature']} at {forward['file']}:{forward['line']}" if forward else "the model's forward"
+    return (f". The model is called as model(*inputs) when the batch's inputs are a tuple or list, model(**inputs) when they are a dict, "
+            f"else model(inputs); it takes {where}. Shape the inputs to match, or return compute_loss(model, batch) from the setup function")
 
 
 def build_report(result: Any, *, info: dict, path: str, function: str, selection: Any = None):
@@ -104,7 +118,8 @@ def build_report(result: Any, *, info: dict, path: str, function: str, selection
         exc = payload.get("exception") or {}
         phase = exc.get("phase") or "?"
         report.errors.append(ErrorEntry(kind="user-exception", path=path, detail=exc.get("traceback"),
-                                        message=f"the user's code raised {exc.get('type')}: {exc.get('message', '')[:300]} during the {phase} phase; findings below cover the phases before it"))
+                                        message=f"the user's code raised {exc.get('type')}: {exc.get('message', '')[:300]}{raised_at(exc)} "
+                                                f"during the {phase} phase{call_hint(exc, payload.get('model_forward'))}; findings below cover the phases before it"))
     else:
         report.errors.extend(child_errors(result, tool="diagnose", path=path, interpreter=info["interpreter"]))
     trace_data = (payload.get("observers") or {}).get("trace")

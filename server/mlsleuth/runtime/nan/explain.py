@@ -22,6 +22,7 @@ EXP_LIMIT = {"float32": 88.72, "float16": 11.09, "bfloat16": 88.72, "float64": 7
 DENOMINATOR = {"aten::div": "other", "aten::div_": "other", "aten::addcdiv": "tensor2", "aten::addcdiv_": "tensor2",
                "aten::reciprocal": "self", "aten::reciprocal_": "self", "aten::rsqrt": "self", "aten::rsqrt_": "self",
                "aten::_foreach_div": "other", "aten::_foreach_addcdiv_": "tensor2", "aten::_foreach_div_": "other"}
+DIVISIONS = {"aten::div", "aten::div_", "aten::true_divide", "aten::reciprocal"}  # what normalises by a sum
 EXP_OPS = {"aten::exp", "aten::exp_", "aten::exp2", "aten::expm1", "aten::_softmax", "aten::sinh", "aten::cosh"}
 LOG_OPS = {"aten::log", "aten::log_", "aten::log2", "aten::log10", "aten::log1p", "aten::xlogy", "aten::special_xlog1py"}
 ROOT_OPS = {"aten::sqrt", "aten::sqrt_", "aten::rsqrt", "aten::pow", "aten::pow_"}
@@ -73,6 +74,29 @@ def forward_op_of(node: str) -> str | None:
     return "aten::" + re.sub(r"(?<!^)(?=[A-Z])", "_", m.group(1)).lower()
 
 
+def feeds_a_normalisation(origin: dict[str, Any]) -> bool:
+    """Whether a born exp is a softmax: torch's own, or values summed and divided by that sum.
+
+    ``consumers`` lists the operations the non-finite values spread through
+    (recorded by the child); a sum followed by a division is the normalisation
+    of a hand-written softmax. A record without them (older child) counts as one
+    when the op is the fused softmax.
+    """
+    if origin.get("op") == "aten::_softmax":
+        return True
+    consumers = [c.split(".")[0] for c in origin.get("consumers") or []]
+    if "aten::sum" in consumers:
+        after = consumers[consumers.index("aten::sum") + 1:]
+        return any(c in DIVISIONS for c in after)
+    return False
+
+
+def consumers_text(origin: dict[str, Any]) -> str:
+    """``': its values flow into aten::add, aten::log'`` (the forward consumers, at most four)."""
+    names = [c for c in origin.get("consumers") or [] if c not in ("aten::detach", "aten::alias") and not c.endswith("_like")][:4]
+    return f": its values flow into {', '.join(names)}" if names else ""
+
+
 def explain_origin(origin: dict[str, Any], step: int) -> tuple[str, str, str]:
     """``(observation, next_test, fix)`` for a birth record, from its op and input statistics."""
     op = origin.get("op", "?")
@@ -86,8 +110,17 @@ def explain_origin(origin: dict[str, Any], step: int) -> tuple[str, str, str]:
         x = _input(origin, "self") or {}
         limit = EXP_LIMIT.get(dtype, 88.72)
         obs.append(f"Largest argument of exp: {fmt(x.get('max'))} (exp overflows {dtype} above {limit}).")
-        test = f"Print the max of the argument of {op} in {where} on the saved batch: values above {limit} overflow. Subtracting the row max first should make the step finite."
-        fix = f"Replace the hand-written exp in {where} by torch.softmax / torch.logsumexp / F.log_softmax, or subtract the max before {op}."
+        if feeds_a_normalisation(origin):
+            test = f"Print the max of the argument of {op} in {where} on the saved batch: values above {limit} overflow. Subtracting the row max first should make the step finite."
+            fix = f"Replace the hand-written softmax in {where} by torch.softmax / F.log_softmax (they subtract the row max), or subtract the max before {op}."
+        else:
+            fed = consumers_text(origin)
+            obs.append(f"The exp is not normalised by its own sum (not a softmax){fed}.")
+            test = (f"Print the max of the argument of {op} in {where} on the saved batch: values above {limit} overflow. "
+                    f"Compute the same quantity in log space on that batch (e.g. torch.logsumexp or F.softplus of the argument): it should stay finite.")
+            fix = (f"Stay in log space instead of materialising {op} in {where}: log(sum(exp(x))) -> torch.logsumexp(x, dim); "
+                   f"log(1 + exp(x)) -> F.softplus(x); log(sigmoid(x)) -> F.logsigmoid(x); a loss on probabilities -> its logits form "
+                   f"(F.binary_cross_entropy_with_logits, F.cross_entropy); a ratio exp(a)/exp(b) -> exp(a - b) with a - b kept small.")
     elif op in DENOMINATOR:
         den_arg = DENOMINATOR[op]
         den = _input(origin, den_arg) or {}

@@ -837,7 +837,7 @@ def eval_nondeterministic(run: TraceRun) -> Iterator[Found]:
     What to do instead: route randomness through modules that respect eval(); do not update state in eval forwards.
     """
     det = run.data.get("eval_determinism")
-    if det and not det.get("identical"):
+    if det and not det.get("skipped") and not det.get("identical"):
         yield Found(
             "two evaluation passes over the same batch gave different outputs: something random or stateful is active in eval mode",
             observation=f"{det['root']} in eval mode under no_grad: max |difference| {fmt(det['max_abs_diff'])} between two forwards of the same batch (step {det['step']})",

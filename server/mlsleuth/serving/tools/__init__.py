@@ -3,8 +3,10 @@
 Adding a tool takes two steps:
 
 1. write ``mlsleuth/serving/tools/<name>.py`` with a function
-   ``register(server: MCPServer, env: ServeEnv) -> None`` that defines the tool
-   with ``@server.tool(...)``: typed arguments, all four annotations, a
+   ``register(server, env: ServeEnv) -> None`` that defines the tool with
+   ``@server.tool(...)`` (``server`` is a
+   :class:`~mlsleuth.serving.arguments.ToolCollector`: every tool refuses
+   arguments it does not take): typed arguments, all four annotations, a
    description saying *when* to call it, and a report result: annotate the
    return as ``Annotated[CallToolResult, Report]`` and return
    ``as_result(bound_report(...))`` (see :mod:`..bounding`). Resolve every
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from mlsleuth.serving.arguments import ToolCollector
 
 from mlsleuth.serving.bounding import DEFAULT_CHAR_BUDGET
 
@@ -62,7 +64,7 @@ class ServeEnv:
 EXTRA_TOOLS_ENV = "MLSLEUTH_EXTRA_TOOLS"
 
 
-def register_all(server: MCPServer, env: ServeEnv, modules: list[str] | None = None) -> None:
+def register_all(server: ToolCollector, env: ServeEnv, modules: list[str] | None = None) -> None:
     if modules is None:
         extra = [m.strip() for m in os.environ.get(EXTRA_TOOLS_ENV, "").split(",") if m.strip()]
         modules = [*TOOL_MODULES, *extra]

@@ -25,8 +25,10 @@ returns a dict with `model` (an nn.Module), `batch` ((inputs, targets) or a
 dict) or `loader`, and `loss_fn(outputs, targets)` or
 `compute_loss(model, batch)`; optionally `optimizer` (params -> optimizer),
 `num_classes`, `task`, `time_dim`. If no such function exists yet, write one
-next to the training code first. This executes the user's code in a child
-process under a timeout; cancelling the call kills it.
+next to the training code first. The inputs are fed as model(*inputs) for a
+tuple/list, model(**inputs) for a dict, else model(inputs). Runs are seeded,
+so the same code gives the same verdict. This executes the user's code in a
+child process under a timeout; cancelling the call kills it.
 """
 
 
@@ -34,9 +36,10 @@ def register(server, env) -> None:
     @server.tool(title="Run training diagnostics", annotations=RUNS_USER_CODE, description=inspect.cleandoc(_DESCRIPTION))
     async def run_diagnostics(
         ctx: Context,
-        target: Annotated[str, Field(min_length=3, max_length=4096, description="FILE:FUNCTION relative to the served root, e.g. 'debug_setup.py:setup'.")],
+        target: Annotated[str, Field(min_length=3, max_length=4096, description="FILE:FUNCTION, FILE relative to the served root (or absolute inside it), e.g. 'debug_setup.py:setup'.")],
         steps: Annotated[int, Field(ge=10, le=20_000, description="Step budget for the overfit-one-batch check.")] = 200,
         lr_range: Annotated[bool, Field(description="Also run a learning-rate range test (slower).")] = False,
+        seed: Annotated[int, Field(ge=0, lt=2**32, description="Seed of Python's, torch's and numpy's generators.")] = 0,
         timeout_s: Annotated[float | None, Field(gt=0, description="Stop after this many seconds (capped by the server's --run-timeout).")] = None,
         max_findings: Annotated[int, Field(ge=1, le=MAX_FINDINGS_CAP, description="Return at most this many findings.")] = 50,
     ) -> Annotated[CallToolResult, Report]:
@@ -52,7 +55,7 @@ def register(server, env) -> None:
         return as_result(await run_user_code(
             ctx,
             env,
-            lambda timeout: prepare_diagnose(f"{path}:{function}", steps=steps, lr_range=lr_range, timeout_s=timeout, cwd=env.root),
+            lambda timeout: prepare_diagnose(f"{path}:{function}", steps=steps, lr_range=lr_range, timeout_s=timeout, cwd=env.root, seed=seed),
             tool="diagnose",
             timeout_s=timeout_s,
             max_findings=max_findings,

@@ -34,7 +34,7 @@ def register(server, env) -> None:
         ctx: Context,
         target: Annotated[
             str,
-            Field(min_length=1, max_length=4096, description="A training script ('train.py') or FILE:FUNCTION ('debug.py:setup'), relative to the served root."),
+            Field(min_length=1, max_length=4096, description="A training script ('train.py') or FILE:FUNCTION ('debug.py:setup'), relative to the served root (or absolute inside it)."),
         ],
         args: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=100, description="Command-line arguments (script mode only).")] = [],  # noqa: B006 - pydantic copies defaults
         max_steps: Annotated[int, Field(ge=1, le=1_000_000, description="Give up after this many optimizer steps without a NaN/Inf.")] = 1000,

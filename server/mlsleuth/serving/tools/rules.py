@@ -4,10 +4,10 @@
 
 import difflib
 import inspect
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from mlsleuth.report import Category
@@ -25,8 +25,9 @@ class RuleSummary(BaseModel):
 
 
 class RuleList(BaseModel):
-    rules: list[RuleSummary]
     count: int
+    rules: dict[str, str] = Field(description="Rule id -> one-line title.")
+    details: list[RuleSummary] | None = Field(default=None, description="With detail='full': each rule's tool, category and default severity.")
     resource_template: str = Field(default="mlsleuth://rules/{rule_id}", description="Read one rule's full documentation as Markdown.")
 
 
@@ -71,6 +72,8 @@ _LIST_RULES_DESCRIPTION = """List the rule and check ids mlsleuth knows, with a 
 
         Call this to see what mlsleuth can detect before choosing a tool, or to
         find the id to pass to `explain_rule` or to `scan`'s select/ignore.
+        Filter with `tool` or `category`; `detail: "full"` adds each rule's
+        tool, category and severity.
         """
 
 _EXPLAIN_RULE_DESCRIPTION = """Explain a rule or check: what it finds, why it matters, how to confirm it, what to do instead.
@@ -90,15 +93,19 @@ def register(server, env) -> None:
     def list_rules(
         tool: Annotated[str | None, Field(description="Only rules emitted by this tool: scan, trace, diagnose, nan or sweep.")] = None,
         category: Annotated[Category | None, Field(description="Only rules in this category, e.g. 'loss' or 'numerical'.")] = None,
-    ) -> RuleList:
+        detail: Annotated[Literal["brief", "full"], Field(description="brief: id and title; full: also tool, category, severity.")] = "brief",
+    ) -> Annotated[CallToolResult, RuleList]:
         if tool is not None and tool not in KNOWN_TOOLS:
             raise ToolError(f"unknown tool {tool!r}; use one of {', '.join(KNOWN_TOOLS)}, or omit it for all")
-        rules = [
-            RuleSummary(id=d.id, tool=d.tool, category=d.category, severity=d.severity, title=d.title)
-            for d in catalog().values()
-            if (tool is None or d.tool == tool) and (category is None or d.category == category)
-        ]
-        return RuleList(rules=rules, count=len(rules))
+        docs = [d for d in catalog().values() if (tool is None or d.tool == tool) and (category is None or d.category == category)]
+        listing = RuleList(count=len(docs), rules={d.id: d.title for d in docs})
+        if detail == "full":
+            listing.details = [RuleSummary(id=d.id, tool=d.tool, category=d.category, severity=d.severity, title=d.title) for d in docs]
+            text = listing.model_dump_json(exclude_none=True)
+        else:  # one line per rule as text: the structured content is not repeated as JSON
+            text = "\n".join([*(f"{d.id}: {d.title}" for d in docs),
+                              f"({len(docs)} rules; explain_rule ID for one, detail='full' for tool, category and severity)"])
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=listing.model_dump(mode="json", exclude_none=True))
 
     @server.tool(
         title="Explain one mlsleuth rule",

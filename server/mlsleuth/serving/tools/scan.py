@@ -70,8 +70,13 @@ def register(server, env) -> None:
     async def scan(
         ctx: Context,
         paths: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=4096)]] | None,
-            Field(max_length=MAX_PATHS, description="Files or folders to scan, relative to the served root (default: the whole root). .py and .ipynb files are read."),
+            Annotated[list[Annotated[str, Field(min_length=1, max_length=4096)]], Field(max_length=MAX_PATHS)]
+            | Annotated[str, Field(min_length=1, max_length=4096)]
+            | None,
+            Field(
+                description="Files or folders to scan (one path, or a list), relative to the served root or absolute inside it "
+                "(default: the whole root). .py and .ipynb files are read.",
+            ),
         ] = None,
         select: Annotated[list[str] | None, Field(max_length=200, description="Only these rule ids or categories (default: the project's configuration, else all).")] = None,
         ignore: Annotated[list[str] | None, Field(max_length=200, description="Skip these rule ids or categories.")] = None,
@@ -80,6 +85,8 @@ def register(server, env) -> None:
         offset: Annotated[int, Field(ge=0, description="Skip this many findings (use summary.stats.next_offset from the previous page).")] = 0,
     ) -> Annotated[CallToolResult, Report]:
         root = env.root
+        if isinstance(paths, str):
+            paths = [paths]
         targets = [resolve_in_root(root, p, what="path") for p in (paths or ["."])]
         config, selection = _selection(root, select, ignore, min_severity)
         from mlsleuth.config import ConfigError

@@ -87,7 +87,7 @@ def register(server, env) -> None:
     @server.tool(title="Compare a hyperparameter sweep, seed-paired", annotations=ANNOTATIONS, description=inspect.cleandoc(_DESCRIPTION))
     async def compare_sweep(
         ctx: Context,
-        results: Annotated[str, Field(min_length=1, max_length=4096, description="Results file or TensorBoard log folder, relative to the served root.")],
+        results: Annotated[str, Field(min_length=1, max_length=4096, description="Results file or TensorBoard log folder, relative to the served root (or absolute inside it).")],
         param: Annotated[str, Field(min_length=1, max_length=500, description="The hyperparameter column to compare, e.g. 'lr'.")],
         metric: Annotated[str, Field(min_length=1, max_length=500, description="The metric column, e.g. 'val_acc'.")],
         seed: Annotated[str, Field(min_length=1, max_length=500, description="The seed column used to pair runs.")],

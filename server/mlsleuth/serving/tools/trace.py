@@ -32,7 +32,7 @@ def register(server, env) -> None:
     @server.tool(title="Trace a training run", annotations=RUNS_USER_CODE, description=inspect.cleandoc(_DESCRIPTION))
     async def trace_training(
         ctx: Context,
-        script: Annotated[str, Field(min_length=1, max_length=4096, description="The training script, relative to the served root, e.g. 'train.py'.")],
+        script: Annotated[str, Field(min_length=1, max_length=4096, description="The training script, relative to the served root (or absolute inside it), e.g. 'train.py'.")],
         args: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=100, description="Command-line arguments for the script.")] = [],  # noqa: B006 - pydantic copies defaults
         steps: Annotated[int, Field(ge=1, le=2000, description="Stop after this many optimizer steps.")] = 20,
         timeout_s: Annotated[float | None, Field(gt=0, description="Stop after this many seconds (capped by the server's --run-timeout).")] = None,
