@@ -6,7 +6,10 @@ starts it through :class:`ChildRun`:
 * the child gets its own session and process group, so a timeout or a cancel
   kills the child *and everything it started* (data-loader workers included);
 * its stdout and stderr go to files, never to our stdout (the MCP stdio
-  transport must carry protocol bytes only); the tails come back, capped;
+  transport must carry protocol bytes only); each file is trimmed back to its
+  first part whenever it grows past ``max_output_bytes`` (the last part is
+  kept in memory), so a child printing gigabytes cannot fill the disk; the
+  head and the tail come back, with how many bytes were not kept;
 * it reports results by writing JSON to the file named in ``MLSLEUTH_RESULT``
   and progress as JSON lines appended to ``MLSLEUTH_PROGRESS``
   (see :mod:`mlsleuth.runtime.child.channel` for the child-side helpers);
@@ -35,7 +38,8 @@ from typing import Any
 
 RESULT_ENV = "MLSLEUTH_RESULT"
 PROGRESS_ENV = "MLSLEUTH_PROGRESS"
-DEFAULT_OUTPUT_LIMIT = 64_000  # characters of each stream's tail kept
+DEFAULT_OUTPUT_LIMIT = 64_000  # bytes of each stream's head and of its tail kept
+DEFAULT_MAX_OUTPUT_BYTES = 8 * 2**20  # each stream's file on disk is trimmed back when it grows past this
 TERM_GRACE_S = 2.0
 POLL_S = 0.05
 
@@ -57,6 +61,24 @@ class ChildResult:
     stderr_tail: str = ""
     stdout_truncated: bool = False
     stderr_truncated: bool = False
+    stdout_head: str = ""  # the first part of a truncated stream (empty when nothing was cut)
+    stderr_head: str = ""
+    stdout_dropped: int = 0  # bytes written by the child but kept neither in the head nor in the tail
+    stderr_dropped: int = 0
+    stdout_bytes: int = 0  # bytes the child wrote in all (a lower bound once a trim happened: what the
+    # child writes between the parent's look at the size and the truncation is lost uncounted)
+    stderr_bytes: int = 0
+
+    def excerpt(self, stream: str = "stderr", limit: int = 4000) -> str:
+        """The stream for an error report: the tail, or, when the middle was cut, the start, a line
+        saying how much was not kept, and the end (at most about ``limit`` characters)."""
+        tail = getattr(self, f"{stream}_tail") or ""
+        head = getattr(self, f"{stream}_head") or ""
+        dropped = getattr(self, f"{stream}_dropped")
+        if not head:
+            return tail[-limit:]
+        note = f"\n[... {dropped} bytes of {stream} not kept (the child wrote {getattr(self, f'{stream}_bytes')} bytes) ...]\n"
+        return head[: limit // 4] + note + tail[-(limit - limit // 4):]
 
     @property
     def signal_name(self) -> str | None:
@@ -80,21 +102,70 @@ class ChildResult:
         return f"exited with status {self.returncode}"
 
 
-def _tail(path: Path, limit: int) -> tuple[str, bool]:
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as fh:
-            if size > limit:
-                fh.seek(size - limit)
-            data = fh.read()
-    except OSError:
-        return "", False
-    text = data.decode("utf-8", errors="replace")
-    if size > limit:
+def _cut_at_line(text: str, *, keep_end: bool) -> str:
+    """A cut stream starts (or ends) at a line boundary when one is near."""
+    if keep_end:
         cut = text.find("\n")
-        text = text[cut + 1 :] if 0 <= cut < 200 else text
-        return text, True
-    return text, False
+        return text[cut + 1 :] if 0 <= cut < 200 else text
+    cut = text.rfind("\n")
+    return text[: cut + 1] if cut >= len(text) - 200 else text
+
+
+class _Stream:
+    """One of the child's output files, kept small on disk.
+
+    The child writes with ``O_APPEND``, so when the file grows past the cap the
+    parent can save its last ``keep`` bytes in memory and truncate it back to
+    its first ``keep`` bytes; the child's next write lands after the head.
+    """
+
+    def __init__(self, path: Path, keep: int, cap: int) -> None:
+        self.path = path
+        self.keep = keep
+        self.cap = max(cap, 3 * keep)
+        self.carry = b""  # the tail saved before the last trim
+        self.trimmed = 0  # bytes removed from the file by trims
+
+    def trim(self) -> None:
+        try:
+            with self.path.open("r+b") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size <= self.cap:
+                    return
+                fh.seek(size - self.keep)
+                self.carry = fh.read(self.keep)
+                fh.truncate(self.keep)
+        except OSError:
+            return
+        self.trimmed += size - self.keep
+
+    def read(self) -> tuple[str, str, bool, int, int]:
+        """(head, tail, truncated, dropped bytes, total bytes)."""
+        try:
+            with self.path.open("rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if self.trimmed:
+                    head = fh.read(self.keep)
+                    rest = self.carry + fh.read()
+                else:
+                    head_len = min(self.keep, max(0, size - self.keep))
+                    head = fh.read(head_len)
+                    fh.seek(max(head_len, size - self.keep))
+                    rest = fh.read()
+        except OSError:
+            return "", "", False, 0, 0
+        total = size + self.trimmed
+        tail = rest[-self.keep :]
+        truncated = total > self.keep
+        text_tail = tail.decode("utf-8", errors="replace")
+        if not truncated:
+            return "", text_tail, False, 0, total
+        dropped = total - len(head) - len(tail)
+        text_head = head.decode("utf-8", errors="replace")
+        if dropped:
+            text_head = _cut_at_line(text_head, keep_end=False)
+            text_tail = _cut_at_line(text_tail, keep_end=True)
+        return text_head, text_tail, True, dropped, total
 
 
 # The address-space cap is applied by a tiny launcher instead of Popen's
@@ -148,6 +219,7 @@ class ChildRun:
         env: Mapping[str, str] | None = None,
         memory_limit_mb: int | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         keep_scratch: bool = False,
     ) -> None:
         if timeout_s <= 0:
@@ -163,6 +235,7 @@ class ChildRun:
         self.progress_path = self.scratch / "progress.jsonl"
         self.stdout_path = self.scratch / "stdout.txt"
         self.stderr_path = self.scratch / "stderr.txt"
+        self._streams = (_Stream(self.stdout_path, output_limit, max_output_bytes), _Stream(self.stderr_path, output_limit, max_output_bytes))
         self.env = dict(os.environ)
         if env:
             self.env.update(env)
@@ -181,7 +254,9 @@ class ChildRun:
         argv = self.argv
         if self.memory_limit_mb:
             argv = _with_memory_limit(_resolve_program(argv, self.env, self.cwd), self.memory_limit_mb * 2**20)
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+        # Append mode: the parent trims a file that grows too large, and the child's next write
+        # must land at the new end rather than leave a hole at its old offset.
+        with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
             # No preexec_fn (unsafe with threads); start_new_session is done by
             # CPython's own fork code and is thread-safe.
             self.proc = subprocess.Popen(  # argv is built by us, not a shell string
@@ -267,8 +342,8 @@ class ChildRun:
                     result_error = "the result file does not hold a JSON object"
             except (OSError, ValueError) as exc:
                 result_error = f"the result file is unreadable: {exc}"
-        out, out_cut = _tail(self.stdout_path, self.output_limit)
-        err, err_cut = _tail(self.stderr_path, self.output_limit)
+        out_head, out, out_cut, out_dropped, out_total = self._streams[0].read()
+        err_head, err, err_cut, err_dropped, err_total = self._streams[1].read()
         res = ChildResult(
             returncode=self.proc.returncode,
             duration_s=self.elapsed(),
@@ -281,6 +356,12 @@ class ChildRun:
             stderr_tail=err,
             stdout_truncated=out_cut,
             stderr_truncated=err_cut,
+            stdout_head=out_head,
+            stderr_head=err_head,
+            stdout_dropped=out_dropped,
+            stderr_dropped=err_dropped,
+            stdout_bytes=out_total,
+            stderr_bytes=err_total,
         )
         self.cleanup()
         return res
@@ -342,6 +423,8 @@ class ChildRun:
             self.kill_group()
 
     def _dispatch(self, on_progress: ProgressCallback | None) -> None:
+        for stream in self._streams:
+            stream.trim()
         events = self.new_progress()
         if on_progress is not None:
             for event in events:

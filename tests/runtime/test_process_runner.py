@@ -347,3 +347,54 @@ def test_child_progress_without_a_parent_writes_nothing(tmp_path, monkeypatch):
 
     monkeypatch.delenv(channel.PROGRESS_ENV, raising=False)
     assert channel.progress("step", done=1, total=2) is False
+
+
+@pytest.mark.slow
+def test_a_flood_of_output_is_trimmed_on_disk_keeping_head_and_tail(tmp_path):
+    """Issue 16 item 13: a child printing without end must not fill the disk. The parent trims the
+    file back while the child runs; the child waits (bounded) until it sees its stdout file shrink."""
+    run = child(
+        """
+        import json, os, sys, time
+        out = sys.stdout.buffer
+        out.write(b"first line of the run\\n")
+        chunk = (b"y" * 1023 + b"\\n") * 1024  # 1 MiB
+        for i in range(48):
+            out.write(chunk)
+            out.flush()
+        largest, deadline = os.fstat(1).st_size, time.monotonic() + 4
+        while os.fstat(1).st_size > 4 * 2**20 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        out.write(b"last line of the run\\n")
+        out.flush()
+        json.dump({"size_after_wait": os.fstat(1).st_size}, open(os.environ["MLSLEUTH_RESULT"], "w"))
+        sys.stderr.write("short stderr\\n")
+        """,
+        tmp_path,
+        output_limit=4096,
+        max_output_bytes=2**20,
+    )
+    res = run.wait()
+    assert res.returncode == 0, res.stderr_tail
+    assert res.result["size_after_wait"] <= 4 * 2**20  # trimmed while the child still ran
+    assert res.stdout_truncated and res.stdout_head.startswith("first line of the run\n")
+    assert res.stdout_tail.endswith("last line of the run\n") and len(res.stdout_tail) <= 4096
+    # bytes the child writes between the parent's look at the size and its truncation are lost
+    # uncounted, so the count is a lower bound
+    written = len("first line of the run\n") + 48 * 2**20 + len("last line of the run\n")
+    assert 40 * 2**20 < res.stdout_bytes <= written
+    assert res.stdout_dropped == res.stdout_bytes - len(res.stdout_head.encode()) - len(res.stdout_tail.encode())
+    text = res.excerpt("stdout", 2000)
+    assert text.startswith("first line") and "bytes of stdout not kept" in text and text.endswith("last line of the run\n")
+    assert not res.stderr_truncated and res.stderr_tail == "short stderr\n" and res.excerpt() == "short stderr\n"
+
+
+def test_stream_reading_without_a_trim_splits_head_and_tail_without_overlap(tmp_path):
+    from mlsleuth.process_runner import _Stream
+
+    path = tmp_path / "out.txt"
+    path.write_bytes(b"a" * 10 + b"b" * 5)
+    head, tail, cut, dropped, total = _Stream(path, keep=10, cap=1000).read()
+    assert (head, tail, cut, dropped, total) == ("aaaaa", "aaaaabbbbb", True, 0, 15)
+    path.write_bytes(b"short")
+    assert _Stream(path, keep=10, cap=1000).read() == ("", "short", False, 0, 5)

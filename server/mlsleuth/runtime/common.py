@@ -74,7 +74,7 @@ def child_errors(result: Any, *, tool: str, path: str | None, interpreter: str) 
 
     errors: list[ErrorEntry] = []
     payload = result.result or {}
-    stderr = (result.stderr_tail or "")[-4000:] or None
+    stderr = result.excerpt("stderr", 4000) or None
     if result.cancelled:
         errors.append(ErrorEntry(kind="cancelled", message="the run was cancelled; the child process group was killed", path=path))
         return errors
