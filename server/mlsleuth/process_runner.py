@@ -38,6 +38,7 @@ from typing import Any
 
 RESULT_ENV = "MLSLEUTH_RESULT"
 PROGRESS_ENV = "MLSLEUTH_PROGRESS"
+STEP_ENV = "MLSLEUTH_STEP"  # the child's last completed step, never throttled (see runtime/child/channel.py)
 DEFAULT_OUTPUT_LIMIT = 64_000  # bytes of each stream's head and of its tail kept
 DEFAULT_MAX_OUTPUT_BYTES = 8 * 2**20  # each stream's file on disk is trimmed back when it grows past this
 TERM_GRACE_S = 2.0
@@ -57,6 +58,7 @@ class ChildResult:
     result: dict[str, Any] | None = None  # parsed JSON from the result file, if written
     result_error: str | None = None  # why the result file could not be read
     progress: list[dict[str, Any]] = field(default_factory=list)
+    last_step: int | None = None  # the last completed step the child recorded, read after it ended
     stdout_tail: str = ""
     stderr_tail: str = ""
     stdout_truncated: bool = False
@@ -100,6 +102,14 @@ class ChildResult:
         if self.signal_name:
             return f"killed by {self.signal_name}"
         return f"exited with status {self.returncode}"
+
+
+def _read_step(path: Path) -> int | None:
+    try:
+        text = path.read_bytes()[:64].decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def _cut_at_line(text: str, *, keep_end: bool) -> str:
@@ -233,6 +243,7 @@ class ChildRun:
         self.scratch = Path(tempfile.mkdtemp(prefix="mlsleuth-child-"))
         self.result_path = self.scratch / "result.json"
         self.progress_path = self.scratch / "progress.jsonl"
+        self.step_path = self.scratch / "step"
         self.stdout_path = self.scratch / "stdout.txt"
         self.stderr_path = self.scratch / "stderr.txt"
         self._streams = (_Stream(self.stdout_path, output_limit, max_output_bytes), _Stream(self.stderr_path, output_limit, max_output_bytes))
@@ -241,6 +252,7 @@ class ChildRun:
             self.env.update(env)
         self.env[RESULT_ENV] = str(self.result_path)
         self.env[PROGRESS_ENV] = str(self.progress_path)
+        self.env[STEP_ENV] = str(self.step_path)
         self.env.setdefault("PYTHONUNBUFFERED", "1")
         self.proc: subprocess.Popen[bytes] | None = None
         self._started = 0.0
@@ -352,6 +364,7 @@ class ChildRun:
             result=result,
             result_error=result_error,
             progress=list(self._progress),
+            last_step=_read_step(self.step_path),
             stdout_tail=out,
             stderr_tail=err,
             stdout_truncated=out_cut,

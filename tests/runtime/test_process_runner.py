@@ -398,3 +398,42 @@ def test_stream_reading_without_a_trim_splits_head_and_tail_without_overlap(tmp_
     assert (head, tail, cut, dropped, total) == ("aaaaa", "aaaaabbbbb", True, 0, 15)
     path.write_bytes(b"short")
     assert _Stream(path, keep=10, cap=1000).read() == ("", "short", False, 0, 5)
+
+
+@pytest.mark.slow
+def test_the_last_step_survives_a_hard_exit_despite_throttled_progress(tmp_path):
+    """Issue 16 item 17: seven steps in a few milliseconds leave one progress line (throttled);
+    the step count is written unthrottled, so the parent still learns it after os._exit."""
+    from mlsleuth.runtime.common import CHILD_DIR, last_progress_step
+
+    res = child(
+        f"""
+        import os, sys
+        sys.path.insert(0, {str(CHILD_DIR)!r})
+        import channel
+        for step in range(1, 8):
+            channel.progress(f"step {{step}}", done=step, total=100, step=step)
+        channel.progress("replaying step 3", step=3, replay=True, force=True)  # a replay never lowers the count
+        os._exit(3)
+        """,
+        tmp_path,
+    ).wait()
+    assert res.returncode == 3
+    assert [e["step"] for e in res.progress if not e.get("replay")] == [1]  # throttled
+    assert res.last_step == 7 and last_progress_step(res) == 7
+
+
+def test_the_step_file_is_rewritten_in_place(tmp_path, monkeypatch):
+    from mlsleuth.process_runner import _read_step
+    from mlsleuth.runtime.child import channel
+
+    path = tmp_path / "step"
+    monkeypatch.setenv(channel.STEP_ENV, str(path))
+    monkeypatch.setattr(channel, "_step_max", -1)
+    monkeypatch.setattr(channel, "_step_fd", None)
+    for step in (9, 10, 4):
+        channel.record_step(step)
+    assert _read_step(path) == 10 and path.stat().st_size == 21
+    assert _read_step(tmp_path / "missing") is None
+    path.write_text("garbage")
+    assert _read_step(path) is None

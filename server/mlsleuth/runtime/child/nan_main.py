@@ -79,6 +79,7 @@ def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
         env = dict(os.environ)
         env[channel.RESULT_ENV] = result_path
         env.pop(channel.PROGRESS_ENV, None)  # the replay's steps must not look like progress of the first run
+        env.pop(channel.STEP_ENV, None)
         channel.progress(f"replaying step {step} with operation-level instrumentation", step=step, replay=True, force=True)
         with open(err_path, "wb") as err:
             proc = subprocess.run(
