@@ -46,6 +46,52 @@ POLL_S = 0.05
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 
+# Signals that end a blocking wait() like Ctrl-C does (SIGINT already raises KeyboardInterrupt):
+# `timeout`, a job scheduler or a closing terminal must not orphan the child.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM/SIGHUP during :meth:`ChildRun.wait`, after which the
+    child's group is killed; the caller should then end the way the signal would have."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+class _StopSignals:
+    """While active (main thread only), the first SIGTERM/SIGHUP raises :class:`Terminated`;
+    repeats are ignored so that the clean-up they interrupt can finish (it is bounded)."""
+
+    def __enter__(self) -> _StopSignals:
+        import threading
+
+        self.saved: dict[int, Any] = {}
+        self.fired = False
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for sig in STOP_SIGNALS:
+            try:
+                self.saved[sig] = signal.signal(sig, self._handle)
+            except (OSError, ValueError):  # pragma: no cover - an embedded interpreter
+                pass
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.fired:
+            return
+        self.fired = True
+        raise Terminated(signum)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self.saved.items():
+            signal.signal(sig, previous)
+
 
 @dataclass
 class ChildResult:
@@ -385,23 +431,28 @@ class ChildRun:
 
     # -- waiting ---------------------------------------------------------------
     def wait(self, on_progress: ProgressCallback | None = None) -> ChildResult:
-        """Block until the child ends or times out (then kill its group)."""
-        if self.proc is None:
-            self.start()
-        try:
-            while not self.poll():
-                if self.elapsed() > self.timeout_s:
-                    self.kill_group()
-                    return self._finish(timed_out=True)
-                self._dispatch(on_progress)
-                time.sleep(POLL_S)
-        except BaseException:  # KeyboardInterrupt: leave nothing running
-            self.kill_group()
-            self.cleanup()
-            raise
-        self._reap_group()
-        self._dispatch(on_progress)
-        return self._finish()
+        """Block until the child ends or times out (then kill its group).
+
+        Ctrl-C (KeyboardInterrupt) and, on the main thread, SIGTERM/SIGHUP (:class:`Terminated`)
+        kill the child's group and remove the scratch folder before the exception propagates.
+        """
+        with _StopSignals():
+            if self.proc is None:
+                self.start()
+            try:
+                while not self.poll():
+                    if self.elapsed() > self.timeout_s:
+                        self.kill_group()
+                        return self._finish(timed_out=True)
+                    self._dispatch(on_progress)
+                    time.sleep(POLL_S)
+            except BaseException:  # KeyboardInterrupt, Terminated (SIGTERM/SIGHUP): leave nothing running
+                self.kill_group()
+                self.cleanup()
+                raise
+            self._reap_group()
+            self._dispatch(on_progress)
+            return self._finish()
 
     async def wait_async(self, on_progress: ProgressCallback | None = None) -> ChildResult:
         """Like :meth:`wait`, for async callers; a cancellation kills the group and re-raises."""
