@@ -13,8 +13,13 @@ starts it through :class:`ChildRun`:
 * it reports results by writing JSON to the file named in ``MLSLEUTH_RESULT``
   and progress as JSON lines appended to ``MLSLEUTH_PROGRESS``
   (see :mod:`mlsleuth.runtime.child.channel` for the child-side helpers);
-* an optional address-space cap turns runaway memory use into a clean error
-  (set by a launcher that execs the command, never by ``preexec_fn``).
+* it starts through a small launcher (:mod:`mlsleuth.child_launcher`) that
+  execs the command after starting a watchdog (should mlsleuth die without
+  cleaning up, the watchdog kills the run and deletes its scratch folder),
+  moving into the run's cgroup where one could be made
+  (:mod:`mlsleuth.process_cgroup`: even a ``setsid()`` escapee is killed) and
+  applying an optional address-space cap (runaway memory use becomes a clean
+  error), never through ``preexec_fn``.
 
 Both a blocking :meth:`ChildRun.wait` (CLI) and an async
 :meth:`ChildRun.wait_async` (MCP server; cancellation kills the group) exist.
@@ -111,10 +116,10 @@ class ChildResult:
     stderr_truncated: bool = False
     stdout_head: str = ""  # the first part of a truncated stream (empty when nothing was cut)
     stderr_head: str = ""
-    stdout_dropped: int = 0  # bytes written by the child but kept neither in the head nor in the tail
+    stdout_dropped: int = 0  # bytes written by the child but kept neither in the head nor in the tail (at least)
     stderr_dropped: int = 0
-    stdout_bytes: int = 0  # bytes the child wrote in all (a lower bound once a trim happened: what the
-    # child writes between the parent's look at the size and the truncation is lost uncounted)
+    stdout_bytes: int = 0  # bytes the child wrote in all; once a trim happened, a lower bound: what the
+    # child writes between the parent's last look at the size and the cut goes uncounted
     stderr_bytes: int = 0
 
     def excerpt(self, stream: str = "stderr", limit: int = 4000) -> str:
@@ -125,7 +130,7 @@ class ChildResult:
         dropped = getattr(self, f"{stream}_dropped")
         if not head:
             return tail[-limit:]
-        note = f"\n[... {dropped} bytes of {stream} not kept (the child wrote {getattr(self, f'{stream}_bytes')} bytes) ...]\n"
+        note = f"\n[... at least {dropped} bytes of {stream} not kept: the output was too long and was truncated ...]\n"
         return head[: limit // 4] + note + tail[-(limit - limit // 4):]
 
     @property
@@ -158,13 +163,13 @@ def _read_step(path: Path) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _cut_at_line(text: str, *, keep_end: bool) -> str:
+def _cut_at_line(data: bytes, *, keep_end: bool) -> bytes:
     """A cut stream starts (or ends) at a line boundary when one is near."""
     if keep_end:
-        cut = text.find("\n")
-        return text[cut + 1 :] if 0 <= cut < 200 else text
-    cut = text.rfind("\n")
-    return text[: cut + 1] if cut >= len(text) - 200 else text
+        cut = data.find(b"\n")
+        return data[cut + 1 :] if 0 <= cut < 200 else data
+    cut = data.rfind(b"\n")
+    return data[: cut + 1] if cut >= len(data) - 200 else data
 
 
 class _Stream:
@@ -190,6 +195,7 @@ class _Stream:
                     return
                 fh.seek(size - self.keep)
                 self.carry = fh.read(self.keep)
+                size = os.fstat(fh.fileno()).st_size  # again, right before the cut: count what came meanwhile
                 fh.truncate(self.keep)
         except OSError:
             return
@@ -212,38 +218,28 @@ class _Stream:
             return "", "", False, 0, 0
         total = size + self.trimmed
         tail = rest[-self.keep :]
-        truncated = total > self.keep
-        text_tail = tail.decode("utf-8", errors="replace")
-        if not truncated:
-            return "", text_tail, False, 0, total
+        if total <= self.keep:
+            return "", tail.decode("utf-8", errors="replace"), False, 0, total
+        if total > len(head) + len(tail):  # something in the middle is missing: cut at lines
+            head = _cut_at_line(head, keep_end=False)
+            tail = _cut_at_line(tail, keep_end=True)
         dropped = total - len(head) - len(tail)
-        text_head = head.decode("utf-8", errors="replace")
-        if dropped:
-            text_head = _cut_at_line(text_head, keep_end=False)
-            text_tail = _cut_at_line(text_tail, keep_end=True)
-        return text_head, text_tail, True, dropped, total
+        return head.decode("utf-8", errors="replace"), tail.decode("utf-8", errors="replace"), True, dropped, total
 
 
-# The address-space cap is applied by a tiny launcher instead of Popen's
-# ``preexec_fn``: CPython documents ``preexec_fn`` as unsafe when the parent has
-# threads (a lock held by another thread at fork time can deadlock the child
-# before it execs), and the MCP server runs tools on worker threads. The
-# launcher is a fresh interpreter (the one running mlsleuth, started with -I -S
-# so nothing but the standard library loads, a few milliseconds): it sets
-# RLIMIT_AS on itself and then execs the real command, which keeps the pid,
-# the new session and the limit. There is no window in which the target runs
-# without the cap.
-_LIMIT_LAUNCHER = (
-    "import os, resource, sys\n"
-    "limit = int(sys.argv[1])\n"
-    "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
-    "os.execv(sys.argv[2], sys.argv[2:])\n"
-)
+# Every child starts as ``python -I -S child_launcher.py SETTINGS COMMAND...`` (the
+# interpreter running mlsleuth, standard library only, a few milliseconds): the
+# launcher starts a watchdog that cleans up if mlsleuth dies without doing so,
+# enters the run's cgroup, sets RLIMIT_AS if asked, and execs the command, which
+# keeps the pid, the new session, the cgroup and the limit. Not ``preexec_fn``:
+# CPython documents it as unsafe when the parent has threads (the MCP server
+# runs tools on worker threads). See mlsleuth/child_launcher.py.
+LAUNCHER = Path(__file__).resolve().parent / "child_launcher.py"
 
 
-def _with_memory_limit(argv: list[str], limit_bytes: int) -> list[str]:
-    """``argv`` wrapped in the launcher that caps the address space at ``limit_bytes``."""
-    return [sys.executable, "-I", "-S", "-c", _LIMIT_LAUNCHER, str(limit_bytes), *argv]
+def _launched(argv: list[str], settings: dict[str, Any]) -> list[str]:
+    """``argv`` (its program an absolute path) wrapped in the launcher."""
+    return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(settings), *argv]
 
 
 def _resolve_program(argv: list[str], env: Mapping[str, str], cwd: Path) -> list[str]:
@@ -301,6 +297,7 @@ class ChildRun:
         self.env[STEP_ENV] = str(self.step_path)
         self.env.setdefault("PYTHONUNBUFFERED", "1")
         self.proc: subprocess.Popen[bytes] | None = None
+        self.cgroup: Path | None = None  # the run's cgroup (v2), where one could be made
         self._started = 0.0
         self._progress_offset = 0
         self._progress: list[dict[str, Any]] = []
@@ -309,24 +306,35 @@ class ChildRun:
     def start(self) -> ChildRun:
         if self.proc is not None:
             raise RuntimeError("child already started")
-        argv = self.argv
-        if self.memory_limit_mb:
-            argv = _with_memory_limit(_resolve_program(argv, self.env, self.cwd), self.memory_limit_mb * 2**20)
-        # Append mode: the parent trims a file that grows too large, and the child's next write
-        # must land at the new end rather than leave a hole at its old offset.
-        with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
-            # No preexec_fn (unsafe with threads); start_new_session is done by
-            # CPython's own fork code and is thread-safe.
-            self.proc = subprocess.Popen(  # argv is built by us, not a shell string
-                argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
+        from mlsleuth import process_cgroup
+
+        program = _resolve_program(self.argv, self.env, self.cwd)
+        self.cgroup = process_cgroup.create()
+        settings = {
+            "parent": os.getpid(),
+            "scratch": None if self.keep_scratch else str(self.scratch),
+            "cgroup": str(self.cgroup) if self.cgroup else None,
+            "rlimit_as": self.memory_limit_mb * 2**20 if self.memory_limit_mb else None,
+        }
+        try:
+            # Append mode: the parent trims a file that grows too large, and the child's next write
+            # must land at the new end rather than leave a hole at its old offset.
+            with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
+                # No preexec_fn (unsafe with threads); start_new_session is done by
+                # CPython's own fork code and is thread-safe.
+                self.proc = subprocess.Popen(  # argv is built by us, not a shell string
+                    _launched(program, settings),
+                    cwd=self.cwd,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+        except BaseException:
+            self._end_cgroup()
+            raise
         self._started = time.monotonic()
         return self
 
@@ -363,6 +371,30 @@ class ChildRun:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
             pass
+        self._end_cgroup()
+
+    def kill_now(self) -> None:
+        """SIGKILL the group and the cgroup at once, whether or not the leader still runs, and
+        remove the scratch folder: for a server that is about to exit (safe in a signal handler)."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # the group may outlive its leader
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.cgroup is not None:
+            from mlsleuth import process_cgroup
+
+            process_cgroup.kill(self.cgroup)
+        self.cleanup()
+
+    def _end_cgroup(self) -> None:
+        """Kill whatever is left in the run's cgroup (a ``setsid()`` escapee) and delete it."""
+        if self.cgroup is None:
+            return
+        from mlsleuth import process_cgroup
+
+        if process_cgroup.remove(self.cgroup):
+            self.cgroup = None
 
     def new_progress(self) -> list[dict[str, Any]]:
         """Progress events written by the child since the last call."""
@@ -428,6 +460,8 @@ class ChildRun:
     def cleanup(self) -> None:
         if not self.keep_scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.proc is None or self.proc.poll() is not None:
+            self._end_cgroup()
 
     # -- waiting ---------------------------------------------------------------
     def wait(self, on_progress: ProgressCallback | None = None) -> ChildResult:
@@ -495,12 +529,14 @@ class ChildRun:
                 on_progress(event)
 
     def _reap_group(self) -> None:
-        """The leader exited; kill stragglers it left in its group (e.g. loader workers)."""
+        """The leader exited; kill stragglers it left in its group (e.g. loader workers, and the
+        launcher's watchdog) and in its cgroup."""
         if self.proc is not None and _group_alive(self.proc.pid):
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        self._end_cgroup()
 
 
 def _group_alive(pgid: int) -> bool:

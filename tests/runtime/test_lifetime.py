@@ -97,3 +97,29 @@ def test_cli_stopped_by_a_signal_kills_the_run_and_its_scratch(tmp_path, sig):
     assert f"stopped by {signal.Signals(sig).name}".encode() in err
     assert wait_until(lambda: not any(alive(p) for p in pids), 10), [p for p in pids if alive(p)]
     assert scratch_folders(private_tmp) == []
+
+
+@pytest.mark.slow
+def test_cli_killed_by_sigkill_leaves_nothing_behind(tmp_path):
+    """The watchdog the launcher starts notices that mlsleuth died without cleaning up (SIGKILL
+    cannot be caught) and kills the run, grandchild included, and deletes the scratch folder."""
+    cli, pidfile, private_tmp = start_cli(tmp_path)
+    pids = pids_of(pidfile)
+    assert len(scratch_folders(private_tmp)) == 1
+    cli.kill()
+    cli.communicate(timeout=30)
+    assert wait_until(lambda: not any(alive(p) for p in pids), 10), [p for p in pids if alive(p)]
+    assert wait_until(lambda: scratch_folders(private_tmp) == [], 10), scratch_folders(private_tmp)
+
+
+def test_no_parent_left_means_nothing_starts(tmp_path):
+    """A launcher whose parent is already gone (it died between fork and exec) starts nothing."""
+    import json
+
+    from mlsleuth.child_launcher import EXIT_PARENT_GONE
+    from mlsleuth.process_runner import LAUNCHER
+
+    marker = tmp_path / "ran"
+    settings = {"parent": 1 if os.getppid() != 1 else 2, "scratch": None, "cgroup": None, "rlimit_as": None}
+    proc = subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(settings), "/usr/bin/touch", str(marker)], timeout=30)
+    assert proc.returncode == EXIT_PARENT_GONE and not marker.exists()
