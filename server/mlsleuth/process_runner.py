@@ -46,7 +46,10 @@ PROGRESS_ENV = "MLSLEUTH_PROGRESS"
 STEP_ENV = "MLSLEUTH_STEP"  # the child's last completed step, never throttled (see runtime/child/channel.py)
 DEFAULT_OUTPUT_LIMIT = 64_000  # bytes of each stream's head and of its tail kept
 DEFAULT_MAX_OUTPUT_BYTES = 8 * 2**20  # each stream's file on disk is trimmed back when it grows past this
-TERM_GRACE_S = 2.0
+# After SIGTERM, how long the child's group may take to exit before SIGKILL. Shorter than the
+# MCP clients' own grace after closing a server's stdin (2 s in the Python SDK), so that a
+# server whose session closes mid-run finishes its cleanup before the client escalates.
+TERM_GRACE_S = 1.0
 POLL_S = 0.05
 
 ProgressCallback = Callable[[dict[str, Any]], None]

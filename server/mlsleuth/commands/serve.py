@@ -83,23 +83,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _terminate_gracefully() -> None:
-    """On SIGTERM, kill the process groups of running user code, then exit as SIGTERM would.
+    """On SIGTERM or SIGHUP, kill the process groups (and cgroups) of running user code and delete
+    their scratch folders, then exit as the signal would.
 
-    Python's default SIGTERM handling exits at once, skipping the cleanup that
-    kills the children of running tools; an IDE stopping the server would
-    otherwise leave a training run behind.
+    Python's default handling exits at once, skipping the cleanup that kills the children of
+    running tools; an IDE stopping the server (or a closed terminal) would otherwise leave a
+    training run behind. A SIGKILLed server cannot clean up: each child's watchdog does it
+    (see mlsleuth/child_launcher.py).
     """
     import atexit
     import signal
 
     from mlsleuth.serving.running import kill_active_children
 
-    def on_term(signum, frame):
+    def on_signal(signum, frame):
         kill_active_children()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
-    signal.signal(signal.SIGTERM, on_term)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), on_signal)
     atexit.register(kill_active_children)  # any other way out of the server
 
 

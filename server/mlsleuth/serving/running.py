@@ -101,20 +101,21 @@ _ACTIVE_CHILDREN: set[Any] = set()
 
 
 def kill_active_children() -> int:
-    """SIGKILL the process group of every running child; safe to call from a signal handler."""
-    import os
-    import signal
+    """SIGKILL the process group and cgroup of every running child and delete its scratch folder;
+    safe to call from a signal handler.
 
+    A group is killed even when its leader has already exited: a cancel or a session close may
+    be in the middle of the grace period after SIGTERM, with the leader gone and a member that
+    ignores SIGTERM still running, when the client's own SIGTERM reaches the server."""
     killed = 0
     for child in list(_ACTIVE_CHILDREN):
-        proc = getattr(child, "proc", None)
-        if proc is None or proc.poll() is not None:
+        if getattr(child, "proc", None) is None:
             continue
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            child.kill_now()
             killed += 1
-        except (ProcessLookupError, PermissionError):
-            pass
+        except Exception:  # noqa: BLE001 - one child's failure must not spare the others
+            log.debug("could not kill a child", exc_info=True)
     return killed
 
 
