@@ -13,7 +13,7 @@ only, nothing else loads (a few milliseconds). In order:
    the run ends normally mlsleuth kills the group, watchdog included.
 3. It moves itself into the run's cgroup, if mlsleuth made one (so that even a
    ``setsid()`` escapee can be killed), and caps its address space (RLIMIT_AS)
-   if asked.
+   and its data memory (RLIMIT_DATA) if asked.
 4. It execs the command, which keeps this pid, the session, the cgroup and the
    limit.
 
@@ -145,11 +145,12 @@ def main(argv: list[str]) -> None:
                 fh.write(str(os.getpid()))
         except OSError as exc:
             sys.stderr.write(f"mlsleuth: could not enter the run's cgroup {cgroup} ({exc}); continuing without it\n")
-    limit = settings.get("rlimit_as")
-    if limit:
-        import resource
+    for key, name in (("rlimit_as", "RLIMIT_AS"), ("rlimit_data", "RLIMIT_DATA")):
+        limit = settings.get(key)
+        if limit:
+            import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
+            resource.setrlimit(getattr(resource, name), (int(limit), int(limit)))
     os.execv(command[0], command)
 
 

@@ -26,11 +26,11 @@ describes the method. All paths are relative to the served project root.
 """
 
 
-def build_server(root: str | Path = ".", **settings: float) -> MCPServer:
+def build_server(root: str | Path = ".", **settings: float | None) -> MCPServer:
     """An MCPServer whose tools read only files under ``root``.
 
     ``settings`` are :class:`~mlsleuth.serving.tools.ServeEnv` fields
-    (``scan_timeout_s``, ``run_timeout_s``, ``char_budget``).
+    (``scan_timeout_s``, ``run_timeout_s``, ``char_budget``, ``child_memory_mb``).
     """
     resolved = Path(root).expanduser().resolve()
     if not resolved.is_dir():

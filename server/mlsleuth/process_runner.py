@@ -233,7 +233,7 @@ class _Stream:
 # Every child starts as ``python -I -S child_launcher.py SETTINGS COMMAND...`` (the
 # interpreter running mlsleuth, standard library only, a few milliseconds): the
 # launcher starts a watchdog that cleans up if mlsleuth dies without doing so,
-# enters the run's cgroup, sets RLIMIT_AS if asked, and execs the command, which
+# enters the run's cgroup, sets RLIMIT_AS/RLIMIT_DATA if asked, and execs the command, which
 # keeps the pid, the new session, the cgroup and the limit. Not ``preexec_fn``:
 # CPython documents it as unsafe when the parent has threads (the MCP server
 # runs tools on worker threads). See mlsleuth/child_launcher.py.
@@ -273,6 +273,7 @@ class ChildRun:
         timeout_s: float,
         env: Mapping[str, str] | None = None,
         memory_limit_mb: int | None = None,
+        data_limit_mb: int | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         keep_scratch: bool = False,
@@ -282,7 +283,8 @@ class ChildRun:
         self.argv = [str(a) for a in argv]
         self.cwd = Path(cwd)
         self.timeout_s = float(timeout_s)
-        self.memory_limit_mb = memory_limit_mb
+        self.memory_limit_mb = memory_limit_mb  # RLIMIT_AS: the whole address space (CPU runs; CUDA reserves more)
+        self.data_limit_mb = data_limit_mb  # RLIMIT_DATA: heap and private writable memory (the server's cap)
         self.output_limit = output_limit
         self.keep_scratch = keep_scratch
         self.scratch = Path(tempfile.mkdtemp(prefix="mlsleuth-child-"))
@@ -318,6 +320,7 @@ class ChildRun:
             "scratch": None if self.keep_scratch else str(self.scratch),
             "cgroup": str(self.cgroup) if self.cgroup else None,
             "rlimit_as": self.memory_limit_mb * 2**20 if self.memory_limit_mb else None,
+            "rlimit_data": self.data_limit_mb * 2**20 if self.data_limit_mb else None,
         }
         try:
             # Append mode: the parent trims a file that grows too large, and the child's next write
