@@ -76,19 +76,18 @@ class _StopSignals:
     """While active (main thread only), the first SIGTERM/SIGHUP raises :class:`Terminated`;
     repeats are ignored so that the clean-up they interrupt can finish (it is bounded)."""
 
-    def __enter__(self) -> _StopSignals:
+    def __enter__(self) -> None:
         import threading
 
         self.saved: dict[int, Any] = {}
         self.fired = False
         if threading.current_thread() is not threading.main_thread():
-            return self
+            return
         for sig in STOP_SIGNALS:
             try:
                 self.saved[sig] = signal.signal(sig, self._handle)
             except (OSError, ValueError):  # pragma: no cover - an embedded interpreter
                 pass
-        return self
 
     def _handle(self, signum: int, frame: Any) -> None:
         if self.fired:
@@ -477,9 +476,9 @@ class ChildRun:
         kill the child's group and remove the scratch folder before the exception propagates.
         """
         with _StopSignals():
-            if self.proc is None:
-                self.start()
             try:
+                if self.proc is None:
+                    self.start()
                 while not self.poll():
                     if self.elapsed() > self.timeout_s:
                         self.kill_group()

@@ -114,7 +114,7 @@ def kill_active_children() -> int:
         try:
             child.kill_now()
             killed += 1
-        except Exception:  # noqa: BLE001 - one child's failure must not spare the others
+        except Exception:  # one child's failure must not spare the others
             log.debug("could not kill a child", exc_info=True)
     return killed
 

@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
 
     try:
         with open(argv[0], "rb") as fh:
-            args = pickle.load(fh)  # noqa: S301 - our own file in our private scratch folder (see above)
+            args = pickle.load(fh)  # our own file in our private scratch folder (see above)
         payload = run(args)
     except Exception as exc:  # noqa: BLE001 - reported to the server, which says it is a bug
         payload = {"status": "internal-error", "message": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=12)[-4000:]}

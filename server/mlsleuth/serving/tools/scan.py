@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import inspect
 import logging
+import sys
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
@@ -102,7 +103,8 @@ async def _scan_in_child(ctx, env, labels, selection, config) -> Report:
     # the engine reports it as an `outside-root` error entry instead.
     args = {"paths": labels, "root": root, "selection": selection, "config": config, "confine_to": root}
     try:
-        child = ChildRun(["python"], cwd=root, timeout_s=env.scan_timeout_s, env={"OMP_NUM_THREADS": "1"})
+        # the arguments go into the child's own scratch folder, which exists once the ChildRun does
+        child = ChildRun([sys.executable], cwd=root, timeout_s=env.scan_timeout_s, env={"OMP_NUM_THREADS": "1"})
         child.argv = child_argv(write_args(child.scratch, args))
     except OSError as exc:  # the scratch folder could not be made or written
         raise ToolError(f"could not prepare the scan: {exc}; check free disk space and permissions of the temporary folder") from None
