@@ -150,7 +150,10 @@ def main(argv: list[str]) -> None:
         if limit:
             import resource
 
-            resource.setrlimit(getattr(resource, name), (int(limit), int(limit)))
+            which = getattr(resource, name)
+            hard = resource.getrlimit(which)[1]
+            limit = int(limit) if hard == resource.RLIM_INFINITY else min(int(limit), hard)  # never raise a hard limit
+            resource.setrlimit(which, (limit, limit))
     os.execv(command[0], command)
 
 
