@@ -521,3 +521,25 @@ def test_cgroups_can_be_turned_off(monkeypatch):
 
     monkeypatch.setenv(process_cgroup.DISABLE_ENV, "off")
     assert process_cgroup.base_dir() is None and process_cgroup.create() is None
+
+
+def test_stop_signals_raise_once_then_let_the_cleanup_finish():
+    """SIGTERM/SIGHUP during a blocking wait raise Terminated once; a repeat while the group is
+    being killed is ignored (an interrupted clean-up would orphan the run); the previous
+    handlers come back afterwards."""
+    from mlsleuth.process_runner import Terminated, _StopSignals
+
+    before = signal.getsignal(signal.SIGTERM)
+    cleaned = False
+    with pytest.raises(Terminated) as caught:
+        with _StopSignals():
+            try:
+                os.kill(os.getpid(), signal.SIGHUP)
+                time.sleep(5)  # the handler raises long before this ends
+            except Terminated:
+                os.kill(os.getpid(), signal.SIGTERM)  # ignored: the clean-up below still runs
+                time.sleep(0.05)
+                cleaned = True
+                raise
+    assert caught.value.signum == signal.SIGHUP and caught.value.name == "SIGHUP" and cleaned
+    assert signal.getsignal(signal.SIGTERM) == before
