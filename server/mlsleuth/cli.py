@@ -64,6 +64,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _die_by(signum: int) -> None:
+    """End the way the signal would have (callers such as `timeout` read the status)."""
+    import os
+    import signal
+
+    sys.stderr.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     if not (sys.argv[1:] if argv is None else list(argv)):
@@ -87,6 +97,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mlsleuth {args.command}: internal error (please report it):", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
         return EXIT_ERROR
+    except BaseException as exc:
+        # SIGTERM/SIGHUP during a run of user code (process_runner.Terminated, looked up lazily so
+        # that `mlsleuth --help` does not import the runner): the child's group is already killed.
+        runner = sys.modules.get("mlsleuth.process_runner")
+        if runner is None or not isinstance(exc, runner.Terminated):
+            raise
+        print(f"mlsleuth: stopped by {exc.name}; the child process group was killed", file=sys.stderr)
+        _die_by(exc.signum)
+        return 128 + exc.signum
 
 
 if __name__ == "__main__":

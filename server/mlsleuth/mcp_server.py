@@ -27,11 +27,11 @@ describes the method. Paths are relative to the served project root, or absolute
 """
 
 
-def build_server(root: str | Path = ".", **settings: float) -> MCPServer:
+def build_server(root: str | Path = ".", **settings: float | None) -> MCPServer:
     """An MCPServer whose tools read only files under ``root``.
 
     ``settings`` are :class:`~mlsleuth.serving.tools.ServeEnv` fields
-    (``scan_timeout_s``, ``run_timeout_s``, ``char_budget``).
+    (``scan_timeout_s``, ``run_timeout_s``, ``char_budget``, ``child_memory_mb``).
     """
     resolved = Path(root).expanduser().resolve()
     if not resolved.is_dir():

@@ -6,12 +6,20 @@ starts it through :class:`ChildRun`:
 * the child gets its own session and process group, so a timeout or a cancel
   kills the child *and everything it started* (data-loader workers included);
 * its stdout and stderr go to files, never to our stdout (the MCP stdio
-  transport must carry protocol bytes only); the tails come back, capped;
+  transport must carry protocol bytes only); each file is trimmed back to its
+  first part whenever it grows past ``max_output_bytes`` (the last part is
+  kept in memory), so a child printing gigabytes cannot fill the disk; the
+  head and the tail come back, with how many bytes were not kept;
 * it reports results by writing JSON to the file named in ``MLSLEUTH_RESULT``
   and progress as JSON lines appended to ``MLSLEUTH_PROGRESS``
   (see :mod:`mlsleuth.runtime.child.channel` for the child-side helpers);
-* an optional address-space cap turns runaway memory use into a clean error
-  (set by a launcher that execs the command, never by ``preexec_fn``).
+* it starts through a small launcher (:mod:`mlsleuth.child_launcher`) that
+  execs the command after starting a watchdog (should mlsleuth die without
+  cleaning up, the watchdog kills the run and deletes its scratch folder),
+  moving into the run's cgroup where one could be made
+  (:mod:`mlsleuth.process_cgroup`: even a ``setsid()`` escapee is killed) and
+  applying an optional address-space cap (runaway memory use becomes a clean
+  error), never through ``preexec_fn``.
 
 Both a blocking :meth:`ChildRun.wait` (CLI) and an async
 :meth:`ChildRun.wait_async` (MCP server; cancellation kills the group) exist.
@@ -35,11 +43,61 @@ from typing import Any
 
 RESULT_ENV = "MLSLEUTH_RESULT"
 PROGRESS_ENV = "MLSLEUTH_PROGRESS"
-DEFAULT_OUTPUT_LIMIT = 64_000  # characters of each stream's tail kept
-TERM_GRACE_S = 2.0
+STEP_ENV = "MLSLEUTH_STEP"  # the child's last completed step, never throttled (see runtime/child/channel.py)
+DEFAULT_OUTPUT_LIMIT = 64_000  # bytes of each stream's head and of its tail kept
+DEFAULT_MAX_OUTPUT_BYTES = 8 * 2**20  # each stream's file on disk is trimmed back when it grows past this
+# After SIGTERM, how long the child's group may take to exit before SIGKILL. Shorter than the
+# MCP clients' own grace after closing a server's stdin (2 s in the Python SDK), so that a
+# server whose session closes mid-run finishes its cleanup before the client escalates.
+TERM_GRACE_S = 1.0
 POLL_S = 0.05
 
 ProgressCallback = Callable[[dict[str, Any]], None]
+
+# Signals that end a blocking wait() like Ctrl-C does (SIGINT already raises KeyboardInterrupt):
+# `timeout`, a job scheduler or a closing terminal must not orphan the child.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM/SIGHUP during :meth:`ChildRun.wait`, after which the
+    child's group is killed; the caller should then end the way the signal would have."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+class _StopSignals:
+    """While active (main thread only), the first SIGTERM/SIGHUP raises :class:`Terminated`;
+    repeats are ignored so that the clean-up they interrupt can finish (it is bounded)."""
+
+    def __enter__(self) -> None:
+        import threading
+
+        self.saved: dict[int, Any] = {}
+        self.fired = False
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in STOP_SIGNALS:
+            try:
+                self.saved[sig] = signal.signal(sig, self._handle)
+            except (OSError, ValueError):  # pragma: no cover - an embedded interpreter
+                pass
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.fired:
+            return
+        self.fired = True
+        raise Terminated(signum)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self.saved.items():
+            signal.signal(sig, previous)
 
 
 @dataclass
@@ -53,10 +111,29 @@ class ChildResult:
     result: dict[str, Any] | None = None  # parsed JSON from the result file, if written
     result_error: str | None = None  # why the result file could not be read
     progress: list[dict[str, Any]] = field(default_factory=list)
+    last_step: int | None = None  # the last completed step the child recorded, read after it ended
     stdout_tail: str = ""
     stderr_tail: str = ""
     stdout_truncated: bool = False
     stderr_truncated: bool = False
+    stdout_head: str = ""  # the first part of a truncated stream (empty when nothing was cut)
+    stderr_head: str = ""
+    stdout_dropped: int = 0  # bytes written by the child but kept neither in the head nor in the tail (at least)
+    stderr_dropped: int = 0
+    stdout_bytes: int = 0  # bytes the child wrote in all; once a trim happened, a lower bound: what the
+    # child writes between the parent's last look at the size and the cut goes uncounted
+    stderr_bytes: int = 0
+
+    def excerpt(self, stream: str = "stderr", limit: int = 4000) -> str:
+        """The stream for an error report: the tail, or, when the middle was cut, the start, a line
+        saying how much was not kept, and the end (at most about ``limit`` characters)."""
+        tail = getattr(self, f"{stream}_tail") or ""
+        head = getattr(self, f"{stream}_head") or ""
+        dropped = getattr(self, f"{stream}_dropped")
+        if not head:
+            return tail[-limit:]
+        note = f"\n[... at least {dropped} bytes of {stream} not kept: the output was too long and was truncated ...]\n"
+        return head[: limit // 4] + note + tail[-(limit - limit // 4):]
 
     @property
     def signal_name(self) -> str | None:
@@ -80,43 +157,91 @@ class ChildResult:
         return f"exited with status {self.returncode}"
 
 
-def _tail(path: Path, limit: int) -> tuple[str, bool]:
+def _read_step(path: Path) -> int | None:
     try:
-        size = path.stat().st_size
-        with path.open("rb") as fh:
-            if size > limit:
-                fh.seek(size - limit)
-            data = fh.read()
-    except OSError:
-        return "", False
-    text = data.decode("utf-8", errors="replace")
-    if size > limit:
-        cut = text.find("\n")
-        text = text[cut + 1 :] if 0 <= cut < 200 else text
-        return text, True
-    return text, False
+        text = path.read_bytes()[:64].decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
 
 
-# The address-space cap is applied by a tiny launcher instead of Popen's
-# ``preexec_fn``: CPython documents ``preexec_fn`` as unsafe when the parent has
-# threads (a lock held by another thread at fork time can deadlock the child
-# before it execs), and the MCP server runs tools on worker threads. The
-# launcher is a fresh interpreter (the one running mlsleuth, started with -I -S
-# so nothing but the standard library loads, a few milliseconds): it sets
-# RLIMIT_AS on itself and then execs the real command, which keeps the pid,
-# the new session and the limit. There is no window in which the target runs
-# without the cap.
-_LIMIT_LAUNCHER = (
-    "import os, resource, sys\n"
-    "limit = int(sys.argv[1])\n"
-    "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
-    "os.execv(sys.argv[2], sys.argv[2:])\n"
-)
+def _cut_at_line(data: bytes, *, keep_end: bool) -> bytes:
+    """A cut stream starts (or ends) at a line boundary when one is near."""
+    if keep_end:
+        cut = data.find(b"\n")
+        return data[cut + 1 :] if 0 <= cut < 200 else data
+    cut = data.rfind(b"\n")
+    return data[: cut + 1] if cut >= len(data) - 200 else data
 
 
-def _with_memory_limit(argv: list[str], limit_bytes: int) -> list[str]:
-    """``argv`` wrapped in the launcher that caps the address space at ``limit_bytes``."""
-    return [sys.executable, "-I", "-S", "-c", _LIMIT_LAUNCHER, str(limit_bytes), *argv]
+class _Stream:
+    """One of the child's output files, kept small on disk.
+
+    The child writes with ``O_APPEND``, so when the file grows past the cap the
+    parent can save its last ``keep`` bytes in memory and truncate it back to
+    its first ``keep`` bytes; the child's next write lands after the head.
+    """
+
+    def __init__(self, path: Path, keep: int, cap: int) -> None:
+        self.path = path
+        self.keep = keep
+        self.cap = max(cap, 3 * keep)
+        self.carry = b""  # the tail saved before the last trim
+        self.trimmed = 0  # bytes removed from the file by trims
+
+    def trim(self) -> None:
+        try:
+            with self.path.open("r+b") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size <= self.cap:
+                    return
+                fh.seek(size - self.keep)
+                self.carry = fh.read(self.keep)
+                size = os.fstat(fh.fileno()).st_size  # again, right before the cut: count what came meanwhile
+                fh.truncate(self.keep)
+        except OSError:
+            return
+        self.trimmed += size - self.keep
+
+    def read(self) -> tuple[str, str, bool, int, int]:
+        """(head, tail, truncated, dropped bytes, total bytes)."""
+        try:
+            with self.path.open("rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if self.trimmed:
+                    head = fh.read(self.keep)
+                    rest = self.carry + fh.read()
+                else:
+                    head_len = min(self.keep, max(0, size - self.keep))
+                    head = fh.read(head_len)
+                    fh.seek(max(head_len, size - self.keep))
+                    rest = fh.read()
+        except OSError:
+            return "", "", False, 0, 0
+        total = size + self.trimmed
+        tail = rest[-self.keep :]
+        if total <= self.keep:
+            return "", tail.decode("utf-8", errors="replace"), False, 0, total
+        if total > len(head) + len(tail):  # something in the middle is missing: cut at lines
+            head = _cut_at_line(head, keep_end=False)
+            tail = _cut_at_line(tail, keep_end=True)
+        dropped = total - len(head) - len(tail)
+        return head.decode("utf-8", errors="replace"), tail.decode("utf-8", errors="replace"), True, dropped, total
+
+
+# Every child starts as ``python -I -S child_launcher.py SETTINGS COMMAND...`` (the
+# interpreter running mlsleuth, standard library only, a few milliseconds): the
+# launcher starts a watchdog that cleans up if mlsleuth dies without doing so,
+# enters the run's cgroup, sets RLIMIT_AS/RLIMIT_DATA if asked, and execs the command, which
+# keeps the pid, the new session, the cgroup and the limit. Not ``preexec_fn``:
+# CPython documents it as unsafe when the parent has threads (the MCP server
+# runs tools on worker threads). See mlsleuth/child_launcher.py.
+LAUNCHER = Path(__file__).resolve().parent / "child_launcher.py"
+
+
+def _launched(argv: list[str], settings: dict[str, Any]) -> list[str]:
+    """``argv`` (its program an absolute path) wrapped in the launcher."""
+    return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(settings), *argv]
 
 
 def _resolve_program(argv: list[str], env: Mapping[str, str], cwd: Path) -> list[str]:
@@ -147,7 +272,9 @@ class ChildRun:
         timeout_s: float,
         env: Mapping[str, str] | None = None,
         memory_limit_mb: int | None = None,
+        data_limit_mb: int | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         keep_scratch: bool = False,
     ) -> None:
         if timeout_s <= 0:
@@ -155,21 +282,26 @@ class ChildRun:
         self.argv = [str(a) for a in argv]
         self.cwd = Path(cwd)
         self.timeout_s = float(timeout_s)
-        self.memory_limit_mb = memory_limit_mb
+        self.memory_limit_mb = memory_limit_mb  # RLIMIT_AS: the whole address space (CPU runs; CUDA reserves more)
+        self.data_limit_mb = data_limit_mb  # RLIMIT_DATA: heap and private writable memory (the server's cap)
         self.output_limit = output_limit
         self.keep_scratch = keep_scratch
         self.scratch = Path(tempfile.mkdtemp(prefix="mlsleuth-child-"))
         self.result_path = self.scratch / "result.json"
         self.progress_path = self.scratch / "progress.jsonl"
+        self.step_path = self.scratch / "step"
         self.stdout_path = self.scratch / "stdout.txt"
         self.stderr_path = self.scratch / "stderr.txt"
+        self._streams = (_Stream(self.stdout_path, output_limit, max_output_bytes), _Stream(self.stderr_path, output_limit, max_output_bytes))
         self.env = dict(os.environ)
         if env:
             self.env.update(env)
         self.env[RESULT_ENV] = str(self.result_path)
         self.env[PROGRESS_ENV] = str(self.progress_path)
+        self.env[STEP_ENV] = str(self.step_path)
         self.env.setdefault("PYTHONUNBUFFERED", "1")
         self.proc: subprocess.Popen[bytes] | None = None
+        self.cgroup: Path | None = None  # the run's cgroup (v2), where one could be made
         self._started = 0.0
         self._progress_offset = 0
         self._progress: list[dict[str, Any]] = []
@@ -178,22 +310,36 @@ class ChildRun:
     def start(self) -> ChildRun:
         if self.proc is not None:
             raise RuntimeError("child already started")
-        argv = self.argv
-        if self.memory_limit_mb:
-            argv = _with_memory_limit(_resolve_program(argv, self.env, self.cwd), self.memory_limit_mb * 2**20)
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            # No preexec_fn (unsafe with threads); start_new_session is done by
-            # CPython's own fork code and is thread-safe.
-            self.proc = subprocess.Popen(  # argv is built by us, not a shell string
-                argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
+        from mlsleuth import process_cgroup
+
+        program = _resolve_program(self.argv, self.env, self.cwd)
+        self.cgroup = process_cgroup.create()
+        settings = {
+            "parent": os.getpid(),
+            "scratch": None if self.keep_scratch else str(self.scratch),
+            "cgroup": str(self.cgroup) if self.cgroup else None,
+            "rlimit_as": self.memory_limit_mb * 2**20 if self.memory_limit_mb else None,
+            "rlimit_data": self.data_limit_mb * 2**20 if self.data_limit_mb else None,
+        }
+        try:
+            # Append mode: the parent trims a file that grows too large, and the child's next write
+            # must land at the new end rather than leave a hole at its old offset.
+            with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
+                # No preexec_fn (unsafe with threads); start_new_session is done by
+                # CPython's own fork code and is thread-safe.
+                self.proc = subprocess.Popen(  # argv is built by us, not a shell string
+                    _launched(program, settings),
+                    cwd=self.cwd,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+        except BaseException:
+            self._end_cgroup()
+            raise
         self._started = time.monotonic()
         return self
 
@@ -230,6 +376,30 @@ class ChildRun:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
             pass
+        self._end_cgroup()
+
+    def kill_now(self) -> None:
+        """SIGKILL the group and the cgroup at once, whether or not the leader still runs, and
+        remove the scratch folder: for a server that is about to exit (safe in a signal handler)."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # the group may outlive its leader
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.cgroup is not None:
+            from mlsleuth import process_cgroup
+
+            process_cgroup.kill(self.cgroup)
+        self.cleanup()
+
+    def _end_cgroup(self) -> None:
+        """Kill whatever is left in the run's cgroup (a ``setsid()`` escapee) and delete it."""
+        if self.cgroup is None:
+            return
+        from mlsleuth import process_cgroup
+
+        if process_cgroup.remove(self.cgroup):
+            self.cgroup = None
 
     def new_progress(self) -> list[dict[str, Any]]:
         """Progress events written by the child since the last call."""
@@ -267,8 +437,8 @@ class ChildRun:
                     result_error = "the result file does not hold a JSON object"
             except (OSError, ValueError) as exc:
                 result_error = f"the result file is unreadable: {exc}"
-        out, out_cut = _tail(self.stdout_path, self.output_limit)
-        err, err_cut = _tail(self.stderr_path, self.output_limit)
+        out_head, out, out_cut, out_dropped, out_total = self._streams[0].read()
+        err_head, err, err_cut, err_dropped, err_total = self._streams[1].read()
         res = ChildResult(
             returncode=self.proc.returncode,
             duration_s=self.elapsed(),
@@ -277,10 +447,17 @@ class ChildRun:
             result=result,
             result_error=result_error,
             progress=list(self._progress),
+            last_step=_read_step(self.step_path),
             stdout_tail=out,
             stderr_tail=err,
             stdout_truncated=out_cut,
             stderr_truncated=err_cut,
+            stdout_head=out_head,
+            stderr_head=err_head,
+            stdout_dropped=out_dropped,
+            stderr_dropped=err_dropped,
+            stdout_bytes=out_total,
+            stderr_bytes=err_total,
         )
         self.cleanup()
         return res
@@ -288,26 +465,33 @@ class ChildRun:
     def cleanup(self) -> None:
         if not self.keep_scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.proc is None or self.proc.poll() is not None:
+            self._end_cgroup()
 
     # -- waiting ---------------------------------------------------------------
     def wait(self, on_progress: ProgressCallback | None = None) -> ChildResult:
-        """Block until the child ends or times out (then kill its group)."""
-        if self.proc is None:
-            self.start()
-        try:
-            while not self.poll():
-                if self.elapsed() > self.timeout_s:
-                    self.kill_group()
-                    return self._finish(timed_out=True)
-                self._dispatch(on_progress)
-                time.sleep(POLL_S)
-        except BaseException:  # KeyboardInterrupt: leave nothing running
-            self.kill_group()
-            self.cleanup()
-            raise
-        self._reap_group()
-        self._dispatch(on_progress)
-        return self._finish()
+        """Block until the child ends or times out (then kill its group).
+
+        Ctrl-C (KeyboardInterrupt) and, on the main thread, SIGTERM/SIGHUP (:class:`Terminated`)
+        kill the child's group and remove the scratch folder before the exception propagates.
+        """
+        with _StopSignals():
+            try:
+                if self.proc is None:
+                    self.start()
+                while not self.poll():
+                    if self.elapsed() > self.timeout_s:
+                        self.kill_group()
+                        return self._finish(timed_out=True)
+                    self._dispatch(on_progress)
+                    time.sleep(POLL_S)
+            except BaseException:  # KeyboardInterrupt, Terminated (SIGTERM/SIGHUP): leave nothing running
+                self.kill_group()
+                self.cleanup()
+                raise
+            self._reap_group()
+            self._dispatch(on_progress)
+            return self._finish()
 
     async def wait_async(self, on_progress: ProgressCallback | None = None) -> ChildResult:
         """Like :meth:`wait`, for async callers; a cancellation kills the group and re-raises."""
@@ -342,18 +526,22 @@ class ChildRun:
             self.kill_group()
 
     def _dispatch(self, on_progress: ProgressCallback | None) -> None:
+        for stream in self._streams:
+            stream.trim()
         events = self.new_progress()
         if on_progress is not None:
             for event in events:
                 on_progress(event)
 
     def _reap_group(self) -> None:
-        """The leader exited; kill stragglers it left in its group (e.g. loader workers)."""
+        """The leader exited; kill stragglers it left in its group (e.g. loader workers, and the
+        launcher's watchdog) and in its cgroup."""
         if self.proc is not None and _group_alive(self.proc.pid):
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        self._end_cgroup()
 
 
 def _group_alive(pgid: int) -> bool:

@@ -260,7 +260,7 @@ def test_memory_cap_is_set_without_preexec_fn_and_keeps_pid_and_session(tmp_path
     assert res.result["argv"] == ["--flag"]
     assert res.result["exe"] == sys.executable
 @pytest.mark.slow
-def test_no_memory_cap_means_no_launcher(tmp_path):
+def test_no_memory_cap_leaves_the_limit_alone(tmp_path):
     res = child(
         'import json, os, resource\njson.dump({"soft": resource.getrlimit(resource.RLIMIT_AS)[0]}, open(os.environ["MLSLEUTH_RESULT"], "w"))\n',
         tmp_path,
@@ -347,3 +347,199 @@ def test_child_progress_without_a_parent_writes_nothing(tmp_path, monkeypatch):
 
     monkeypatch.delenv(channel.PROGRESS_ENV, raising=False)
     assert channel.progress("step", done=1, total=2) is False
+
+
+@pytest.mark.slow
+def test_a_flood_of_output_is_trimmed_on_disk_keeping_head_and_tail(tmp_path):
+    """Issue 16 item 13: a child printing without end must not fill the disk. The parent trims the
+    file back while the child runs; the child waits (bounded) until it sees its stdout file shrink."""
+    run = child(
+        """
+        import json, os, sys, time
+        out = sys.stdout.buffer
+        out.write(b"first line of the run\\n")
+        chunk = (b"y" * 1023 + b"\\n") * 1024  # 1 MiB
+        for i in range(48):
+            out.write(chunk)
+            out.flush()
+        largest, deadline = os.fstat(1).st_size, time.monotonic() + 4
+        while os.fstat(1).st_size > 4 * 2**20 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        out.write(b"last line of the run\\n")
+        out.flush()
+        json.dump({"size_after_wait": os.fstat(1).st_size}, open(os.environ["MLSLEUTH_RESULT"], "w"))
+        sys.stderr.write("short stderr\\n")
+        """,
+        tmp_path,
+        output_limit=4096,
+        max_output_bytes=2**20,
+    )
+    res = run.wait()
+    assert res.returncode == 0, res.stderr_tail
+    assert res.result["size_after_wait"] <= 4 * 2**20  # trimmed while the child still ran
+    assert res.stdout_truncated and res.stdout_head.startswith("first line of the run\n")
+    assert res.stdout_tail.endswith("last line of the run\n") and len(res.stdout_tail) <= 4096
+    # bytes the child writes between the parent's last look at the size and its cut go uncounted
+    # (on a loaded machine the parent can be descheduled right there), so the count is a lower bound
+    written = len("first line of the run\n") + 48 * 2**20 + len("last line of the run\n")
+    assert 4 * 2**20 < res.stdout_bytes <= written
+    assert res.stdout_dropped == res.stdout_bytes - len(res.stdout_head.encode()) - len(res.stdout_tail.encode())
+    text = res.excerpt("stdout", 2000)
+    assert text.startswith("first line") and "bytes of stdout not kept" in text and text.endswith("last line of the run\n")
+    assert not res.stderr_truncated and res.stderr_tail == "short stderr\n" and res.excerpt() == "short stderr\n"
+
+
+def test_stream_reading_without_a_trim_splits_head_and_tail_without_overlap(tmp_path):
+    from mlsleuth.process_runner import _Stream
+
+    path = tmp_path / "out.txt"
+    path.write_bytes(b"a" * 10 + b"b" * 5)
+    head, tail, cut, dropped, total = _Stream(path, keep=10, cap=1000).read()
+    assert (head, tail, cut, dropped, total) == ("aaaaa", "aaaaabbbbb", True, 0, 15)
+    path.write_bytes(b"short")
+    assert _Stream(path, keep=10, cap=1000).read() == ("", "short", False, 0, 5)
+
+
+@pytest.mark.slow
+def test_the_last_step_survives_a_hard_exit_despite_throttled_progress(tmp_path):
+    """Issue 16 item 17: seven steps in a few milliseconds leave one progress line (throttled);
+    the step count is written unthrottled, so the parent still learns it after os._exit."""
+    from mlsleuth.runtime.common import CHILD_DIR, last_progress_step
+
+    res = child(
+        f"""
+        import os, sys
+        sys.path.insert(0, {str(CHILD_DIR)!r})
+        import channel
+        for step in range(1, 8):
+            channel.progress(f"step {{step}}", done=step, total=100, step=step)
+        channel.progress("replaying step 3", step=3, replay=True, force=True)  # a replay never lowers the count
+        os._exit(3)
+        """,
+        tmp_path,
+    ).wait()
+    assert res.returncode == 3
+    assert [e["step"] for e in res.progress if not e.get("replay")] == [1]  # throttled
+    assert res.last_step == 7 and last_progress_step(res) == 7
+
+
+def test_the_step_file_is_rewritten_in_place(tmp_path, monkeypatch):
+    from mlsleuth.process_runner import _read_step
+    from mlsleuth.runtime.child import channel
+
+    path = tmp_path / "step"
+    monkeypatch.setenv(channel.STEP_ENV, str(path))
+    monkeypatch.setattr(channel, "_step_max", -1)
+    monkeypatch.setattr(channel, "_step_fd", None)
+    for step in (9, 10, 4):
+        channel.record_step(step)
+    assert _read_step(path) == 10 and path.stat().st_size == 21
+    assert _read_step(tmp_path / "missing") is None
+    path.write_text("garbage")
+    assert _read_step(path) is None
+
+
+PARENT_THEN_DIE = """
+import sys, time
+from mlsleuth.process_runner import ChildRun, python_argv
+run = ChildRun(python_argv(None, sys.argv[1], sys.argv[2]), cwd=sys.argv[3], timeout_s=300).start()
+print(run.scratch, flush=True)
+time.sleep(300)
+"""
+
+GRANDPARENT_SCRIPT = """
+import os, subprocess, sys, time
+g = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=bool(int(os.environ.get("ESCAPE", "0"))))
+open(sys.argv[1] + ".tmp", "w").write(f"{os.getpid()} {g.pid}")
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(300)
+"""
+
+
+def _wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_sigkilled_parent_leaves_no_child_and_no_scratch(tmp_path):
+    """Issue 16: a parent-death watchdog. The process that started the run is SIGKILLed (no
+    handler runs); the run's leader and grandchild die and the scratch folder goes."""
+    import subprocess
+
+    script = tmp_path / "user.py"
+    script.write_text(GRANDPARENT_SCRIPT)
+    pidfile = tmp_path / "pids"
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_THEN_DIE, str(script), str(pidfile), str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        scratch = Path(parent.stdout.readline().strip())
+        assert _wait_for(pidfile.exists, 30)
+        pids = [int(x) for x in pidfile.read_text().split()]
+        assert all(alive(p) for p in pids) and scratch.is_dir()
+    finally:
+        parent.kill()
+        parent.wait()
+    assert _wait_for(lambda: not any(alive(p) for p in pids), 10), [p for p in pids if alive(p)]
+    assert _wait_for(lambda: not scratch.exists(), 10)
+
+
+def _cgroups_usable() -> bool:
+    from mlsleuth import process_cgroup
+
+    return process_cgroup.base_dir() is not None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not _cgroups_usable(), reason="needs a writable cgroup v2")
+@pytest.mark.parametrize("how", ["timeout", "leader-exits"])
+def test_a_setsid_grandchild_is_killed_through_the_cgroup(tmp_path, monkeypatch, how):
+    """Issue 16 item 14: a grandchild that called setsid() is outside the process group; the
+    run's cgroup still holds it, so a timeout and a normal end both kill it, and the cgroup goes."""
+    monkeypatch.setenv("ESCAPE", "1")
+    script = tmp_path / "user.py"
+    # the leader either sleeps into the timeout or exits at once, leaving its escaped grandchild
+    script.write_text(GRANDPARENT_SCRIPT if how == "timeout" else GRANDPARENT_SCRIPT.rsplit("time.sleep(300)", 1)[0])
+    pidfile = tmp_path / "pids"
+    run = ChildRun(python_argv(None, str(script), str(pidfile)), cwd=tmp_path, timeout_s=60 if how == "leader-exits" else 3)
+    run.start()
+    cgroup = run.cgroup
+    assert cgroup is not None and cgroup.is_dir()
+    res = run.wait()
+    assert res.timed_out == (how == "timeout"), res.stderr_tail
+    leader, grandchild = (int(x) for x in pidfile.read_text().split())
+    assert _wait_for(lambda: not alive(grandchild) and not alive(leader), 10)
+    assert not cgroup.exists()
+
+
+def test_cgroups_can_be_turned_off(monkeypatch):
+    from mlsleuth import process_cgroup
+
+    monkeypatch.setenv(process_cgroup.DISABLE_ENV, "off")
+    assert process_cgroup.base_dir() is None and process_cgroup.create() is None
+
+
+def test_stop_signals_raise_once_then_let_the_cleanup_finish():
+    """SIGTERM/SIGHUP during a blocking wait raise Terminated once; a repeat while the group is
+    being killed is ignored (an interrupted clean-up would orphan the run); the previous
+    handlers come back afterwards."""
+    from mlsleuth.process_runner import Terminated, _StopSignals
+
+    before = signal.getsignal(signal.SIGTERM)
+    cleaned = False
+    with pytest.raises(Terminated) as caught:
+        with _StopSignals():
+            try:
+                os.kill(os.getpid(), signal.SIGHUP)
+                time.sleep(5)  # the handler raises long before this ends
+            except Terminated:
+                os.kill(os.getpid(), signal.SIGTERM)  # ignored: the clean-up below still runs
+                time.sleep(0.05)
+                cleaned = True
+                raise
+    assert caught.value.signum == signal.SIGHUP and caught.value.name == "SIGHUP" and cleaned
+    assert signal.getsignal(signal.SIGTERM) == before

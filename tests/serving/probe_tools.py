@@ -2,7 +2,7 @@
 
 ``probe_child`` runs a tiny script through the same generic PreparedRun runner
 the runtime tools use. The script starts a grandchild (like a data-loader
-worker), records both pids, reports progress, sleeps, then succeeds or raises.
+worker; in mode "stubborn" one that ignores SIGTERM), records both pids, reports progress, sleeps, then succeeds or raises.
 Tests use it to check progress forwarding, error reports and that a cancel
 kills the whole process group. It is not part of the shipped server.
 """
@@ -19,7 +19,14 @@ from pydantic import Field
 SCRIPT = r'''
 import json, os, subprocess, sys, time
 pidfile, seconds, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+if mode == "stubborn":  # a worker that ignores SIGTERM (ready once its handler is set)
+    grandchild = subprocess.Popen([sys.executable, "-c", "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                                   "open(sys.argv[1], 'w').close(); time.sleep(600)", pidfile + ".ready"])
+    deadline = time.monotonic() + 30
+    while not os.path.exists(pidfile + ".ready") and time.monotonic() < deadline:
+        time.sleep(0.01)
+else:
+    grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
 with open(pidfile + ".tmp", "w") as fh:
     fh.write(f"{os.getpid()} {grandchild.pid}")
 os.replace(pidfile + ".tmp", pidfile)
@@ -68,7 +75,7 @@ def register(server, env) -> None:
         ctx: Context,
         workdir: Annotated[str, Field(description="scratch folder (absolute; test only)")],
         seconds: float = 0.5,
-        mode: Literal["ok", "fail"] = "ok",
+        mode: Literal["ok", "fail", "stubborn"] = "ok",
         timeout_s: float = 60.0,
     ) -> Report:
         """Test probe: run a sleeping child through the PreparedRun runner."""

@@ -49,7 +49,7 @@ def _wait_dead(pids: list[int], seconds: float = 10) -> list[int]:
     return [p for p in pids if _alive(p)]
 
 
-def _children_running(tag: str = "mlsleuth.serving.sweep_child", parent: int | None = None) -> list[int]:
+def _children_running(tag: str = " sweep_child ", parent: int | None = None) -> list[int]:
     """Pids of live processes whose command line names the sweep child (optionally: children of ``parent``)."""
     found = []
     for entry in Path("/proc").iterdir():

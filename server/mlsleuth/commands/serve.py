@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--token-env", default=DEFAULT_TOKEN_ENV, metavar="VAR", help=f"environment variable holding the HTTP bearer token (default {DEFAULT_TOKEN_ENV})")
     p.add_argument("--scan-timeout", type=float, default=300.0, metavar="SECONDS", help="stop a scan or sweep comparison after this long (default 300)")
     p.add_argument("--run-timeout", type=float, default=600.0, metavar="SECONDS", help="longest a tool may run user code (default 600)")
+    p.add_argument("--child-memory-limit", type=int, default=None, metavar="MB",
+                   help="cap the data memory (RLIMIT_DATA) of every child the server starts: scans, sweep comparisons and "
+                        "runs of user code (default: half the physical memory, at least 2048; 0: no cap)")
     p.add_argument("--log-level", choices=("DEBUG", "INFO", "WARNING", "ERROR"), default="WARNING", help="stderr logging level (default WARNING)")
     p.set_defaults(handler=run)
 
@@ -74,7 +77,12 @@ def run(args: argparse.Namespace) -> int:
 
     from mlsleuth.mcp_server import build_server
 
-    server = build_server(root, scan_timeout_s=args.scan_timeout, run_timeout_s=args.run_timeout)
+    settings = {"scan_timeout_s": args.scan_timeout, "run_timeout_s": args.run_timeout}
+    if args.child_memory_limit is not None:
+        if args.child_memory_limit < 0 or 0 < args.child_memory_limit < 256:
+            raise UsageError("--child-memory-limit must be 0 (no cap) or at least 256 MB")
+        settings["child_memory_mb"] = args.child_memory_limit or None
+    server = build_server(root, **settings)
     _terminate_gracefully()
     if not args.http:
         server.run()  # stdio
@@ -83,23 +91,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _terminate_gracefully() -> None:
-    """On SIGTERM, kill the process groups of running user code, then exit as SIGTERM would.
+    """On SIGTERM or SIGHUP, kill the process groups (and cgroups) of running user code and delete
+    their scratch folders, then exit as the signal would.
 
-    Python's default SIGTERM handling exits at once, skipping the cleanup that
-    kills the children of running tools; an IDE stopping the server would
-    otherwise leave a training run behind.
+    Python's default handling exits at once, skipping the cleanup that kills the children of
+    running tools; an IDE stopping the server (or a closed terminal) would otherwise leave a
+    training run behind. A SIGKILLed server cannot clean up: each child's watchdog does it
+    (see mlsleuth/child_launcher.py).
     """
     import atexit
     import signal
 
     from mlsleuth.serving.running import kill_active_children
 
-    def on_term(signum, frame):
+    def on_signal(signum, frame):
         kill_active_children()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
-    signal.signal(signal.SIGTERM, on_term)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), on_signal)
     atexit.register(kill_active_children)  # any other way out of the server
 
 

@@ -64,7 +64,11 @@ def write_config(child: Any, config: dict[str, Any]) -> None:
 
 
 def last_progress_step(result: Any) -> int | None:
-    steps = [e.get("step") for e in result.progress if isinstance(e.get("step"), int)]
+    """The last completed step: the child's unthrottled step count, else its latest progress line."""
+    steps = [e.get("step") for e in result.progress if isinstance(e.get("step"), int) and not e.get("replay")]
+    recorded = getattr(result, "last_step", None)
+    if isinstance(recorded, int):
+        steps.append(recorded)
     return max(steps) if steps else None
 
 
@@ -83,7 +87,7 @@ def child_errors(result: Any, *, tool: str, path: str | None, interpreter: str) 
 
     errors: list[ErrorEntry] = []
     payload = result.result or {}
-    stderr = (result.stderr_tail or "")[-4000:] or None
+    stderr = result.excerpt("stderr", 4000) or None
     if result.cancelled:
         errors.append(ErrorEntry(kind="cancelled", message="the run was cancelled; the child process group was killed", path=path))
         return errors

@@ -101,20 +101,21 @@ _ACTIVE_CHILDREN: set[Any] = set()
 
 
 def kill_active_children() -> int:
-    """SIGKILL the process group of every running child; safe to call from a signal handler."""
-    import os
-    import signal
+    """SIGKILL the process group and cgroup of every running child and delete its scratch folder;
+    safe to call from a signal handler.
 
+    A group is killed even when its leader has already exited: a cancel or a session close may
+    be in the middle of the grace period after SIGTERM, with the leader gone and a member that
+    ignores SIGTERM still running, when the client's own SIGTERM reaches the server."""
     killed = 0
     for child in list(_ACTIVE_CHILDREN):
-        proc = getattr(child, "proc", None)
-        if proc is None or proc.poll() is not None:
+        if getattr(child, "proc", None) is None:
             continue
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            child.kill_now()
             killed += 1
-        except (ProcessLookupError, PermissionError):
-            pass
+        except Exception:  # one child's failure must not spare the others
+            log.debug("could not kill a child", exc_info=True)
     return killed
 
 
@@ -149,6 +150,19 @@ def _limiter() -> anyio.CapacityLimiter:
     return _thread_limiter
 
 
+_scan_limiter: anyio.CapacityLimiter | None = None
+MAX_CONCURRENT_SCANS = 2  # scan children at once; more just thrash a small machine
+
+
+def scan_limiter() -> anyio.CapacityLimiter:
+    """The limiter of scan children. A slot is held until the child is dead (a timed-out or
+    cancelled scan is killed before its slot frees), so the limit cannot be bypassed."""
+    global _scan_limiter
+    if _scan_limiter is None:
+        _scan_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_SCANS)
+    return _scan_limiter
+
+
 async def run_in_thread(
     work: Callable[[ProgressFn], T],
     ctx: ProgressReporter | None,
@@ -157,7 +171,12 @@ async def run_in_thread(
     what: str,
     unit: str = "items",
 ) -> T:
-    """Run ``work(progress)`` on a worker thread; ToolError on timeout, stop the thread on cancel."""
+    """Run ``work(progress)`` on a worker thread; ToolError on timeout, stop the thread on cancel.
+
+    Only for work that calls ``progress`` often: a thread cannot be killed, so work stuck
+    between two calls keeps running after the timeout (and outside the limiter). ``scan``
+    therefore runs in a child process (:func:`run_child`) instead.
+    """
     state = _Progress(message=what)
 
     def progress(done: int, total: int) -> None:
@@ -205,6 +224,7 @@ async def run_child(
     tool: str,
     what: str,
     limiter: anyio.CapacityLimiter | None = None,
+    memory_limit_mb: int | None = None,
 ) -> Any:
     """Start an unstarted :class:`~mlsleuth.process_runner.ChildRun` and await its
     :class:`~mlsleuth.process_runner.ChildResult`, forwarding its progress.
@@ -214,8 +234,11 @@ async def run_child(
     cancel kills the child's process group (``ChildRun.wait_async``) and
     propagates; a timeout comes back as a result with ``timed_out``. If the
     child cannot start, the ``OSError``/``ValueError`` propagates and its
-    scratch folder is gone.
+    scratch folder is gone. ``memory_limit_mb`` caps the child's data memory
+    (``mlsleuth serve --child-memory-limit``) unless the child already has a cap.
     """
+    if memory_limit_mb and getattr(child, "data_limit_mb", None) is None:
+        child.data_limit_mb = memory_limit_mb
     state = _Progress(message=what)
 
     def on_progress(event: dict[str, Any]) -> None:
@@ -259,7 +282,7 @@ async def run_child(
     return box["result"]
 
 
-async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, tool: str, what: str) -> Report:
+async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, tool: str, what: str, memory_limit_mb: int | None = None) -> Report:
     """Start a prepared child run, await it with progress, and return its report.
 
     Cancellation by the client kills the child's process group (in
@@ -269,7 +292,7 @@ async def run_prepared(prepared: PreparedLike, ctx: ProgressReporter | None, *, 
     """
     child = prepared.child
     try:
-        result = await run_child(child, ctx, tool=tool, what=what)
+        result = await run_child(child, ctx, tool=tool, what=what, memory_limit_mb=memory_limit_mb)
     except (OSError, ValueError) as exc:
         return Report(
             tool=tool,

@@ -8,7 +8,7 @@ in a child process started through :func:`mlsleuth.serving.running.run_child`,
 which kills the child's process group on cancel or timeout and keeps the
 server's memory flat.
 
-Protocol: ``python -c BOOTSTRAP PACKAGE_PARENT ARGS_JSON`` (see
+Protocol: ``python -c BOOTSTRAP PACKAGE_PARENT sweep_child ARGS_JSON`` (see
 :func:`child_argv`); the arguments are the keyword arguments of
 :func:`mlsleuth.sweep.compare_sweep` plus ``results`` (an absolute path) and
 ``plot``. The child
@@ -50,17 +50,19 @@ BOOTSTRAP = (
     "origin = os.path.realpath(spec.origin) if spec is not None and spec.origin else ''\n"
     "if not origin.startswith(os.path.join(want, 'mlsleuth') + os.sep):\n"
     "    sys.path.insert(0, want)\n"
-    "from mlsleuth.serving.sweep_child import main\n"
-    "raise SystemExit(main(sys.argv[2:]))\n"
+    "from importlib import import_module\n"
+    "main = import_module('mlsleuth.serving.' + sys.argv[2]).main\n"
+    "raise SystemExit(main(sys.argv[3:]))\n"
 )
 
 
-def child_argv(args: dict[str, Any]) -> list[str]:
-    """The command that runs :func:`main` on ``args`` with the server's interpreter."""
+def child_argv(args: dict[str, Any] | str, module: str = "sweep_child") -> list[str]:
+    """The command that runs ``mlsleuth.serving.<module>.main`` with the server's interpreter
+    (for this module: on ``args``, passed as JSON)."""
     import mlsleuth
 
     package_parent = str(Path(mlsleuth.__file__).resolve().parent.parent)
-    return [sys.executable, "-c", BOOTSTRAP, package_parent, json.dumps(args)]
+    return [sys.executable, "-c", BOOTSTRAP, package_parent, module, args if isinstance(args, str) else json.dumps(args)]
 
 
 def png_size(png: bytes) -> tuple[int, int]:

@@ -105,6 +105,15 @@ def test_trace_user_exception_becomes_an_error_entry():
     assert "after step 2" in report.errors[0].message
     assert "mat1 and mat2" in (report.errors[0].detail or "")
 @pytest.mark.slow
+def test_trace_hard_exit_reports_the_last_step_not_a_throttled_one():
+    """Issue 16 item 17: progress lines are throttled; after os._exit the last completed step
+    must still be exact (7), not the last progress line that got through (1)."""
+    report = trace(SCRIPTS / "exits_hard_at_step7.py", steps=20, cwd=SCRIPTS, timeout_s=120)
+    assert [e.kind for e in report.errors] == ["crash"], [e.message for e in report.errors]
+    assert report.errors[0].message.endswith("last completed optimizer step: 7")
+
+
+@pytest.mark.slow
 def test_trace_hang_becomes_a_timeout_entry():
     report = trace(SCRIPTS / "hangs.py", steps=5, cwd=SCRIPTS, timeout_s=8)
     assert [e.kind for e in report.errors] == ["timeout"]

@@ -17,6 +17,7 @@ from typing import Any
 
 RESULT_ENV = "MLSLEUTH_RESULT"
 PROGRESS_ENV = "MLSLEUTH_PROGRESS"
+STEP_ENV = "MLSLEUTH_STEP"  # a small file holding the last completed step, rewritten in place at every step
 
 
 def jsonable(value: Any) -> Any:
@@ -66,6 +67,9 @@ def progress(
     ones (a change of phase the parent should hear about at once).
     """
     global _last_progress_at
+    step = extra.get("step")
+    if isinstance(step, int) and not isinstance(step, bool) and not extra.get("replay"):
+        record_step(step)
     path = os.environ.get(PROGRESS_ENV)
     if not path:
         return False
@@ -79,3 +83,30 @@ def progress(
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(jsonable(event)) + "\n")
     return True
+
+
+# Progress is throttled, so after a crash that skips every handler (os._exit, SIGKILL, the
+# out-of-memory killer) the last progress line can be many steps old. The step count itself
+# is never throttled: it is rewritten in place (one pwrite on a file kept open, no open or
+# close per step) and the parent reads it when the child has ended, whatever the way.
+_step_fd: int | None = None
+_step_path: str | None = None
+_step_max = -1
+
+
+def record_step(step: int) -> None:
+    """Note that ``step`` optimizer steps have completed (the highest one seen counts)."""
+    global _step_fd, _step_path, _step_max
+    if step <= _step_max:
+        return
+    path = os.environ.get(STEP_ENV)
+    if not path:
+        return
+    try:
+        if _step_fd is None or _step_path != path:
+            _step_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            _step_path = path
+        os.pwrite(_step_fd, b"%20d\n" % step, 0)  # fixed width: a shorter number never leaves digits behind
+    except OSError:
+        return  # the count is advisory, like progress
+    _step_max = step

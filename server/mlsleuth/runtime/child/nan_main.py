@@ -68,7 +68,9 @@ def run_script(config: dict[str, Any]) -> dict[str, Any]:
 def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
     """Run the script again in a fresh process, with the locator armed for the failing step."""
     step = obs.failure["step"]
-    with tempfile.TemporaryDirectory(prefix="mlsleuth-nan-replay-") as tmp:
+    # inside the run's scratch folder (the result file's): removed with it even if the run is killed
+    scratch = os.path.dirname(os.environ.get(channel.RESULT_ENV, "")) or None
+    with tempfile.TemporaryDirectory(prefix="mlsleuth-nan-replay-", dir=scratch) as tmp:
         cfg = dict(config)
         cfg.update({"replay_step": step, "max_steps": step + 1, "expected": obs.fingerprints, "save_dir": None, "snapshot_every": 0, "copy_batches": False})
         cfg_path = os.path.join(tmp, "config.json")
@@ -79,6 +81,7 @@ def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
         env = dict(os.environ)
         env[channel.RESULT_ENV] = result_path
         env.pop(channel.PROGRESS_ENV, None)  # the replay's steps must not look like progress of the first run
+        env.pop(channel.STEP_ENV, None)
         channel.progress(f"replaying step {step} with operation-level instrumentation", step=step, replay=True, force=True)
         with open(err_path, "wb") as err:
             proc = subprocess.run(

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +56,18 @@ class ServeEnv:
     scan_timeout_s: float = 300.0
     run_timeout_s: float = 600.0  # ceiling for user-code runs (trace, diagnose, nan)
     char_budget: int = DEFAULT_CHAR_BUDGET
+    # Cap on each child's data memory (RLIMIT_DATA: heap and private writable mappings, not the
+    # address space CUDA reserves), for every child the server starts; None or 0: no cap.
+    child_memory_mb: int | None = field(default_factory=lambda: default_child_memory_mb())
+
+
+def default_child_memory_mb() -> int | None:
+    """Half the machine's physical memory, at least 2 GiB; None where it cannot be read."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return max(2048, total // 2 // 2**20) if total > 0 else None
 
 
 # Extra tool modules to load, comma-separated (same `register(server, env)`

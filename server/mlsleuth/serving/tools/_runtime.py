@@ -58,7 +58,7 @@ async def run_user_code(
         raise ToolError(str(exc)) from None
     except OSError as exc:  # the scratch folder or config file could not be written
         raise ToolError(f"could not prepare the {tool} run: {exc}; check free disk space and permissions of the temporary folder") from None
-    report = await run_prepared(prepared, ctx, tool=tool, what=prepared.description or tool)
+    report = await run_prepared(prepared, ctx, tool=tool, what=prepared.description or tool, memory_limit_mb=env.child_memory_mb)
     relativize(report, env.root)
     page = bound_report(report, max_findings=max_findings, offset=0, char_budget=env.char_budget)
     if page.truncated:

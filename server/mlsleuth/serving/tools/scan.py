@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import inspect
 import logging
+import sys
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
@@ -16,7 +17,7 @@ from pydantic import Field
 from mlsleuth.report import Report
 from mlsleuth.serving.bounding import MAX_FINDINGS_CAP, as_result, bound_report
 from mlsleuth.serving.paths import relative_label, resolve_in_root, withhold_outside
-from mlsleuth.serving.running import WorkCancelled, run_in_thread
+from mlsleuth.serving.running import run_child, scan_limiter
 
 log = logging.getLogger("mlsleuth.serve")
 
@@ -89,30 +90,59 @@ def register(server, env) -> None:
             paths = [paths]
         targets = [resolve_in_root(root, p, what="path") for p in (paths or ["."])]
         config, selection = _selection(root, select, ignore, min_severity)
-        from mlsleuth.config import ConfigError
-        from mlsleuth.scan import scan_paths
-
         if config.cache_dir is None:
             config = dataclasses.replace(config, cache_dir=str(_user_cache(root)))
 
         labels = [relative_label(root, t) for t in targets]
-
-        def work(progress):
-            try:
-                # confine_to: a symbolic link in the tree that leaves the root is not followed;
-                # the engine reports it as an `outside-root` error entry instead.
-                return scan_paths(labels, root=root, selection=selection, config=config, progress=progress, confine_to=root)
-            except ConfigError as exc:
-                raise ToolError(f"{exc}. Fix the arguments (list_rules shows the ids) or the [tool.mlsleuth] configuration, and call scan again") from None
-            except WorkCancelled:
-                raise
-            except Exception as exc:  # a bug in the scanner: say so, with something to try
-                log.exception("scan failed")
-                raise ToolError(
-                    f"the scan failed with an internal error ({type(exc).__name__}: {exc}); this is a bug in mlsleuth, "
-                    f"please report it. Scanning a narrower path may avoid the file that triggers it"
-                ) from exc
-
-        report = await run_in_thread(work, ctx, timeout_s=env.scan_timeout_s, what="scanning", unit="files")
+        report = await _scan_in_child(ctx, env, labels, selection, config)
         withhold_outside(report, root)
         return as_result(bound_report(report, max_findings=max_findings, offset=offset, char_budget=env.char_budget))
+
+
+async def _scan_in_child(ctx, env, labels, selection, config) -> Report:
+    """Run the scan in a child process (see :mod:`mlsleuth.serving.scan_child`): a timeout or a
+    cancel kills it, at most two run at once, and its memory is capped."""
+    from mlsleuth.process_runner import ChildRun
+    from mlsleuth.serving.scan_child import child_argv, write_args
+
+    root = env.root
+    # confine_to: a symbolic link in the tree that leaves the root is not followed;
+    # the engine reports it as an `outside-root` error entry instead.
+    args = {"paths": labels, "root": root, "selection": selection, "config": config, "confine_to": root}
+    try:
+        # the arguments go into the child's own scratch folder, which exists once the ChildRun does
+        child = ChildRun([sys.executable], cwd=root, timeout_s=env.scan_timeout_s, env={"OMP_NUM_THREADS": "1"})
+        child.argv = child_argv(write_args(child.scratch, args))
+    except OSError as exc:  # the scratch folder could not be made or written
+        raise ToolError(f"could not prepare the scan: {exc}; check free disk space and permissions of the temporary folder") from None
+    try:
+        result = await run_child(child, ctx, tool="scan", what="scanning", limiter=scan_limiter(), memory_limit_mb=env.child_memory_mb)
+    except (OSError, ValueError) as exc:
+        raise ToolError(f"could not start the scan process ({child.argv[0]}): {exc}") from None
+    if result.timed_out:
+        raise ToolError(
+            f"scanning did not finish within {env.scan_timeout_s:.0f}s and was stopped; narrow the paths, "
+            f"or raise the limit with `mlsleuth serve --scan-timeout`"
+        )
+    payload = result.result
+    if not isinstance(payload, dict) or "status" not in payload:
+        tail = (result.stderr_tail or "").strip()[-1500:]
+        log.error("scan child %s; stderr: %s", result.describe_end(), tail)
+        memory = result.signal_name == "SIGKILL" or "MemoryError" in tail
+        raise ToolError(
+            f"the scan process {result.describe_end()} without a result"
+            + (f"; its last output: {tail}" if tail else "")
+            + (f"; it probably ran out of memory (the server caps each child at {env.child_memory_mb} MiB: "
+               f"`mlsleuth serve --child-memory-limit`); scan a narrower path" if memory and env.child_memory_mb
+               else "; this is a bug in mlsleuth, please report it. Scanning a narrower path may avoid the file that triggers it")
+        )
+    status = payload["status"]
+    if status == "input-error":
+        raise ToolError(f"{payload.get('message')}. Fix the arguments (list_rules shows the ids) or the [tool.mlsleuth] configuration, and call scan again")
+    if status != "ok":
+        log.error("scan child failed: %s\n%s", payload.get("message"), payload.get("traceback"))
+        raise ToolError(
+            f"the scan failed with an internal error ({payload.get('message')}); this is a bug in mlsleuth, "
+            f"please report it. Scanning a narrower path may avoid the file that triggers it"
+        )
+    return Report.model_validate_json(payload["report"])

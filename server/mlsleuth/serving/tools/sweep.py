@@ -119,7 +119,7 @@ def register(server, env) -> None:
         except OSError as exc:  # the scratch folder could not be made
             raise ToolError(f"could not prepare the sweep comparison: {exc}; check free disk space and permissions of the temporary folder") from None
         try:
-            result = await run_child(child, ctx, tool="sweep", what="comparing the sweep", limiter=analysis_limiter())
+            result = await run_child(child, ctx, tool="sweep", what="comparing the sweep", limiter=analysis_limiter(), memory_limit_mb=env.child_memory_mb)
         except (OSError, ValueError) as exc:
             raise ToolError(f"could not start the sweep comparison process ({child.argv[0]}): {exc}") from None
         payload = _outcome(result, env)
