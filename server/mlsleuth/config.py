@@ -16,6 +16,8 @@ Command-line ``--select``/``--ignore`` replace the file's lists.
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,14 +52,31 @@ class Config:
         return self.source.parent if self.source else None
 
 
+MAX_FILE_SIZE_MB = 2.0**20  # 1 TiB: any larger limit is no limit, and its byte count would overflow
+
+
+def check_file_size_mb(value: object, what: str = "max-file-size") -> float:
+    """``value`` as a size limit in MiB; ConfigError unless it is a finite number in (0, 1 TiB]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 < value <= MAX_FILE_SIZE_MB:
+        raise ConfigError(f"{what} must be a positive number of MiB (finite, at most {MAX_FILE_SIZE_MB:.0f}), not {value!r}")
+    return float(value)
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest ``pyproject.toml`` with a ``[tool.mlsleuth]`` table, searching upward."""
-    here = start.resolve()
-    if here.is_file():
-        here = here.parent
+    try:
+        here = start.resolve()
+        if here.is_file():
+            here = here.parent
+    except (OSError, RuntimeError):  # a name too long, a link loop: look from the nearest folder that resolves
+        here = Path(os.path.abspath(start)).parent
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        try:
+            found = candidate.is_file()
+        except OSError:  # a folder we may not look into, a name too long: no settings from there
+            continue
+        if found:
             try:
                 text = candidate.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
@@ -108,8 +127,8 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     if cache_dir is not None and not isinstance(cache_dir, str):
         raise ConfigError(f"{path}: cache-dir must be a string")
     max_size = table.get("max-file-size")
-    if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, (int, float)) or max_size <= 0):
-        raise ConfigError(f"{path}: max-file-size must be a positive number of MiB, not {max_size!r}")
+    if max_size is not None:
+        check_file_size_mb(max_size, f"{path}: max-file-size")
     return Config(
         select=_str_list(table, "select", path),
         ignore=_str_list(table, "ignore", path),

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
     from mlsleuth.cli import UsageError
     from mlsleuth.commands.common import emit
-    from mlsleuth.config import ConfigError, Selection, load_config
+    from mlsleuth.config import ConfigError, Selection, check_file_size_mb, load_config
 
     paths = list(args.paths) or ["."]
     missing = [p for p in paths if not os.path.lexists(p)]
@@ -58,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--statistics prints counts per rule as text or json; it cannot be SARIF")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    if args.max_file_size is not None and args.max_file_size <= 0:
-        raise UsageError("--max-file-size must be a positive number of MiB")
+    if args.max_file_size is not None:
+        try:
+            check_file_size_mb(args.max_file_size, "--max-file-size")
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
     try:
         if args.config:
             if not os.path.isfile(args.config):

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mlsleuth import __version__
-from mlsleuth.config import Config, ConfigError, Selection, load_config
+from mlsleuth.config import Config, ConfigError, Selection, check_file_size_mb, load_config
 from mlsleuth.report import SEVERITY_RANK, ErrorEntry, Finding, Report
 from mlsleuth.scan import discovery
 from mlsleuth.scan.analysis.project import ProjectIndex
@@ -392,8 +392,7 @@ def _plan(paths, root, config: Config | None, selection: Selection | None, max_f
     rules = active_rules(sel)
     triggers = sorted({t for r in rules for t in r.triggers})
     limit_mb = max_file_size_mb if max_file_size_mb is not None else getattr(config, "max_file_size_mb", None) or DEFAULT_MAX_FILE_SIZE_MB
-    if limit_mb <= 0:
-        raise ConfigError("max-file-size must be a positive number of MiB")
+    limit_mb = check_file_size_mb(limit_mb)
     limit_bytes = int(limit_mb * 2**20)
     return _ScanPlan(root_path, given, given_abs, config, sel, rules, triggers, limit_mb, limit_bytes)
 

@@ -100,6 +100,8 @@ def read_table(path: str | Path) -> Table:
             return _read_csv(fh, str(p), "\t" if suffix == ".tsv" else None)
     except UnicodeDecodeError as exc:
         raise SweepInputError(f"{p}: not UTF-8 text ({exc.reason}); export the results as UTF-8 CSV or JSONL") from None
+    except RecursionError:
+        raise SweepInputError(f"{p}: its JSON is nested too deeply to read (hundreds of levels); a results file holds flat records, one per run") from None
     except OSError as exc:
         raise SweepInputError(f"{p}: cannot read: {exc.strerror or exc}") from None
     finally:
@@ -475,7 +477,10 @@ def load_runs(
     if isinstance(source, Table):
         table = source
     elif isinstance(source, list):
-        table = _records_to_table(source, "<records>", "json", None)
+        try:
+            table = _records_to_table(source, "<records>", "json", None)
+        except RecursionError:
+            raise SweepInputError("the records are nested too deeply to read; pass flat records, one per run") from None
     else:
         table = read_table(source)
     if table.kind == "tensorboard":
