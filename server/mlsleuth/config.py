@@ -62,8 +62,18 @@ def check_file_size_mb(value: object, what: str = "max-file-size") -> float:
     return float(value)
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` with a ``[tool.mlsleuth]`` table, searching upward."""
+def find_pyproject(start: Path, boundary: Path | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.mlsleuth]`` table, searching upward.
+
+    With a ``boundary`` (a server's root) the search stops there and a candidate
+    whose real location is outside it (a symbolic link) is not read.
+    """
+    limit = None
+    if boundary is not None:
+        try:
+            limit = boundary.resolve()
+        except (OSError, RuntimeError):
+            return None
     try:
         here = start.resolve()
         if here.is_file():
@@ -71,10 +81,14 @@ def find_pyproject(start: Path) -> Path | None:
     except (OSError, RuntimeError):  # a name too long, a link loop: look from the nearest folder that resolves
         here = Path(os.path.abspath(start)).parent
     for folder in (here, *here.parents):
+        if limit is not None and not folder.is_relative_to(limit):
+            break
         candidate = folder / "pyproject.toml"
         try:
             found = candidate.is_file()
-        except OSError:  # a folder we may not look into, a name too long: no settings from there
+            if found and limit is not None and not candidate.resolve().is_relative_to(limit):
+                continue  # a link to someone else's settings
+        except (OSError, RuntimeError):  # a folder we may not look into, a name too long: no settings from there
             continue
         if found:
             try:
@@ -101,9 +115,10 @@ def _str_list(table: dict[str, Any], key: str, where: Path) -> list[str]:
     return value
 
 
-def load_config(start: Path, explicit: Path | None = None) -> Config:
-    """Load configuration for a scan rooted at ``start`` (or from ``explicit``)."""
-    path = explicit if explicit is not None else find_pyproject(start)
+def load_config(start: Path, explicit: Path | None = None, *, boundary: Path | None = None) -> Config:
+    """Load configuration for a scan rooted at ``start`` (or from ``explicit``); with a
+    ``boundary``, only a ``pyproject.toml`` inside it counts (see :func:`find_pyproject`)."""
+    path = explicit if explicit is not None else find_pyproject(start, boundary)
     if path is None:
         return Config()
     try:
