@@ -55,8 +55,11 @@ def masked_crc32c(data: bytes) -> int:
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def read_records(path: Path) -> list[bytes]:
-    """The payloads of a TFRecord file, in order."""
+def read_frames(path: Path) -> list[tuple[int, bytes, int]]:
+    """The records of a TFRecord file, in order: (byte offset, payload, stored masked CRC32C of the payload).
+
+    Every length checksum is verified; a truncated last record (a run still being written) ends the list.
+    """
     blob = path.read_bytes()
     out = []
     pos = 0
@@ -69,9 +72,15 @@ def read_records(path: Path) -> list[bytes]:
         start = pos + 12
         if start + length + 4 > len(blob):
             break  # a record still being written
-        out.append(blob[start : start + length])
+        (data_crc,) = struct.unpack("<I", blob[start + length : start + length + 4])
+        out.append((pos, blob[start : start + length], data_crc))
         pos = start + length + 4
     return out
+
+
+def read_records(path: Path) -> list[bytes]:
+    """The payloads of a TFRecord file, in order."""
+    return [payload for _, payload, _ in read_frames(path)]
 
 
 def _varint(buf: bytes, pos: int) -> tuple[int, int]:
@@ -204,15 +213,24 @@ def read_scalars_tensorboard(path: Path, loader) -> dict[str, list[tuple[int, fl
         raise SweepInputError(f"{path}: cannot decode the event file ({type(exc).__name__}: {exc}); is it a TensorBoard event file?") from None
     if events == 0 and path.stat().st_size > 0:
         raise SweepInputError(f"{path}: corrupt event file (the tensorboard loader found no intact record); remove it or re-export the run")
+    frames = read_frames(path)  # the loader stops quietly at a bad checksum: count what the file holds
+    if events < len(frames):
+        at = frames[events][0]
+        raise SweepInputError(
+            f"{path}: corrupt event file (the tensorboard loader stopped after {events} of {len(frames)} records; "
+            f"record {events + 1}, at byte {at}, fails its checksum); the rest of this run would be missing, so remove "
+            "the file or re-export the run"
+        )
     return out
 
 
 def read_scalars(path: Path) -> dict[str, list[tuple[int, float]]]:
     """Every scalar in one event file, read by the built-in decoder: {tag: [(step, value), ...]} in file order."""
     out: dict[str, list[tuple[int, float]]] = {}
-    for record in read_records(path):
+    for number_of_record, (offset, record, data_crc) in enumerate(read_frames(path), 1):
         step = 0
         summary = None
+        found: list[tuple[str, float]] = []
         try:
             for number, wire, value in _fields(record):
                 if number == 2 and wire == 0:
@@ -233,9 +251,17 @@ def read_scalars(path: Path) -> dict[str, list[tuple[int, float]]]:
                     elif vn == 8 and vw == 2:
                         scalar = _tensor_scalar(vv)
                 if tag is not None and scalar is not None:
-                    out.setdefault(tag, []).append((step, float(scalar)))
+                    found.append((tag, float(scalar)))
         except (ValueError, struct.error) as exc:
             raise SweepInputError(f"{path}: cannot decode an event record ({exc}); is this a TensorBoard event file?") from None
+        # the data checksum of every record a value is taken from (small records: cheap in pure Python)
+        if found and masked_crc32c(record) != data_crc:
+            raise SweepInputError(
+                f"{path}: corrupt event file (record {number_of_record}, at byte {offset}, fails its data checksum); "
+                "remove the file or re-export the run"
+            )
+        for tag, scalar in found:
+            out.setdefault(tag, []).append((step, scalar))
     return out
 
 
@@ -291,7 +317,7 @@ def read_tensorboard_dir(root: Path, *, use_package: bool = True) -> Table:
         for t in tags:
             columns[t].extend(block[t])
     note = (f"event files read with the tensorboard package {loader[2]}" if loader is not None
-            else f"event files read with mlsleuth's built-in decoder (record checksums of the data not verified); {TENSORBOARD_HINT}")
+            else f"event files read with mlsleuth's built-in decoder (checksums verified on every record a scalar came from); {TENSORBOARD_HINT}")
     return Table(str(root), "tensorboard", columns, len(columns["run"]), notes=[note])
 
 
