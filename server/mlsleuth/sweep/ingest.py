@@ -76,15 +76,16 @@ class Runs:
 # Reading files
 # --------------------------------------------------------------------------
 
-def read_table(path: str | Path) -> Table:
-    """Read a CSV/TSV, JSONL or JSON results file (or a TensorBoard log directory)."""
+def read_table(path: str | Path, confine_to: str | Path | None = None) -> Table:
+    """Read a CSV/TSV, JSONL or JSON results file (or a TensorBoard log directory; with
+    ``confine_to``, links in it that lead outside that folder are not followed)."""
     p = Path(path)
     if not p.exists():
         raise SweepInputError(f"{p}: no such file or directory")
     if p.is_dir():
         from mlsleuth.sweep.tensorboard import read_tensorboard_dir
 
-        return read_tensorboard_dir(p)
+        return read_tensorboard_dir(p, confine_to=Path(confine_to) if confine_to is not None else None)
     suffix = p.suffix.lower()
     gz = suffix == ".gz"
     if gz:
@@ -472,8 +473,10 @@ def load_runs(
     step: str | None = None,
     layout: str = "auto",
     categorical: bool = False,
+    confine_to: str | Path | None = None,
 ) -> Runs:
-    """Read ``source`` and return one run per (group, value, seed), reduced and classified."""
+    """Read ``source`` and return one run per (group, value, seed), reduced and classified.
+    ``confine_to``: see :func:`read_table`."""
     if isinstance(source, Table):
         table = source
     elif isinstance(source, list):
@@ -482,7 +485,7 @@ def load_runs(
         except RecursionError:
             raise SweepInputError("the records are nested too deeply to read; pass flat records, one per run") from None
     else:
-        table = read_table(source)
+        table = read_table(source, confine_to)
     if table.kind == "tensorboard":
         from mlsleuth.sweep.tensorboard import with_path_columns
 

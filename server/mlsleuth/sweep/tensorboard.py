@@ -28,6 +28,7 @@ and group are read from (``lr=0.01/seed=3``, ``lr_0.01-seed_3``, ...).
 from __future__ import annotations
 
 import math
+import os
 import re
 import struct
 from pathlib import Path
@@ -282,21 +283,86 @@ def extract_from_path(rel: str, name: str) -> str | None:
     return None
 
 
-def read_tensorboard_dir(root: Path, *, use_package: bool = True) -> Table:
+def _listing(names: list[str]) -> str:
+    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
+def event_files(root: Path, confine_to: Path | None = None) -> tuple[list[tuple[str, Path]], list[str]]:
+    """The event files under ``root`` as (run folder relative to root, file), and notes.
+
+    Symbolic links are followed (a run folder linked in from elsewhere is a run like any
+    other), each real folder once. With ``confine_to`` a link whose target lies outside it
+    is not followed; the notes name such links (never their targets), broken links, loops
+    and folders that could not be listed, so nothing is left out without a word.
+    """
+    limit = confine_to.resolve() if confine_to is not None else None
+    found: list[tuple[str, Path]] = []
+    outside: list[str] = []
+    broken: list[str] = []
+    loops: list[str] = []
+    unreadable: list[str] = []
+    seen = {root.resolve()}
+    stack: list[tuple[Path, str]] = [(root, "")]
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            unreadable.append(rel or ".")
+            continue
+        for entry in entries:
+            sub = f"{rel}/{entry.name}" if rel else entry.name
+            path = Path(entry.path)
+            try:
+                if entry.is_symlink():
+                    try:
+                        target = path.resolve(strict=True)
+                    except (OSError, RuntimeError):
+                        broken.append(sub)
+                        continue
+                    if limit is not None and not target.is_relative_to(limit):
+                        outside.append(sub)
+                        continue
+                is_dir = entry.is_dir()
+                if is_dir:
+                    real = path.resolve()
+                    if real in seen:
+                        loops.append(sub)
+                        continue
+                    seen.add(real)
+                    stack.append((path, sub))
+                elif "tfevents" in entry.name and entry.is_file():
+                    found.append((rel or ".", path))
+            except OSError:
+                unreadable.append(sub)
+    notes = []
+    if outside:
+        notes.append(f"not read: {len(outside)} symbolic link(s) that lead outside the served root ({_listing(outside)})")
+    if broken:
+        notes.append(f"not read: {len(broken)} broken symbolic link(s) ({_listing(broken)})")
+    if loops:
+        notes.append(f"not read twice: {len(loops)} link(s) back to a folder already read ({_listing(loops)})")
+    if unreadable:
+        notes.append(f"could not be listed: {_listing(unreadable)}")
+    found.sort(key=lambda item: (item[0], item[1].name))
+    return found, notes
+
+
+def read_tensorboard_dir(root: Path, *, use_package: bool = True, confine_to: Path | None = None) -> Table:
     """Read every run under a log directory into long columns: run, step, and one column per tag.
 
     Columns: ``run`` (the relative directory), ``step``, and every scalar tag;
     the parameter, seed and group columns are filled later from the path
     by :func:`with_path_columns`. ``use_package=False`` forces the built-in decoder.
+    ``confine_to`` (a server's root): links leading outside it are not followed (see :func:`event_files`).
     """
-    files = sorted(p for p in root.rglob("*") if p.is_file() and "tfevents" in p.name)
+    files, link_notes = event_files(root, confine_to)
     if not files:
-        raise SweepInputError(f"{root}: a directory was given but it holds no TensorBoard event files (events.out.tfevents.*)")
+        extra = f" ({'; '.join(link_notes)})" if link_notes else ""
+        raise SweepInputError(f"{root}: a directory was given but it holds no TensorBoard event files (events.out.tfevents.*){extra}")
     loader = tensorboard_loader() if use_package else None
     runs: dict[str, dict[str, list[tuple[int, float]]]] = {}
-    for f in files:
-        rel = f.parent.relative_to(root).as_posix()
-        rel = "." if rel in ("", ".") else rel
+    for rel, f in files:
         bucket = runs.setdefault(rel, {})
         scalars = read_scalars_tensorboard(f, loader) if loader is not None else read_scalars(f)
         for tag, points in scalars.items():
@@ -318,7 +384,7 @@ def read_tensorboard_dir(root: Path, *, use_package: bool = True) -> Table:
             columns[t].extend(block[t])
     note = (f"event files read with the tensorboard package {loader[2]}" if loader is not None
             else f"event files read with mlsleuth's built-in decoder (checksums verified on every record a scalar came from); {TENSORBOARD_HINT}")
-    return Table(str(root), "tensorboard", columns, len(columns["run"]), notes=[note])
+    return Table(str(root), "tensorboard", columns, len(columns["run"]), notes=[note, *link_notes])
 
 
 def with_path_columns(table: Table, names: list[str]) -> None:
