@@ -87,3 +87,18 @@ def test_sweep_on_deeply_nested_json_is_a_clear_error(tmp_path, name, text):
         compare_sweep(tmp_path / name, param="lr", metric="acc", seed="seed")
     proc = mlsleuth("sweep", name, "--param", "lr", "--metric", "acc", "--seed", "seed", cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "nested" in proc.stderr
+
+
+# found by the fuzz suite (tests/fuzz): hostile [tool.mlsleuth] settings
+def test_deeply_nested_toml_is_a_config_error(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.mlsleuth]\nselect = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="nested"):
+        load_config(tmp_path)
+    with pytest.raises(ConfigError, match="nested"):
+        find_pyproject(tmp_path)
+
+
+def test_a_cache_dir_with_a_nul_byte_is_a_config_error(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.mlsleuth]\ncache-dir = "cache\\u0000x"\n')
+    with pytest.raises(ConfigError, match="cache-dir"):
+        load_config(tmp_path)

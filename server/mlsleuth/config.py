@@ -101,7 +101,10 @@ def find_pyproject(start: Path, boundary: Path | None = None) -> Path | None:
                 if "tool.mlsleuth" in text:  # ours, but broken: say so rather than ignore the settings
                     raise ConfigError(f"{candidate} is not valid TOML: {exc}") from None
                 continue
-            if "mlsleuth" in data.get("tool", {}):
+            except RecursionError:
+                raise ConfigError(f"{candidate} is nested too deeply to read (thousands of brackets); it cannot be a real setting") from None
+            tool = data.get("tool", {})
+            if isinstance(tool, dict) and "mlsleuth" in tool:
                 return candidate
     return None
 
@@ -129,7 +132,10 @@ def load_config(start: Path, explicit: Path | None = None, *, boundary: Path | N
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    table = data.get("tool", {}).get("mlsleuth", {})
+    except RecursionError:
+        raise ConfigError(f"{path} is nested too deeply to read (thousands of brackets); it cannot be a real setting") from None
+    tool = data.get("tool", {})
+    table = tool.get("mlsleuth", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.mlsleuth] must be a table")
     unknown = sorted(set(table) - KNOWN_KEYS)
@@ -139,8 +145,8 @@ def load_config(start: Path, explicit: Path | None = None, *, boundary: Path | N
     if min_sev not in SEVERITIES:
         raise ConfigError(f"{path}: min-severity must be one of {', '.join(SEVERITIES)}, not {min_sev!r}")
     cache_dir = table.get("cache-dir")
-    if cache_dir is not None and not isinstance(cache_dir, str):
-        raise ConfigError(f"{path}: cache-dir must be a string")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or "\0" in cache_dir or not cache_dir.strip()):
+        raise ConfigError(f"{path}: cache-dir must be a string naming a folder (not empty, no NUL bytes)")
     max_size = table.get("max-file-size")
     if max_size is not None:
         check_file_size_mb(max_size, f"{path}: max-file-size")

@@ -97,7 +97,11 @@ def choose_cache_dir(root: Path, configured: str | None, config_root: Path | Non
         folder = Path(configured).expanduser()
         if not folder.is_absolute():
             folder = base / folder
-        if not folder.resolve().is_relative_to(base):
+        try:
+            inside = folder.resolve().is_relative_to(base)
+        except (OSError, RuntimeError, ValueError):  # a name too long, a link loop, a NUL byte
+            inside = False
+        if not inside:
             if _writable_dir(fallback):
                 return fallback, f"cache-dir {configured} lies outside the project {base}; using the per-user cache {fallback}"
             return None, f"cache-dir {configured} lies outside the project {base}; caching is off for this run"
