@@ -27,7 +27,6 @@ SIGNFLIP_MC_SEED = 20240611
 # sign flips (never below SIGNFLIP_MC_MIN_DRAWS draws), and each chunk of draws holds at most
 # SIGNFLIP_MC_CHUNK_CELLS signs: time and memory stay linear in the seed count.
 SIGNFLIP_MC_WORK = 2 * 10**8
-SIGNFLIP_MC_BITS_MIN_N = 1_000  # past this many pairs signs come from packed random bits (faster, another stream)
 SIGNFLIP_MC_MIN_DRAWS = 1_000
 SIGNFLIP_MC_CHUNK_CELLS = 10**6
 # Hodges-Lehmann forms every Walsh average up to this many differences, then selects the median.
@@ -435,14 +434,13 @@ def signflip_pvalue(diffs, *, draws: int = SIGNFLIP_MC_DRAWS, seed: int = SIGNFL
     rng = np.random.default_rng(seed)
     hits = 0
     done = 0
-    if n > SIGNFLIP_MC_BITS_MIN_N:  # random bits, 8 signs a byte: sum(+-d) = 2 * (bits @ d) - sum(d)
-        total = float(d.sum())
-        while done < draws:
-            chunk = min(rows, draws - done)
-            bits = np.unpackbits(rng.integers(0, 256, size=(chunk, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
-            hits += int(np.count_nonzero(np.abs(2.0 * (bits.astype(float) @ d) - total) >= obs - tol))
-            done += chunk
-        return (hits + 1) / (draws + 1), False
+    total = float(d.sum())
+    while done < draws:  # random bits, 8 signs a byte: sum(+-d) = 2 * (bits @ d) - sum(d), a matrix product
+        chunk = min(rows, draws - done)
+        bits = np.unpackbits(rng.integers(0, 256, size=(chunk, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
+        hits += int(np.count_nonzero(np.abs(2.0 * (bits.astype(float) @ d) - total) >= obs - tol))
+        done += chunk
+    return (hits + 1) / (draws + 1), False
     while done < draws:
         chunk = min(rows, draws - done)
         signs = rng.integers(0, 2, size=(chunk, n)) * 2 - 1
