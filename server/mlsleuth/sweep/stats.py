@@ -26,7 +26,7 @@ SIGNFLIP_MC_SEED = 20240611
 # With many seeds the Monte Carlo draws shrink so that draws * seeds stays within this many
 # sign flips (never below SIGNFLIP_MC_MIN_DRAWS draws), and each chunk of draws holds at most
 # SIGNFLIP_MC_CHUNK_CELLS signs: time and memory stay linear in the seed count.
-SIGNFLIP_MC_WORK = 2 * 10**8
+SIGNFLIP_MC_WORK = 2 * 10**7
 SIGNFLIP_MC_MIN_DRAWS = 1_000
 SIGNFLIP_MC_CHUNK_CELLS = 10**6
 # Hodges-Lehmann forms every Walsh average up to this many differences, then selects the median.
@@ -414,7 +414,7 @@ def signflip_pvalue(diffs, *, draws: int = SIGNFLIP_MC_DRAWS, seed: int = SIGNFL
     sum of squares does not change under sign flips). Exact enumeration of
     all 2**n patterns for n <= 20; beyond, a Monte Carlo estimate from
     ``draws`` random patterns with a fixed ``seed`` (p = (hits+1)/(draws+1)).
-    Past 2,000 pairs the draws are cut to keep draws * n at ``SIGNFLIP_MC_WORK``
+    Past 200 pairs the draws are cut to keep draws * n at ``SIGNFLIP_MC_WORK``
     (at least ``SIGNFLIP_MC_MIN_DRAWS``), so the smallest p is 1/(draws+1).
     Returns (p, exact).
     """
