@@ -31,7 +31,7 @@ def _all_pairs_hl(d: np.ndarray) -> float:
         lambda rng, n: rng.normal(0, 1, n).astype(np.float32).astype(float) * 1e-8,
     ],
 )
-@pytest.mark.parametrize("n", [2, 3, 7, 2500, 3001])
+@pytest.mark.parametrize("n", [2, 3, 7, 401, 600, 2500, 3001])
 def test_hodges_lehmann_is_the_exact_median_of_walsh_averages(make, n):
     d = make(np.random.default_rng(n), n)
     assert st.hodges_lehmann(d) == _all_pairs_hl(d)

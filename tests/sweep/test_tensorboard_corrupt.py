@@ -62,3 +62,34 @@ def test_an_intact_tree_and_a_truncated_last_record_still_read(tmp_path, use_pac
     target.write_bytes(target.read_bytes()[:-7])  # a run still being written
     table = read_tensorboard_dir(root, use_package=use_package)
     assert table.n_rows > 0
+
+
+@pytest.mark.parametrize(
+    "tensor_fields",
+    [
+        [(5, 0, 7)],  # float_val as a varint
+        [(6, 5, b"\0\0\0\0")],  # double_val as 4 bytes
+        [(7, 1, b"\0" * 8)],  # int_val as fixed64
+        [(5, 2, b"\0\0\0")],  # packed floats cut short
+    ],
+    ids=["float-varint", "double-fixed32", "int-fixed64", "packed-short"],
+)
+def test_tensor_values_with_the_wrong_wire_type_are_an_error_not_a_crash(tmp_path, tensor_fields):
+    """Found by the fuzz suite: a scalar tensor whose value field has an unexpected wire type."""
+    from fuzz.inputs import _field, _frame, _scalar_event
+
+    import random
+
+    tensor = _field(1, 0, 1) + _field(2, 2, _field(2, 2, _field(1, 0, 1)))
+    for number, wire, value in tensor_fields:
+        tensor += _field(number, wire, value)
+    bad = _field(2, 0, 3) + _field(5, 2, _field(1, 2, _field(1, 2, b"val/acc") + _field(8, 2, tensor)))
+    rng = random.Random(0)
+    run = tmp_path / "tb" / "lr=0.1" / "seed=0"
+    run.mkdir(parents=True)
+    (run / "events.out.tfevents.1.h").write_bytes(_frame(_scalar_event(1, 0.5), rng, False) + _frame(bad, rng, False))
+    try:
+        table = read_tensorboard_dir(tmp_path / "tb", use_package=False)
+    except SweepInputError:
+        return
+    assert table.n_rows >= 1

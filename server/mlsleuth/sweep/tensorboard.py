@@ -142,18 +142,19 @@ def _tensor_scalar(buf: bytes) -> float | None:
                     dims.append(size)
         elif number == 4 and wire == 2:
             content = value
-        elif number == 5:
-            floats.extend(struct.unpack(f"<{len(value) // 4}f", value) if wire == 2 else struct.unpack("<f", value))
-        elif number == 6:
-            floats.extend(struct.unpack(f"<{len(value) // 8}d", value) if wire == 2 else struct.unpack("<d", value))
-        elif number in (7, 10):
-            if wire == 2:
-                p = 0
-                while p < len(value):
-                    v, p = _varint(value, p)
-                    ints.append(v)
-            else:
-                ints.append(value)
+        elif number == 5 and wire in (2, 5):  # float_val: packed, or one fixed32
+            floats.extend(struct.unpack(f"<{len(value) // 4}f", value))
+        elif number == 6 and wire in (2, 1):  # double_val: packed, or one fixed64
+            floats.extend(struct.unpack(f"<{len(value) // 8}d", value))
+        elif number in (7, 10) and wire == 2:  # int_val / int64_val, packed varints
+            p = 0
+            while p < len(value):
+                v, p = _varint(value, p)
+                ints.append(v)
+        elif number in (7, 10) and wire == 0:
+            ints.append(value)
+        elif number in (5, 6, 7, 10):
+            raise ValueError(f"tensor field {number} has wire type {wire}, which no writer produces")
     if math.prod(dims) != 1:
         return None
     if content:
