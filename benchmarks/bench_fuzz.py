@@ -28,7 +28,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fuzz.inputs import KINDS, run_input  # noqa: E402
+from fuzz.inputs import KINDS, run_input
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,6 +21,7 @@ exponent is above ``--max-exponent`` (default 1.3).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -93,7 +94,7 @@ SERIES = {
 
 def measure(kind: str, path: Path, folder: Path) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "XDG_CACHE_HOME": str(folder / "cache")}
-    proc = subprocess.run([sys.executable, "-c", MEASURE, kind, str(path), str(folder)], capture_output=True, text=True, env=env, timeout=1800)
+    proc = subprocess.run([sys.executable, "-c", MEASURE, kind, str(path), str(folder)], check=False, capture_output=True, text=True, env=env, timeout=1800)
     if proc.returncode != 0:
         raise SystemExit(f"{kind} {path.name} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                 path.unlink()
             t_exp = exponent(sizes, [p["seconds"] for p in points])
             m_exp = exponent(sizes, [max(p["above_base_mib"], 1.0) for p in points])
-            ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in zip(points, points[1:])]
+            ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in itertools.pairwise(points)]
             print(f"{name:<15} time x{', x'.join(f'{r:.2f}' for r in ratios)} per doubling: exponent {t_exp:.2f}; memory exponent {m_exp:.2f}\n", flush=True)
             results[name] = {"unit": unit, "points": points, "time_exponent": round(t_exp, 3), "memory_exponent": round(m_exp, 3)}
             if t_exp > args.max_exponent:

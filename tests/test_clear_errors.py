@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from mlsleuth.config import ConfigError, find_pyproject, load_config
 from mlsleuth.scan.engine import scan_paths
 from mlsleuth.sweep.compare import compare_sweep
@@ -17,7 +16,7 @@ from mlsleuth.sweep.ingest import SweepInputError
 
 
 def mlsleuth(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mlsleuth", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "mlsleuth", *args], check=False, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "1e300"])

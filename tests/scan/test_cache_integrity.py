@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from mlsleuth.config import Config, Selection
 from mlsleuth.scan.engine import scan_paths
 

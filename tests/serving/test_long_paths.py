@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
-
 from mlsleuth.serving.paths import resolve_in_root
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 
 import pytest
-
 from mlsleuth.serving.http_auth import TokenError, check_token
 
 

@@ -10,7 +10,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-
 from mlsleuth.sweep import stats as st
 from mlsleuth.sweep.compare import compare_sweep
 

@@ -12,7 +12,6 @@ import struct
 from pathlib import Path
 
 import pytest
-
 from mlsleuth.sweep.table import SweepInputError
 from mlsleuth.sweep.tensorboard import read_tensorboard_dir
 
@@ -31,7 +30,7 @@ def _record_offsets(blob: bytes) -> list[tuple[int, int]]:
 def corrupt_copy(tmp_path: Path, record: int, where: str) -> Path:
     root = tmp_path / "tb"
     shutil.copytree(DATA, root)
-    target = sorted(root.rglob("*tfevents*"))[0]
+    target = min(root.rglob("*tfevents*"))
     blob = bytearray(target.read_bytes())
     pos, length = _record_offsets(bytes(blob))[record]
     if where == "value":
@@ -58,7 +57,7 @@ def test_an_intact_tree_and_a_truncated_last_record_still_read(tmp_path, use_pac
         pytest.importorskip("tensorboard")
     root = tmp_path / "tb"
     shutil.copytree(DATA, root)
-    target = sorted(root.rglob("*tfevents*"))[0]
+    target = min(root.rglob("*tfevents*"))
     target.write_bytes(target.read_bytes()[:-7])  # a run still being written
     table = read_tensorboard_dir(root, use_package=use_package)
     assert table.n_rows > 0
@@ -76,9 +75,9 @@ def test_an_intact_tree_and_a_truncated_last_record_still_read(tmp_path, use_pac
 )
 def test_tensor_values_with_the_wrong_wire_type_are_an_error_not_a_crash(tmp_path, tensor_fields):
     """Found by the fuzz suite: a scalar tensor whose value field has an unexpected wire type."""
-    from fuzz.inputs import _field, _frame, _scalar_event
-
     import random
+
+    from fuzz.inputs import _field, _frame, _scalar_event
 
     tensor = _field(1, 0, 1) + _field(2, 2, _field(2, 2, _field(1, 0, 1)))
     for number, wire, value in tensor_fields:

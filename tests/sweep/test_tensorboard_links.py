@@ -14,7 +14,6 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client
-
 from mlsleuth.mcp_server import build_server
 from mlsleuth.sweep.tensorboard import read_tensorboard_dir
 

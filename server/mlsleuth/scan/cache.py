@@ -222,9 +222,9 @@ class ScanCache:
         head, _, body = raw.partition(b"\n")
         try:
             header = json.loads(head)
-            if not isinstance(header, dict):
-                raise ValueError("no header")
         except (ValueError, RecursionError):
+            header = None
+        if not isinstance(header, dict):
             self.load_error = f"cache {self.path} was corrupt and is rebuilt"
             self.dirty = True
             return

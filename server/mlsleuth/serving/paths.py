@@ -15,7 +15,6 @@ from pathlib import Path
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.path_security import PathEscapeError, is_absolute_path, safe_join
 
-
 NAME_MAX = 255  # bytes in one file name (Linux, macOS)
 PATH_MAX = 4096  # bytes in a whole path (Linux; macOS allows 1024, where the lookup itself then fails cleanly)
 

@@ -10,7 +10,6 @@ import ast
 import time
 
 import pytest
-
 from mlsleuth.scan.analysis.context import FileContext
 
 
