@@ -22,6 +22,8 @@ Command-line ``--select``/``--ignore`` replace the file's lists (``--select`` al
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,14 +60,45 @@ class Config:
         return self.source.parent if self.source else None
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` with a ``[tool.mlsleuth]`` table, searching upward."""
-    here = start.resolve()
-    if here.is_file():
-        here = here.parent
+MAX_FILE_SIZE_MB = 2.0**20  # 1 TiB: any larger limit is no limit, and its byte count would overflow
+
+
+def check_file_size_mb(value: object, what: str = "max-file-size") -> float:
+    """``value`` as a size limit in MiB; ConfigError unless it is a finite number in (0, 1 TiB]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 < value <= MAX_FILE_SIZE_MB:
+        raise ConfigError(f"{what} must be a positive number of MiB (finite, at most {MAX_FILE_SIZE_MB:.0f}), not {value!r}")
+    return float(value)
+
+
+def find_pyproject(start: Path, boundary: Path | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.mlsleuth]`` table, searching upward.
+
+    With a ``boundary`` (a server's root) the search stops there and a candidate
+    whose real location is outside it (a symbolic link) is not read.
+    """
+    limit = None
+    if boundary is not None:
+        try:
+            limit = boundary.resolve()
+        except (OSError, RuntimeError):
+            return None
+    try:
+        here = start.resolve()
+        if here.is_file():
+            here = here.parent
+    except (OSError, RuntimeError):  # a name too long, a link loop: look from the nearest folder that resolves
+        here = Path(os.path.abspath(start)).parent
     for folder in (here, *here.parents):
+        if limit is not None and not folder.is_relative_to(limit):
+            break
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        try:
+            found = candidate.is_file()
+            if found and limit is not None and not candidate.resolve().is_relative_to(limit):
+                continue  # a link to someone else's settings
+        except (OSError, RuntimeError):  # a folder we may not look into, a name too long: no settings from there
+            continue
+        if found:
             try:
                 text = candidate.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
@@ -76,7 +109,10 @@ def find_pyproject(start: Path) -> Path | None:
                 if "tool.mlsleuth" in text:  # ours, but broken: say so rather than ignore the settings
                     raise ConfigError(f"{candidate} is not valid TOML: {exc}") from None
                 continue
-            if "mlsleuth" in data.get("tool", {}):
+            except RecursionError:
+                raise ConfigError(f"{candidate} is nested too deeply to read (thousands of brackets); it cannot be a real setting") from None
+            tool = data.get("tool", {})
+            if isinstance(tool, dict) and "mlsleuth" in tool:
                 return candidate
     return None
 
@@ -90,9 +126,10 @@ def _str_list(table: dict[str, Any], key: str, where: Path) -> list[str]:
     return value
 
 
-def load_config(start: Path, explicit: Path | None = None) -> Config:
-    """Load configuration for a scan rooted at ``start`` (or from ``explicit``)."""
-    path = explicit if explicit is not None else find_pyproject(start)
+def load_config(start: Path, explicit: Path | None = None, *, boundary: Path | None = None) -> Config:
+    """Load configuration for a scan rooted at ``start`` (or from ``explicit``); with a
+    ``boundary``, only a ``pyproject.toml`` inside it counts (see :func:`find_pyproject`)."""
+    path = explicit if explicit is not None else find_pyproject(start, boundary)
     if path is None:
         return Config()
     try:
@@ -103,7 +140,10 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    table = data.get("tool", {}).get("mlsleuth", {})
+    except RecursionError:
+        raise ConfigError(f"{path} is nested too deeply to read (thousands of brackets); it cannot be a real setting") from None
+    tool = data.get("tool", {})
+    table = tool.get("mlsleuth", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.mlsleuth] must be a table")
     unknown = sorted(set(table) - KNOWN_KEYS)
@@ -113,11 +153,11 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     if min_sev not in SEVERITIES:
         raise ConfigError(f"{path}: min-severity must be one of {', '.join(SEVERITIES)}, not {min_sev!r}")
     cache_dir = table.get("cache-dir")
-    if cache_dir is not None and not isinstance(cache_dir, str):
-        raise ConfigError(f"{path}: cache-dir must be a string")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or "\0" in cache_dir or not cache_dir.strip()):
+        raise ConfigError(f"{path}: cache-dir must be a string naming a folder (not empty, no NUL bytes)")
     max_size = table.get("max-file-size")
-    if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, (int, float)) or max_size <= 0):
-        raise ConfigError(f"{path}: max-file-size must be a positive number of MiB, not {max_size!r}")
+    if max_size is not None:
+        check_file_size_mb(max_size, f"{path}: max-file-size")
     select = _str_list(table, "select", path)
     extend_select = _str_list(table, "extend-select", path)
     return Config(

@@ -611,10 +611,11 @@ def test_malformed_cache_entries_are_ignored(tmp_path):
     os.utime(target, ns=(old, old))
     first = scan(tmp_path, use_cache=True)
     cache_file = Path(first.summary.stats["cache"])
-    data = json.loads(cache_file.read_text(encoding="utf-8"))
+    header, _, body = cache_file.read_text(encoding="utf-8").partition("\n")  # a signed header line, then the tables
+    data = json.loads(body)
     data["stat"] = {k: [1, 2] for k in data["stat"]}  # wrong shape
     data["results"] = {k: "garbage" for k in data["results"]}
-    cache_file.write_text(json.dumps(data), encoding="utf-8")
+    cache_file.write_text(header + "\n" + json.dumps(data), encoding="utf-8")
     again = scan(tmp_path, use_cache=True)
     assert located(again) == {("t.py", None, 5)} and again.summary.stats["analyzed"] == 1
 

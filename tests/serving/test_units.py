@@ -279,7 +279,7 @@ def test_token_must_be_set_and_long_enough() -> None:
         check_token(None, "MY_VAR")
     with pytest.raises(TokenError, match="at least"):
         check_token("short", "MY_VAR")
-    assert check_token("s" * 32, "MY_VAR") == "s" * 32
+    assert check_token("s3cr3t-t0k3n-f0r-t3sts", "MY_VAR") == "s3cr3t-t0k3n-f0r-t3sts"
 
 
 def _call(middleware: BearerTokenMiddleware, headers: list[tuple[bytes, bytes]]) -> tuple[int, list]:

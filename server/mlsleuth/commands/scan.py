@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from mlsleuth.cli import UsageError
-    from mlsleuth.config import ConfigError, load_config
+    from mlsleuth.config import ConfigError, check_file_size_mb, load_config
 
     paths = list(args.paths) or ["."]
     if args.statistics and args.format in ("sarif", "github"):
@@ -83,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file or directory: {shown}; give existing files or folders to scan")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    if args.max_file_size is not None and args.max_file_size <= 0:
-        raise UsageError("--max-file-size must be a positive number of MiB")
+    if args.max_file_size is not None:
+        try:
+            check_file_size_mb(args.max_file_size, "--max-file-size")
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
     try:
         if args.config:
             if not os.path.isfile(args.config):

@@ -13,19 +13,30 @@ Files modified within the last couple of seconds are not given a ``stat``
 entry (their timestamp may not tick on the next edit), only a result entry,
 so a quick edit is never missed. The folder gets a ``.gitignore`` and a
 ``CACHEDIR.TAG`` so it is neither committed nor backed up.
+
+**Integrity.** The folder usually lies inside the project, so a repository can
+ship a cache file of its own. None is trusted: the file's first line carries a
+keyed hash (BLAKE2b) of its tables under a secret kept in the per-user cache
+folder (``~/.cache/mlsleuth/cache-key``, created on first use, mode 0600), and a
+file whose hash does not match (written by someone else, edited, truncated) is
+ignored and rewritten. Each result is also checked against the report schema
+when it is used; a malformed one is dropped and that file analysed again. No
+cache problem ever stops a scan: at worst the scan runs as if there were no cache.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: a signed header line, then the tables
 RACY_WINDOW_NS = 2_000_000_000
 MAX_CACHE_FILES = 8
 MAX_ENTRIES = 250_000
@@ -86,7 +97,11 @@ def choose_cache_dir(root: Path, configured: str | None, config_root: Path | Non
         folder = Path(configured).expanduser()
         if not folder.is_absolute():
             folder = base / folder
-        if not folder.resolve().is_relative_to(base):
+        try:
+            inside = folder.resolve().is_relative_to(base)
+        except (OSError, RuntimeError, ValueError):  # a name too long, a link loop, a NUL byte
+            inside = False
+        if not inside:
             if _writable_dir(fallback):
                 return fallback, f"cache-dir {configured} lies outside the project {base}; using the per-user cache {fallback}"
             return None, f"cache-dir {configured} lies outside the project {base}; caching is off for this run"
@@ -101,6 +116,86 @@ def choose_cache_dir(root: Path, configured: str | None, config_root: Path | Non
     return None, "no writable cache folder; caching is off for this run"
 
 
+_KEYS: dict[Path, bytes | None] = {}
+
+
+def _signing_key() -> bytes | None:
+    """This user's secret for signing caches (``cache-key`` in the per-user cache folder),
+    created on first use; None when it can be neither read nor created."""
+    path = user_cache_dir() / "cache-key"
+    if path in _KEYS:
+        return _KEYS[path]
+    key: bytes | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(secrets.token_bytes(32))
+        data = path.read_bytes()
+        key = data if len(data) >= 32 else None  # a short one is someone's leftover: do not sign with it
+    except OSError:
+        key = None
+    _KEYS[path] = key
+    return key
+
+
+def _sign(fingerprint: str, body: bytes) -> str | None:
+    key = _signing_key()
+    if key is None:
+        return None
+    h = hashlib.blake2b(key=key[:64], digest_size=32)
+    h.update(fingerprint.encode() + b"\0" + body)
+    return h.hexdigest()
+
+
+def _valid_stat(entry: object) -> bool:
+    return (
+        isinstance(entry, list)
+        and len(entry) == 4
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in entry[:2])
+        and (entry[2] is None or isinstance(entry[2], str))
+        and isinstance(entry[3], (bool, int))
+    )
+
+
+def valid_payload(payload: object) -> bool:
+    """Whether a cached analysis payload has the shape the engine writes (findings and errors
+    that validate as report entries once their path is filled in)."""
+    from pydantic import ValidationError
+
+    from mlsleuth.report import ErrorEntry, Finding
+
+    if not isinstance(payload, dict):
+        return False
+    findings, errors = payload.get("findings"), payload.get("errors")
+    if not isinstance(findings, list) or not isinstance(errors, list):
+        return False
+    suppressed, notes, deps = payload.get("suppressed", 0), payload.get("notes", []), payload.get("deps", {})
+    if not isinstance(suppressed, int) or isinstance(suppressed, bool) or not isinstance(payload.get("parsed", False), bool):
+        return False
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        return False
+    if not isinstance(deps, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in deps.items()):
+        return False
+    try:
+        for raw in findings:
+            location = raw.get("location", {}) if isinstance(raw, dict) else None
+            if not isinstance(location, dict):
+                return False
+            Finding.model_validate({**raw, "location": {**location, "path": location.get("path") or "-"}})
+        for raw in errors:
+            if not isinstance(raw, dict):
+                return False
+            ErrorEntry.model_validate({**raw, "path": "-"})
+    except (ValidationError, TypeError, ValueError):
+        return False
+    return True
+
+
 class ScanCache:
     """Load once, look up many, save once."""
 
@@ -113,6 +208,7 @@ class ScanCache:
         self.dirty = False
         self.load_error: str | None = None
         self._seen: set[str] = set()
+        self._checked: set[str] = set()  # result keys that passed valid_payload
         self._load()
 
     def _load(self) -> None:
@@ -123,23 +219,37 @@ class ScanCache:
         except OSError as exc:
             self.load_error = f"cannot read cache {self.path}: {exc}"
             return
+        head, _, body = raw.partition(b"\n")
         try:
-            data = json.loads(raw)
-            if data.get("format") != CACHE_FORMAT or data.get("fingerprint") != self.fingerprint:
-                return
+            header = json.loads(head)
+        except (ValueError, RecursionError):
+            header = None
+        if not isinstance(header, dict):
+            self.load_error = f"cache {self.path} was corrupt and is rebuilt"
+            self.dirty = True
+            return
+        if header.get("format") != CACHE_FORMAT or header.get("fingerprint") != self.fingerprint:
+            return  # another version's or rule selection's cache: not ours to read
+        expected = _sign(self.fingerprint, body)
+        if expected is None or not hmac.compare_digest(str(header.get("mac", "")), expected):
+            self.load_error = (
+                f"cache {self.path} was not written by this user's mlsleuth (or was changed since); "
+                "it is ignored and rebuilt, so results shipped with a repository are never trusted"
+            )
+            self.dirty = True
+            return
+        try:
+            data = json.loads(body)
             self.stat = {
                 path: entry
                 for path, entry in dict(data["stat"]).items()
-                if isinstance(entry, list) and len(entry) == 4 and all(isinstance(v, int) for v in entry[:2])
+                if isinstance(path, str) and _valid_stat(entry)
             }
-            self.results = {
-                key: payload
-                for key, payload in dict(data["results"]).items()
-                if isinstance(payload, dict) and isinstance(payload.get("findings"), list) and isinstance(payload.get("errors"), list)
-            }
-        except (ValueError, KeyError, TypeError, AttributeError):
+            self.results = {key: payload for key, payload in dict(data["results"]).items() if isinstance(payload, dict)}
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             self.load_error = f"cache {self.path} was corrupt and is rebuilt"
             self.stat, self.results = {}, {}
+            self.dirty = True
 
     # -- lookups -------------------------------------------------------------
     def by_stat(self, path: str, size: int, mtime_ns: int) -> tuple[str | None, bool] | None:
@@ -151,7 +261,19 @@ class ScanCache:
         return None
 
     def result(self, key: str | None) -> dict[str, Any] | None:
-        return self.results.get(key) if key else None
+        """The cached payload for ``key``, checked against the report schema on first use (a
+        malformed one is dropped, so the file is analysed again and the entry rewritten)."""
+        if not key:
+            return None
+        payload = self.results.get(key)
+        if payload is None or key in self._checked:
+            return payload
+        if not valid_payload(payload):
+            del self.results[key]
+            self.dirty = True
+            return None
+        self._checked.add(key)
+        return payload
 
     # -- updates -------------------------------------------------------------
     def remember(self, path: str, size: int, mtime_ns: int, key: str | None, candidate: bool) -> None:
@@ -180,7 +302,11 @@ class ScanCache:
         live = {e[2] for e in self.stat.values() if e[2]}
         if len(self.results) > MAX_ENTRIES:
             self.results = {k: v for k, v in self.results.items() if k in live}
-        payload = {"format": CACHE_FORMAT, "fingerprint": self.fingerprint, "stat": self.stat, "results": self.results}
+        body = json.dumps({"stat": self.stat, "results": self.results}, separators=(",", ":")).encode("utf-8")
+        mac = _sign(self.fingerprint, body)
+        if mac is None:
+            return None  # no key this run (see _signing_key): nothing we write could be trusted later
+        header = json.dumps({"format": CACHE_FORMAT, "fingerprint": self.fingerprint, "mac": mac}, separators=(",", ":")).encode()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             for name, text in ((".gitignore", "# Created by mlsleuth.\n*\n"), ("CACHEDIR.TAG", _TAG)):
@@ -188,8 +314,8 @@ class ScanCache:
                 if not marker.exists():
                     marker.write_text(text, encoding="utf-8")
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".scan-", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(payload, fh, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(header + b"\n" + body)
             os.replace(tmp, self.path)
         except OSError as exc:
             return f"cannot write cache {self.path}: {exc}"

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mlsleuth import __version__
-from mlsleuth.config import Config, ConfigError, Selection, load_config
+from mlsleuth.config import Config, ConfigError, Selection, check_file_size_mb, load_config
 from mlsleuth.report import SEVERITY_RANK, ErrorEntry, Finding, Report
 from mlsleuth.scan import discovery
 from mlsleuth.scan.analysis.project import ProjectIndex
@@ -96,6 +96,20 @@ def decode_source(data: bytes) -> str:
         ) from None
 
 
+def _decode_notebook(data: bytes) -> str:
+    """A notebook's JSON text: UTF-8 as Jupyter writes it, or UTF-16/32 (with or without a BOM)
+    as JSON allows and some Windows tools save it."""
+    import json
+
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) >= 4 and b"\0" in data[:4]):
+        encoding = json.detect_encoding(data)
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise SourceProblem("bad-encoding", f"looks like {encoding} JSON but does not decode ({exc.reason}); re-save it as UTF-8") from None
+    return decode_source(data)
+
+
 # -- per-file analysis (runs in workers) -------------------------------------------------
 _WORKER_RULES: list | None = None
 _WORKER_PROJECT: ProjectIndex | None = None
@@ -123,10 +137,31 @@ def _strip(model: Finding | ErrorEntry, display: str | None = None) -> dict[str,
 def analyze_blob(
     display: str, data: bytes, kind: str, explicit: bool, rules: list, code_limit: int, project: ProjectIndex | None = None, path: str | None = None
 ) -> dict[str, Any]:
-    """Findings and errors of one file's bytes, as a cacheable, path-free payload."""
+    """Findings and errors of one file's bytes, as a cacheable, path-free payload.
+
+    Never raises: a failure inside the analysis of this file (a rule's bug, a parser
+    limit) becomes this file's ``internal-error`` entry and the other files still count.
+    """
+    try:
+        return _analyze_blob(display, data, kind, explicit, rules, code_limit, project, path)
+    except (RecursionError, MemoryError) as exc:
+        what = "nested too deeply" if isinstance(exc, RecursionError) else "too large"
+        message = f"skipped: its code is {what} for the analysis ({type(exc).__name__}); the other files were scanned"
+        return {"findings": [], "errors": [{"kind": "too-complex", "message": message}], "suppressed": 0, "parsed": False}
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not end the scan
+        import traceback
+
+        message = f"internal error while analysing this file ({type(exc).__name__}: {exc}); the other files were scanned; please report it"
+        detail = "".join(traceback.format_exception(exc))[-4000:]
+        return {"findings": [], "errors": [{"kind": "internal-error", "message": message, "detail": detail}], "suppressed": 0, "parsed": False}
+
+
+def _analyze_blob(
+    display: str, data: bytes, kind: str, explicit: bool, rules: list, code_limit: int, project: ProjectIndex | None, path: str | None
+) -> dict[str, Any]:
     errors: list[dict[str, Any]] = []
     try:
-        text = decode_source(data)
+        text = _decode_notebook(data) if kind == "ipynb" else decode_source(data)
     except SourceProblem as exc:
         return {"findings": [], "errors": [{"kind": exc.kind, "message": exc.message}], "suppressed": 0, "parsed": False}
     nb = None
@@ -137,6 +172,8 @@ def analyze_blob(
             nb = notebook_source(text)
         except NotebookError as exc:
             return {"findings": [], "errors": [{"kind": "bad-notebook", "message": str(exc)}], "suppressed": 0, "parsed": False}
+        if nb.problems:
+            errors.append({"kind": "bad-notebook", "message": "; ".join(nb.problems)})
         for cell, line, msg in nb.cell_errors:
             where = f"cell {cell}" + (f", line {line}" if line else "")
             errors.append({"kind": "syntax-error", "message": f"cannot parse {where}: {msg}; that cell was skipped, the other cells were scanned"})
@@ -356,8 +393,7 @@ def _plan(paths, root, config: Config | None, selection: Selection | None, max_f
     rules = active_rules(sel)
     triggers = sorted({t for r in rules for t in r.triggers})
     limit_mb = max_file_size_mb if max_file_size_mb is not None else getattr(config, "max_file_size_mb", None) or DEFAULT_MAX_FILE_SIZE_MB
-    if limit_mb <= 0:
-        raise ConfigError("max-file-size must be a positive number of MiB")
+    limit_mb = check_file_size_mb(limit_mb)
     limit_bytes = int(limit_mb * 2**20)
     per_file = _per_file_ignores(config, root_path, known)
     return _ScanPlan(root_path, given, given_abs, config, sel, rules, triggers, limit_mb, limit_bytes, per_file)

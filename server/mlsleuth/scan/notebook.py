@@ -45,6 +45,7 @@ class NotebookSource:
     source: str
     line_map: list[tuple[int, int]] = field(default_factory=list)
     cell_errors: list[tuple[int, int | None, str]] = field(default_factory=list)  # (cell, line, message)
+    problems: list[str] = field(default_factory=list)  # malformed cells, one sentence each
     code_cells: int = 0
 
     def locate(self, line: int | None) -> tuple[int | None, int | None]:
@@ -53,27 +54,68 @@ class NotebookSource:
         return self.line_map[line - 1]
 
 
-def _cell_text(cell: dict) -> str:
+def _cell_text(cell: dict) -> str | None:
+    """The cell's source as one string; None when it is neither a string nor a list of strings."""
     src = cell.get("source", cell.get("input", ""))
-    if isinstance(src, list):
-        return "".join(str(s) for s in src)
-    return str(src)
+    if isinstance(src, list) and all(isinstance(s, str) for s in src):
+        return "".join(src)
+    if isinstance(src, str):
+        return src
+    return None
 
 
-def code_cells(data: object) -> list[CellSource]:
-    """The code cells of a parsed notebook (nbformat 4, or 3 with worksheets)."""
+def _numbers(cells: list[int]) -> str:
+    shown = ", ".join(str(n) for n in cells[:10]) + (f" and {len(cells) - 10} more" if len(cells) > 10 else "")
+    return f"cell{'s' if len(cells) > 1 else ''} {shown}"
+
+
+def code_cells(data: object, problems: list[str] | None = None) -> list[CellSource]:
+    """The code cells of a parsed notebook (nbformat 4, or 3 with worksheets).
+
+    Malformed cells are described in ``problems`` (when given): entries that are not cell
+    objects and sources that are not text are skipped; a cell with no ``cell_type`` is taken
+    as code when its text parses as Python (a notebook writer lost the field) and skipped otherwise.
+    """
     if not isinstance(data, dict):
         raise NotebookError("not a Jupyter notebook: the JSON top level is not an object")
     cells = data.get("cells")
     if cells is None and isinstance(data.get("worksheets"), list):  # nbformat 3
-        cells = [c for ws in data["worksheets"] if isinstance(ws, dict) for c in ws.get("cells", [])]
+        cells = [c for ws in data["worksheets"] if isinstance(ws, dict) and isinstance(ws.get("cells"), list) for c in ws["cells"]]
     if not isinstance(cells, list):
         raise NotebookError("not a Jupyter notebook: no 'cells' list")
     out: list[CellSource] = []
+    not_cells: list[int] = []
+    not_text: list[int] = []
+    untyped: list[int] = []
     for number, cell in enumerate(cells, 1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+        if not isinstance(cell, dict):
+            not_cells.append(number)
             continue
-        out.append(CellSource(number, _cell_text(cell).splitlines()))
+        kind = cell.get("cell_type")
+        if kind is not None and kind != "code":
+            continue
+        text = _cell_text(cell)
+        if text is None:
+            not_text.append(number)
+            continue
+        if kind is None:
+            if not text.strip():
+                continue
+            untyped.append(number)
+            if _parses(text) is not None:
+                continue
+        out.append(CellSource(number, text.splitlines()))
+    if problems is not None:
+        if not_cells:
+            problems.append(f"{_numbers(not_cells)} of the notebook {'are' if len(not_cells) > 1 else 'is'} not a cell object (null, a number or a string) and were skipped")
+        if not_text:
+            problems.append(f"the source of {_numbers(not_text)} is not text (a string or a list of strings); skipped")
+        if untyped:
+            problems.append(
+                f"{_numbers(untyped)} {'have' if len(untyped) > 1 else 'has'} no cell_type; the ones whose text parses as Python were scanned as code, the rest skipped"
+            )
+        if problems:
+            problems.append("re-save the notebook in Jupyter to repair it")
     return out
 
 
@@ -186,8 +228,11 @@ def notebook_source(text: str) -> NotebookSource:
         data = json.loads(text)
     except ValueError as exc:
         raise NotebookError(f"not valid notebook JSON ({exc}); open and re-save it in Jupyter") from None
-    cells = code_cells(data)
-    result = NotebookSource(source="", code_cells=len(cells))
+    except RecursionError:
+        raise NotebookError("not a notebook: its JSON is nested too deeply to read (thousands of levels); it was skipped") from None
+    problems: list[str] = []
+    cells = code_cells(data, problems)
+    result = NotebookSource(source="", code_cells=len(cells), problems=problems)
     pieces: list[str] = []
     for cell in cells:
         lines = _neutralise(cell.lines)

@@ -22,6 +22,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MIN_TOKEN_LENGTH = 16
+MIN_DISTINCT_CHARACTERS = 8  # a repeated pattern ("s" * 32, "ab" * 20) is not a secret
 
 
 class TokenError(ValueError):
@@ -35,8 +36,20 @@ def check_token(token: str | None, env_var: str) -> str:
             f"(e.g. `export {env_var}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')`), "
             f"and give clients the header 'Authorization: Bearer <that secret>'"
         )
+    advice = f"(e.g. `export {env_var}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')`)"
+    if any(ch.isspace() for ch in token):
+        raise TokenError(f"the token in {env_var} contains whitespace, which an Authorization header cannot carry intact; use random characters {advice}")
+    if any(not ch.isprintable() for ch in token):
+        raise TokenError(f"the token in {env_var} contains control characters; use random printable characters {advice}")
+    if not token.isascii():
+        raise TokenError(f"the token in {env_var} has non-ASCII characters, which HTTP headers do not carry reliably; use random ASCII characters {advice}")
     if len(token) < MIN_TOKEN_LENGTH:
-        raise TokenError(f"the token in {env_var} is {len(token)} characters long; use at least {MIN_TOKEN_LENGTH} random characters")
+        raise TokenError(f"the token in {env_var} is {len(token)} characters long; use at least {MIN_TOKEN_LENGTH} random characters {advice}")
+    if len(set(token)) < MIN_DISTINCT_CHARACTERS:
+        raise TokenError(
+            f"the token in {env_var} has only {len(set(token))} distinct characters, which is guessable; "
+            f"use at least {MIN_DISTINCT_CHARACTERS} distinct random characters {advice}"
+        )
     return token
 
 

@@ -10,10 +10,14 @@ a :class:`ToolError` telling the agent what to send instead.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.path_security import PathEscapeError, is_absolute_path, safe_join
+
+NAME_MAX = 255  # bytes in one file name (Linux, macOS)
+PATH_MAX = 4096  # bytes in a whole path (Linux; macOS allows 1024, where the lookup itself then fails cleanly)
 
 
 def resolve_in_root(root: Path, rel: str, *, must_exist: bool = True, what: str = "path") -> Path:
@@ -25,6 +29,12 @@ def resolve_in_root(root: Path, rel: str, *, must_exist: bool = True, what: str 
     if "\0" in rel:
         raise ToolError(f"{what} {rel!r} contains a NUL byte; pass a plain relative path")
     given = rel
+    too_long = f"{what} is too long for the file system ({len(rel):,} characters"
+    if any(len(os.fsencode(part)) > NAME_MAX for part in rel.split("/")):
+        raise ToolError(f"{too_long}, one name over {NAME_MAX} bytes); pass an existing path relative to the served root ({root})")
+    prefix = 0 if is_absolute_path(rel) else len(os.fsencode(str(root)))
+    if len(os.fsencode(rel)) + prefix >= PATH_MAX:
+        raise ToolError(f"{too_long}, over {PATH_MAX} bytes with the root); pass an existing path relative to the served root ({root})")
     if is_absolute_path(rel):
         rel = _relative_to_root(root, rel, what)
     try:
@@ -36,7 +46,11 @@ def resolve_in_root(root: Path, rel: str, *, must_exist: bool = True, what: str 
         ) from None
     except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
         raise ToolError(f"{what} {given!r} cannot be resolved: {exc}") from None
-    if must_exist and not target.exists():
+    try:
+        exists = target.exists()
+    except OSError as exc:  # ENAMETOOLONG, EACCES on a folder on the way, ...
+        raise ToolError(f"{what} {given[:200]!r} cannot be looked up: {exc.strerror or exc}") from None
+    if must_exist and not exists:
         raise ToolError(f"{what} {given!r} does not exist under the served root ({root}); check the spelling, or list the directory first")
     return target
 

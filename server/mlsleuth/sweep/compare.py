@@ -109,6 +109,7 @@ def compare_sweep(
     categorical: bool = False,
     test: str = "t",
     plot: bool = False,
+    confine_to: str | Path | None = None,
 ):
     """Compare every value of ``param`` against a baseline, seed by seed.
 
@@ -122,6 +123,9 @@ def compare_sweep(
     ``(report, png_bytes)``; the PNG is None (and the report carries an
     error entry) when matplotlib is not installed.
 
+    ``confine_to`` (a server passes its root): symbolic links in a log directory that
+    lead outside it are not followed, and the report's notes name them.
+
     Raises :class:`~mlsleuth.sweep.ingest.SweepInputError` (a ValueError)
     when the input cannot be analysed; its message says what to change.
     """
@@ -133,7 +137,7 @@ def compare_sweep(
     groups = [g.strip() for name in groups for g in name.split(",") if g.strip()]
     runs = load_runs(
         results, param=param, metric=metric, seed=seed, groups=groups, lower_is_better=lower_is_better,
-        reduce=reduce, step=step, layout=layout, categorical=categorical,
+        reduce=reduce, step=step, layout=layout, categorical=categorical, confine_to=confine_to,
     )
     analysis = SweepAnalysis(runs, lower_is_better=lower_is_better, baseline=baseline, alpha=alpha, zscore=zscore, test=test)
     report = analysis.run()

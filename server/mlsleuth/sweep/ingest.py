@@ -76,15 +76,16 @@ class Runs:
 # Reading files
 # --------------------------------------------------------------------------
 
-def read_table(path: str | Path) -> Table:
-    """Read a CSV/TSV, JSONL or JSON results file (or a TensorBoard log directory)."""
+def read_table(path: str | Path, confine_to: str | Path | None = None) -> Table:
+    """Read a CSV/TSV, JSONL or JSON results file (or a TensorBoard log directory; with
+    ``confine_to``, links in it that lead outside that folder are not followed)."""
     p = Path(path)
     if not p.exists():
         raise SweepInputError(f"{p}: no such file or directory")
     if p.is_dir():
         from mlsleuth.sweep.tensorboard import read_tensorboard_dir
 
-        return read_tensorboard_dir(p)
+        return read_tensorboard_dir(p, confine_to=Path(confine_to) if confine_to is not None else None)
     suffix = p.suffix.lower()
     gz = suffix == ".gz"
     if gz:
@@ -100,6 +101,8 @@ def read_table(path: str | Path) -> Table:
             return _read_csv(fh, str(p), "\t" if suffix == ".tsv" else None)
     except UnicodeDecodeError as exc:
         raise SweepInputError(f"{p}: not UTF-8 text ({exc.reason}); export the results as UTF-8 CSV or JSONL") from None
+    except RecursionError:
+        raise SweepInputError(f"{p}: its JSON is nested too deeply to read (hundreds of levels); a results file holds flat records, one per run") from None
     except OSError as exc:
         raise SweepInputError(f"{p}: cannot read: {exc.strerror or exc}") from None
     finally:
@@ -470,14 +473,19 @@ def load_runs(
     step: str | None = None,
     layout: str = "auto",
     categorical: bool = False,
+    confine_to: str | Path | None = None,
 ) -> Runs:
-    """Read ``source`` and return one run per (group, value, seed), reduced and classified."""
+    """Read ``source`` and return one run per (group, value, seed), reduced and classified.
+    ``confine_to``: see :func:`read_table`."""
     if isinstance(source, Table):
         table = source
     elif isinstance(source, list):
-        table = _records_to_table(source, "<records>", "json", None)
+        try:
+            table = _records_to_table(source, "<records>", "json", None)
+        except RecursionError:
+            raise SweepInputError("the records are nested too deeply to read; pass flat records, one per run") from None
     else:
-        table = read_table(source)
+        table = read_table(source, confine_to)
     if table.kind == "tensorboard":
         from mlsleuth.sweep.tensorboard import with_path_columns
 

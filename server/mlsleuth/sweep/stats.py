@@ -1,6 +1,9 @@
 """Small-sample statistics for paired sweep comparisons, in numpy only.
 
-Everything here is written for 2 to a few dozen seeds. SciPy is deliberately
+Everything here is written for 2 to a few dozen seeds, and stays linear in
+memory (and about linear in time) for sweeps with hundreds of thousands of
+seeds: Hodges-Lehmann by selection, the Monte Carlo sign-flip in bounded
+chunks, Page's L by its normal approximation past PAGE_EXACT_MAX_N blocks. SciPy is deliberately
 not used at runtime (it is slow to import and a heavy dependency); the tests
 check each function against SciPy or against hand computation.
 
@@ -20,11 +23,23 @@ import numpy as np
 EXACT_SIGNFLIP_MAX_N = 20
 SIGNFLIP_MC_DRAWS = 100_000
 SIGNFLIP_MC_SEED = 20240611
+# With many seeds the Monte Carlo draws shrink so that draws * seeds stays within this many
+# sign flips (never below SIGNFLIP_MC_MIN_DRAWS draws), and each chunk of draws holds at most
+# SIGNFLIP_MC_CHUNK_CELLS signs: time and memory stay linear in the seed count.
+SIGNFLIP_MC_WORK = 2 * 10**7
+SIGNFLIP_MC_MIN_DRAWS = 1_000
+SIGNFLIP_MC_CHUNK_CELLS = 10**6
+# Hodges-Lehmann forms every Walsh average up to this many differences, then selects the median.
+HL_ALL_PAIRS_MAX_N = 400
+HL_PIVOT_SEED = 20241124
 # A spread this small relative to the mean is rounding error: the differences are identical
 # (to single precision, which is how TensorBoard and many loggers store metrics).
 ZERO_SPREAD = 1e-6
-# Page's L is enumerated exactly (permutations within each block) up to this many values.
+# Page's L is enumerated exactly (permutations within each block) up to this many values
+# and this many blocks (the convolution grows with the blocks: quadratic time); beyond, the
+# normal approximation, which is accurate long before that many blocks.
 PAGE_EXACT_MAX_K = 8
+PAGE_EXACT_MAX_N = 400
 
 
 # --------------------------------------------------------------------------
@@ -399,6 +414,8 @@ def signflip_pvalue(diffs, *, draws: int = SIGNFLIP_MC_DRAWS, seed: int = SIGNFL
     sum of squares does not change under sign flips). Exact enumeration of
     all 2**n patterns for n <= 20; beyond, a Monte Carlo estimate from
     ``draws`` random patterns with a fixed ``seed`` (p = (hits+1)/(draws+1)).
+    Past 200 pairs the draws are cut to keep draws * n at ``SIGNFLIP_MC_WORK``
+    (at least ``SIGNFLIP_MC_MIN_DRAWS``), so the smallest p is 1/(draws+1).
     Returns (p, exact).
     """
     d = np.asarray(diffs, float)
@@ -412,11 +429,20 @@ def signflip_pvalue(diffs, *, draws: int = SIGNFLIP_MC_DRAWS, seed: int = SIGNFL
         for value in d:
             sums = np.concatenate((sums + value, sums - value))
         return float(np.mean(np.abs(sums) >= obs - tol)), True
+    draws = min(draws, max(SIGNFLIP_MC_MIN_DRAWS, SIGNFLIP_MC_WORK // n))
+    rows = max(1, min(10_000, SIGNFLIP_MC_CHUNK_CELLS // n))
     rng = np.random.default_rng(seed)
     hits = 0
     done = 0
+    total = float(d.sum())
+    while done < draws:  # random bits, 8 signs a byte: sum(+-d) = 2 * (bits @ d) - sum(d), a matrix product
+        chunk = min(rows, draws - done)
+        bits = np.unpackbits(rng.integers(0, 256, size=(chunk, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
+        hits += int(np.count_nonzero(np.abs(2.0 * (bits.astype(float) @ d) - total) >= obs - tol))
+        done += chunk
+    return (hits + 1) / (draws + 1), False
     while done < draws:
-        chunk = min(10_000, draws - done)
+        chunk = min(rows, draws - done)
         signs = rng.integers(0, 2, size=(chunk, n)) * 2 - 1
         hits += int(np.count_nonzero(np.abs(signs @ d) >= obs - tol))
         done += chunk
@@ -425,7 +451,7 @@ def signflip_pvalue(diffs, *, draws: int = SIGNFLIP_MC_DRAWS, seed: int = SIGNFL
 
 def min_signflip_p(n: int) -> float:
     """The smallest two-sided p-value an exact sign-flip test can return with n pairs: 2/2**n."""
-    return min(1.0, 2.0 / 2.0**n) if n > 0 else 1.0
+    return min(1.0, math.ldexp(1.0, 1 - n)) if n > 0 else 1.0
 
 
 def sign_test_pvalue(wins: int, losses: int) -> float:
@@ -439,10 +465,86 @@ def sign_test_pvalue(wins: int, losses: int) -> float:
 
 
 def hodges_lehmann(diffs) -> float:
-    """Hodges-Lehmann estimate for paired data: the median of all Walsh averages (d_i+d_j)/2, i <= j."""
+    """Hodges-Lehmann estimate for paired data: the median of all Walsh averages (d_i+d_j)/2, i <= j.
+
+    Up to ``HL_ALL_PAIRS_MAX_N`` differences every average is formed; beyond, the same median
+    is found by selection (:func:`_walsh_sum_at_rank`) without forming the n(n+1)/2 averages:
+    the result is identical, memory stays linear in n and time about n log n per round.
+    """
     d = np.asarray(diffs, float)
-    i, j = np.triu_indices(d.size)
-    return float(np.median((d[i] + d[j]) / 2.0))
+    if d.size <= HL_ALL_PAIRS_MAX_N:
+        i, j = np.triu_indices(d.size)
+        return float(np.median((d[i] + d[j]) / 2.0))
+    if np.isnan(d).any():
+        return math.nan
+    s = np.sort(d)
+    total = s.size * (s.size + 1) // 2
+    lower = _walsh_sum_at_rank(s, (total - 1) // 2) / 2.0
+    if total % 2:
+        return float(lower)
+    upper = _walsh_sum_at_rank(s, total // 2) / 2.0
+    return float(np.mean([lower, upper]))  # as np.median averages the two middle values
+
+
+def _walsh_counts(s: np.ndarray, v: float) -> np.ndarray:
+    """For sorted ``s``: per row i, the end of the columns j (i <= j) whose sum s_i + s_j <= v.
+
+    Row sums grow with j (rounding is monotone), so each row's qualifying columns are a prefix;
+    ``searchsorted`` finds it up to rounding and the boundary is then checked on the sums themselves.
+    """
+    n = s.size
+    with np.errstate(over="ignore", invalid="ignore"):
+        end = np.searchsorted(s, v - s, side="right")
+        rows = np.arange(n)
+        for _ in range(64):  # rounding moves the boundary by a few columns at most
+            grow = end < n
+            grow[grow] = s[rows[grow]] + s[end[grow]] <= v
+            shrink = end > rows
+            shrink[shrink] = s[rows[shrink]] + s[end[shrink] - 1] > v
+            if not grow.any() and not shrink.any():
+                break
+            end = end + grow - shrink
+    return np.maximum(end, rows)
+
+
+def _walsh_sum_at_rank(s: np.ndarray, k: int) -> float:
+    """The k-th smallest (0-based) of the sums s_i + s_j, i <= j, of sorted ``s``, in O(n) memory.
+
+    Quickselect over the implicit sorted rows: a pivot drawn from the sums still in play
+    (fixed seed, so the answer and the work are deterministic) narrows a value window
+    (lo, hi] until it holds at most a few times n sums, which are then formed and ranked.
+    """
+    n = s.size
+    rows = np.arange(n)
+    rng = np.random.default_rng(HL_PIVOT_SEED)
+    lo_end = rows.copy()  # no sums at or below lo (lo = -inf)
+    hi = float(s[-1] + s[-1])
+    hi_end = np.full(n, n)
+    below = 0  # sums at or below lo
+    for _ in range(10_000):
+        window = int((hi_end - lo_end).sum())
+        if window <= 4 * n:
+            break
+        cum = np.cumsum(hi_end - lo_end)
+        pick = int(rng.integers(0, window))
+        i = int(np.searchsorted(cum, pick, side="right"))
+        j = int(lo_end[i] + pick - (cum[i - 1] if i else 0))
+        pivot = float(s[i] + s[j])
+        ends = _walsh_counts(s, pivot)
+        at_or_below = int((ends - rows).sum())
+        if at_or_below > k:
+            if pivot == hi:  # many sums tie at hi: is the answer hi itself, or below it?
+                pivot = float(np.nextafter(hi, -math.inf))
+                ends = _walsh_counts(s, pivot)
+                if int((ends - rows).sum()) <= k:
+                    return hi
+            hi, hi_end = pivot, ends
+        else:
+            lo_end, below = ends, at_or_below
+    counts = hi_end - lo_end
+    starts = np.repeat(lo_end - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    sums = s[np.repeat(rows, counts)] + s[starts]
+    return float(np.partition(sums, k - below)[k - below])
 
 
 def holm(pvalues) -> np.ndarray:
@@ -465,6 +567,9 @@ def holm(pvalues) -> np.ndarray:
 def rank_rows(y) -> np.ndarray:
     """Mid-ranks (1-based, ties averaged) within each row of a 2-D array."""
     y = np.asarray(y, float)
+    if y.ndim == 2 and not np.isnan(y).any():
+        less, equal = _row_comparisons(y)
+        return less + (equal + 1) / 2.0
     out = np.empty_like(y)
     for r, row in enumerate(y):
         order = np.argsort(row, kind="stable")
@@ -479,6 +584,22 @@ def rank_rows(y) -> np.ndarray:
             i = j + 1
         out[r] = ranks
     return out
+
+
+def _row_comparisons(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: how many cells of its row are smaller, and how many equal (itself included).
+
+    All rows at once, in chunks of rows so the k-by-k comparisons stay within a few MB.
+    """
+    n, k = y.shape
+    less = np.empty((n, k))
+    equal = np.empty((n, k))
+    step = max(1, 2_000_000 // max(1, k * k))
+    for start in range(0, n, step):
+        block = y[start : start + step]
+        less[start : start + step] = (block[:, :, None] > block[:, None, :]).sum(-1)
+        equal[start : start + step] = (block[:, :, None] == block[:, None, :]).sum(-1)
+    return less, equal
 
 
 @dataclass(frozen=True)
@@ -499,10 +620,8 @@ def friedman(y) -> BlockTest:
     ranks = rank_rows(y)
     rsum = ranks.sum(0)
     q = 12.0 / (n * k * (k + 1)) * float(np.sum(rsum**2)) - 3.0 * n * (k + 1)
-    ties = 0.0
-    for row in ranks:
-        _, counts = np.unique(row, return_counts=True)
-        ties += float(np.sum(counts**3 - counts))
+    _, equal = _row_comparisons(ranks)
+    ties = float(np.sum(equal**2 - 1.0))  # a tie group of size c adds c**3 - c: c cells, each adding c**2 - 1
     denom = 1.0 - ties / (n * k * (k * k - 1))
     if denom <= 0:
         return BlockTest(0.0, 1.0, "all values tied within every seed")
@@ -518,14 +637,14 @@ def page_l(y) -> tuple[float, float, float, str]:
     a trend that rises or falls with the column order. Exact (conditional
     on the within-block ties, by enumerating every permutation of each
     block's ranks and convolving the block distributions) for up to
-    PAGE_EXACT_MAX_K columns; normal approximation beyond.
+    PAGE_EXACT_MAX_K columns and PAGE_EXACT_MAX_N blocks; normal approximation beyond.
     """
     y = np.asarray(y, float)
     n, k = y.shape
     ranks = rank_rows(y)
     weights = np.arange(1, k + 1, dtype=float)
     big_l = float(np.sum(ranks.sum(0) * weights))
-    if k <= PAGE_EXACT_MAX_K:
+    if k <= PAGE_EXACT_MAX_K and n <= PAGE_EXACT_MAX_N:
         perms = np.array(list(itertools.permutations(range(k))))
         dist = np.ones(1)  # distribution of 2L (integers) over the blocks so far
         cache: dict[tuple, np.ndarray] = {}

@@ -28,6 +28,7 @@ and group are read from (``lr=0.01/seed=3``, ``lr_0.01-seed_3``, ...).
 from __future__ import annotations
 
 import math
+import os
 import re
 import struct
 from pathlib import Path
@@ -55,8 +56,11 @@ def masked_crc32c(data: bytes) -> int:
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def read_records(path: Path) -> list[bytes]:
-    """The payloads of a TFRecord file, in order."""
+def read_frames(path: Path) -> list[tuple[int, bytes, int]]:
+    """The records of a TFRecord file, in order: (byte offset, payload, stored masked CRC32C of the payload).
+
+    Every length checksum is verified; a truncated last record (a run still being written) ends the list.
+    """
     blob = path.read_bytes()
     out = []
     pos = 0
@@ -69,9 +73,15 @@ def read_records(path: Path) -> list[bytes]:
         start = pos + 12
         if start + length + 4 > len(blob):
             break  # a record still being written
-        out.append(blob[start : start + length])
+        (data_crc,) = struct.unpack("<I", blob[start + length : start + length + 4])
+        out.append((pos, blob[start : start + length], data_crc))
         pos = start + length + 4
     return out
+
+
+def read_records(path: Path) -> list[bytes]:
+    """The payloads of a TFRecord file, in order."""
+    return [payload for _, payload, _ in read_frames(path)]
 
 
 def _varint(buf: bytes, pos: int) -> tuple[int, int]:
@@ -132,18 +142,19 @@ def _tensor_scalar(buf: bytes) -> float | None:
                     dims.append(size)
         elif number == 4 and wire == 2:
             content = value
-        elif number == 5:
-            floats.extend(struct.unpack(f"<{len(value) // 4}f", value) if wire == 2 else struct.unpack("<f", value))
-        elif number == 6:
-            floats.extend(struct.unpack(f"<{len(value) // 8}d", value) if wire == 2 else struct.unpack("<d", value))
-        elif number in (7, 10):
-            if wire == 2:
-                p = 0
-                while p < len(value):
-                    v, p = _varint(value, p)
-                    ints.append(v)
-            else:
-                ints.append(value)
+        elif number == 5 and wire in (2, 5):  # float_val: packed, or one fixed32
+            floats.extend(struct.unpack(f"<{len(value) // 4}f", value))
+        elif number == 6 and wire in (2, 1):  # double_val: packed, or one fixed64
+            floats.extend(struct.unpack(f"<{len(value) // 8}d", value))
+        elif number in (7, 10) and wire == 2:  # int_val / int64_val, packed varints
+            p = 0
+            while p < len(value):
+                v, p = _varint(value, p)
+                ints.append(v)
+        elif number in (7, 10) and wire == 0:
+            ints.append(value)
+        elif number in (5, 6, 7, 10):
+            raise ValueError(f"tensor field {number} has wire type {wire}, which no writer produces")
     if math.prod(dims) != 1:
         return None
     if content:
@@ -204,15 +215,24 @@ def read_scalars_tensorboard(path: Path, loader) -> dict[str, list[tuple[int, fl
         raise SweepInputError(f"{path}: cannot decode the event file ({type(exc).__name__}: {exc}); is it a TensorBoard event file?") from None
     if events == 0 and path.stat().st_size > 0:
         raise SweepInputError(f"{path}: corrupt event file (the tensorboard loader found no intact record); remove it or re-export the run")
+    frames = read_frames(path)  # the loader stops quietly at a bad checksum: count what the file holds
+    if events < len(frames):
+        at = frames[events][0]
+        raise SweepInputError(
+            f"{path}: corrupt event file (the tensorboard loader stopped after {events} of {len(frames)} records; "
+            f"record {events + 1}, at byte {at}, fails its checksum); the rest of this run would be missing, so remove "
+            "the file or re-export the run"
+        )
     return out
 
 
 def read_scalars(path: Path) -> dict[str, list[tuple[int, float]]]:
     """Every scalar in one event file, read by the built-in decoder: {tag: [(step, value), ...]} in file order."""
     out: dict[str, list[tuple[int, float]]] = {}
-    for record in read_records(path):
+    for number_of_record, (offset, record, data_crc) in enumerate(read_frames(path), 1):
         step = 0
         summary = None
+        found: list[tuple[str, float]] = []
         try:
             for number, wire, value in _fields(record):
                 if number == 2 and wire == 0:
@@ -233,9 +253,17 @@ def read_scalars(path: Path) -> dict[str, list[tuple[int, float]]]:
                     elif vn == 8 and vw == 2:
                         scalar = _tensor_scalar(vv)
                 if tag is not None and scalar is not None:
-                    out.setdefault(tag, []).append((step, float(scalar)))
+                    found.append((tag, float(scalar)))
         except (ValueError, struct.error) as exc:
             raise SweepInputError(f"{path}: cannot decode an event record ({exc}); is this a TensorBoard event file?") from None
+        # the data checksum of every record a value is taken from (small records: cheap in pure Python)
+        if found and masked_crc32c(record) != data_crc:
+            raise SweepInputError(
+                f"{path}: corrupt event file (record {number_of_record}, at byte {offset}, fails its data checksum); "
+                "remove the file or re-export the run"
+            )
+        for tag, scalar in found:
+            out.setdefault(tag, []).append((step, scalar))
     return out
 
 
@@ -256,21 +284,86 @@ def extract_from_path(rel: str, name: str) -> str | None:
     return None
 
 
-def read_tensorboard_dir(root: Path, *, use_package: bool = True) -> Table:
+def _listing(names: list[str]) -> str:
+    return ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
+def event_files(root: Path, confine_to: Path | None = None) -> tuple[list[tuple[str, Path]], list[str]]:
+    """The event files under ``root`` as (run folder relative to root, file), and notes.
+
+    Symbolic links are followed (a run folder linked in from elsewhere is a run like any
+    other), each real folder once. With ``confine_to`` a link whose target lies outside it
+    is not followed; the notes name such links (never their targets), broken links, loops
+    and folders that could not be listed, so nothing is left out without a word.
+    """
+    limit = confine_to.resolve() if confine_to is not None else None
+    found: list[tuple[str, Path]] = []
+    outside: list[str] = []
+    broken: list[str] = []
+    loops: list[str] = []
+    unreadable: list[str] = []
+    seen = {root.resolve()}
+    stack: list[tuple[Path, str]] = [(root, "")]
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            unreadable.append(rel or ".")
+            continue
+        for entry in entries:
+            sub = f"{rel}/{entry.name}" if rel else entry.name
+            path = Path(entry.path)
+            try:
+                if entry.is_symlink():
+                    try:
+                        target = path.resolve(strict=True)
+                    except (OSError, RuntimeError):
+                        broken.append(sub)
+                        continue
+                    if limit is not None and not target.is_relative_to(limit):
+                        outside.append(sub)
+                        continue
+                is_dir = entry.is_dir()
+                if is_dir:
+                    real = path.resolve()
+                    if real in seen:
+                        loops.append(sub)
+                        continue
+                    seen.add(real)
+                    stack.append((path, sub))
+                elif "tfevents" in entry.name and entry.is_file():
+                    found.append((rel or ".", path))
+            except OSError:
+                unreadable.append(sub)
+    notes = []
+    if outside:
+        notes.append(f"not read: {len(outside)} symbolic link(s) that lead outside the served root ({_listing(outside)})")
+    if broken:
+        notes.append(f"not read: {len(broken)} broken symbolic link(s) ({_listing(broken)})")
+    if loops:
+        notes.append(f"not read twice: {len(loops)} link(s) back to a folder already read ({_listing(loops)})")
+    if unreadable:
+        notes.append(f"could not be listed: {_listing(unreadable)}")
+    found.sort(key=lambda item: (item[0], item[1].name))
+    return found, notes
+
+
+def read_tensorboard_dir(root: Path, *, use_package: bool = True, confine_to: Path | None = None) -> Table:
     """Read every run under a log directory into long columns: run, step, and one column per tag.
 
     Columns: ``run`` (the relative directory), ``step``, and every scalar tag;
     the parameter, seed and group columns are filled later from the path
     by :func:`with_path_columns`. ``use_package=False`` forces the built-in decoder.
+    ``confine_to`` (a server's root): links leading outside it are not followed (see :func:`event_files`).
     """
-    files = sorted(p for p in root.rglob("*") if p.is_file() and "tfevents" in p.name)
+    files, link_notes = event_files(root, confine_to)
     if not files:
-        raise SweepInputError(f"{root}: a directory was given but it holds no TensorBoard event files (events.out.tfevents.*)")
+        extra = f" ({'; '.join(link_notes)})" if link_notes else ""
+        raise SweepInputError(f"{root}: a directory was given but it holds no TensorBoard event files (events.out.tfevents.*){extra}")
     loader = tensorboard_loader() if use_package else None
     runs: dict[str, dict[str, list[tuple[int, float]]]] = {}
-    for f in files:
-        rel = f.parent.relative_to(root).as_posix()
-        rel = "." if rel in ("", ".") else rel
+    for rel, f in files:
         bucket = runs.setdefault(rel, {})
         scalars = read_scalars_tensorboard(f, loader) if loader is not None else read_scalars(f)
         for tag, points in scalars.items():
@@ -291,8 +384,8 @@ def read_tensorboard_dir(root: Path, *, use_package: bool = True) -> Table:
         for t in tags:
             columns[t].extend(block[t])
     note = (f"event files read with the tensorboard package {loader[2]}" if loader is not None
-            else f"event files read with mlsleuth's built-in decoder (record checksums of the data not verified); {TENSORBOARD_HINT}")
-    return Table(str(root), "tensorboard", columns, len(columns["run"]), notes=[note])
+            else f"event files read with mlsleuth's built-in decoder (checksums verified on every record a scalar came from); {TENSORBOARD_HINT}")
+    return Table(str(root), "tensorboard", columns, len(columns["run"]), notes=[note, *link_notes])
 
 
 def with_path_columns(table: Table, names: list[str]) -> None:

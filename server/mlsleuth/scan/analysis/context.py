@@ -11,7 +11,9 @@ anywhere in a class. It is built once per file and shared by every rule.
 from __future__ import annotations
 
 import ast
+import bisect
 import operator
+import re
 from collections.abc import Iterator
 from functools import cached_property
 
@@ -21,6 +23,23 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.M
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 _position = operator.attrgetter("lineno", "col_offset")  # source order of nodes
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+_WIDE = re.compile(r"[^\x00-\x7f]")
+
+
+def _wide_char_table(source: str, start: int, end: int) -> tuple[list[int], list[int]]:
+    """For the line ``source[start:end]``: the UTF-8 byte column just after each non-ASCII
+    character, and how many bytes more than characters the line has up to there.
+    Both lists are empty for an ASCII line, whose byte columns are character columns."""
+    after: list[int] = []
+    extra: list[int] = []
+    surplus = 0
+    for m in _WIDE.finditer(source, start, end):
+        ch = m.group()
+        surplus += len(ch.encode("utf-8", "surrogatepass")) - 1
+        after.append(m.end() - start + surplus)
+        extra.append(surplus)
+    return after, extra
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -182,6 +201,7 @@ class FileContext:
         self._calls: list[ast.Call] | None = None
         self._calls_by_name: dict[str, list[int]] | None = None
         self._methods: dict[ast.ClassDef, dict[str, FunctionNode]] = {}
+        self._wide_chars: dict[int, tuple[list[int], list[int]]] = {}  # line -> see _wide_char_table
         self.path: str | None = None  # the file's absolute path, when it was read from disk
         self.project = None  # the ProjectIndex (analysis/project.py) when the scan knows the other files
 
@@ -210,9 +230,39 @@ class FileContext:
             return ""
         return self.lines[line - 1].strip()
 
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        """Offset of each line's first character, with the parser's line breaks (\\n, \\r\\n, \\r)."""
+        return [0, *(m.end() for m in _LINE_BREAK.finditer(self.source))]
+
+    def _char_offset(self, line: int, byte_col: int) -> int:
+        """Offset in ``source`` of a node position (1-based line, UTF-8 byte column)."""
+        start = self._line_starts[line - 1]
+        shifts = self._wide_chars.get(line)
+        if shifts is None:
+            end = self._line_starts[line] if line < len(self._line_starts) else len(self.source)
+            shifts = self._wide_chars[line] = _wide_char_table(self.source, start, end)
+        if not shifts[0]:
+            return start + byte_col
+        k = bisect.bisect_right(shifts[0], byte_col)  # wide characters ending at or before the column
+        return start + byte_col - (shifts[1][k - 1] if k else 0)
+
     def segment(self, node: ast.AST, limit: int = 160) -> str:
-        text = ast.get_source_segment(self.source, node) or ""
-        text = " ".join(text.split())
+        """The source text of ``node`` on one line, whitespace collapsed, at most ``limit`` characters.
+
+        Same text as ``ast.get_source_segment``, which re-splits the whole file on every call
+        (quadratic in file size when a file has many findings); this uses a line index built once.
+        """
+        try:
+            line, end_line = node.lineno, node.end_lineno  # type: ignore[attr-defined]
+            col, end_col = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        except AttributeError:
+            return ""
+        if None in (line, end_line, col, end_col) or not 1 <= line <= end_line <= len(self._line_starts):
+            return ""
+        begin, end = self._char_offset(line, col), self._char_offset(end_line, end_col)
+        raw = self.source[begin : min(end, begin + 16 * limit + 4096)]  # a whole-file node: only its head is shown
+        text = " ".join(raw.split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
     # -- tree navigation -----------------------------------------------------------

@@ -43,7 +43,7 @@ def _selection(root, select, ignore, min_severity):
     from mlsleuth.config import ConfigError, Selection, load_config
 
     try:
-        config = load_config(root)
+        config = load_config(root, boundary=root)  # never a parent folder's settings
     except ConfigError as exc:
         raise ToolError(f"the project's [tool.mlsleuth] configuration is invalid: {exc}. Fix pyproject.toml and call scan again") from None
     selection = Selection(

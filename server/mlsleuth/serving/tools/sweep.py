@@ -109,7 +109,7 @@ def register(server, env) -> None:
         if plot and not matplotlib_available():
             raise ToolError(f"plot=true needs matplotlib, which is not installed where the server runs: {PLOT_EXTRA_HINT}, or call again without plot")
         args = {"results": str(path), "param": param, "metric": metric, "seed": seed, "group": group, "lower_is_better": lower_is_better,
-                "baseline": baseline, "alpha": alpha, "reduce": reduce, "step": step, "plot": plot}
+                "baseline": baseline, "alpha": alpha, "reduce": reduce, "step": step, "plot": plot, "confine_to": str(env.root)}
         if test is not None:
             args["test"] = test
 
