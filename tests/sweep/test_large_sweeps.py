@@ -72,3 +72,20 @@ def test_compare_sweep_with_ten_thousand_seeds():
     better = next(c for c in comp if str(c["value"]) == "0.01")
     assert better["n_paired"] == 10_000
     assert better["hodges_lehmann"] == pytest.approx(0.01, abs=2e-3)
+
+
+def test_between_seed_correlation_is_unit_free_and_survives_values_near_the_float_range():
+    import warnings
+
+    import numpy as np
+
+    from mlsleuth.sweep.stats import icc_consistency
+
+    rng = np.random.default_rng(3)
+    seeds = rng.normal(size=(12, 1))
+    y = seeds + 0.3 * rng.normal(size=(12, 4)) + np.arange(4)
+    base = icc_consistency(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow RuntimeWarning
+        huge = icc_consistency(y * 1e299)
+    assert np.isfinite(base) and abs(huge - base) < 1e-9

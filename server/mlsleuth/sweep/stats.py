@@ -677,6 +677,12 @@ def icc_consistency(y) -> float:
     n, k = y.shape
     if n < 2 or k < 2:
         raise ValueError("the between-seed correlation needs at least 2 seeds and 2 values")
+    # The ICC does not depend on the unit: centre and scale first, so values near the float range
+    # (1e300) do not overflow when squared.
+    centred = y - np.median(y)
+    scale = float(np.max(np.abs(centred))) if centred.size else 0.0
+    if scale > 0 and math.isfinite(scale):
+        y = centred / scale
     grand = y.mean()
     ss_rows = k * float(np.sum((y.mean(1) - grand) ** 2))
     ss_cols = n * float(np.sum((y.mean(0) - grand) ** 2))
