@@ -54,11 +54,12 @@ class Found:
     None are left out, as they always were.
     """
 
-    __slots__ = ("fix", "location", "measurements", "message", "next_test", "observation")
+    __slots__ = ("fix", "location", "measurements", "message", "next_test", "observation", "severity")
 
     def __init__(self, message: str, *, observation: str = "", next_test: str = "", fix: str | None = None,
-                 measurements: dict[str, Any] | None = None, **location: Any) -> None:
+                 measurements: dict[str, Any] | None = None, severity: str | None = None, **location: Any) -> None:
         self.message = message
+        self.severity = severity  # None: the check's own severity; a check may lower it when the evidence is weak
         self.observation = observation
         self.next_test = next_test
         self.fix = fix
@@ -84,7 +85,7 @@ class RuntimeCheck:
         for found in self.func(run) or ():
             loc = {**run.location_defaults(), **{k: v for k, v in found.location.items() if v is not None}}
             out.append(Finding(
-                rule=self.id, category=self.category, severity=self.severity, message=found.message,
+                rule=self.id, category=self.category, severity=found.severity or self.severity, message=found.message,
                 observation=found.observation, next_test=found.next_test, fix=found.fix,
                 measurements=found.measurements or {}, location=Location(**loc),
             ))

@@ -33,6 +33,11 @@ LR_COLLAPSE_FACTOR = 1e-3
 # fraction below the entropy of the labels seen (the score of predicting class frequencies).
 LABEL_PRIOR_MARGIN = 0.03
 
+# a loss still at the label prior when the requested steps end is watched for more steps
+# (twice the requested number, at most this many) before the verdict: slow starts leave it.
+VERDICT_EXTRA_STEPS_FACTOR = 2
+VERDICT_EXTRA_STEPS_MAX = 100
+
 # loss-not-decreasing needs at least this many losses to compare thirds.
 MIN_STEPS_FOR_TREND = 9
 

@@ -9,6 +9,7 @@ between the two; keys are documented inline.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import probes
@@ -37,9 +38,11 @@ class TraceObserver(Observer):
     wants_module_stack = True
 
     def __init__(self, config: dict | None = None) -> None:
+        import torch
         import torch.nn.functional as F
 
         self.config = config or {}
+        self._low_precision = (torch.float16, torch.bfloat16)
         self.sequences: list[list[str]] = [[]]  # call sequence per step: F forward, B backward, Z zero_grad, S step, L scheduler
         self.stale_grad_steps: list[dict] = []  # first backward of a step found last step's gradients
         self.misplaced_zero_grad: list[int] = []
@@ -67,6 +70,8 @@ class TraceObserver(Observer):
         self.optimizer_stateful = False  # the primary optimizer kept per-parameter state (momentum, Adam moments)
         self.optimizer_type: str | None = None
         self.optimizer_replacements: list[int] = []
+        self.extension: dict | None = None  # extra steps watched to settle a verdict (see _maybe_extend)
+        self._started = time.monotonic()
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
 
@@ -351,18 +356,19 @@ class TraceObserver(Observer):
         if state is not None and not state["zeroed"] and state["stale"]:
             self.stale_grad_steps.append({"step": runner.step, "params": state["stale"][:5], "count": len(state["stale"]),
                                           "optimizer": type(optimizer).__name__})
-        if optimizer is not runner.primary_optimizer:
-            return
-        seq = self._seq()
-        seq.append("S")
-        if "B" in seq:
-            last_b = max(i for i, e in enumerate(seq) if e == "B")
-            if "Z" in seq[last_b:]:
-                self.misplaced_zero_grad.append(runner.step)
+        if optimizer is runner.primary_optimizer:
+            seq = self._seq()
+            seq.append("S")
+            if "B" in seq:
+                last_b = max(i for i, e in enumerate(seq) if e == "B")
+                if "Z" in seq[last_b:]:
+                    self.misplaced_zero_grad.append(runner.step)
         if runner.step >= DETAILED_STEPS and runner.step % SAMPLE_EVERY:
             return
+        # every optimizer's own parameters, measured around its own step (a second optimizer, e.g. a GAN's
+        # discriminator or another replica's, steps its parameters outside the primary's step)
         names = self._names(runner)
-        for p in self._opt_params(runner):
+        for p in _params_of(optimizer):
             rec = self.params.get(id(p))
             if rec is None:
                 name, module = names.get(id(p), (None, None))
@@ -372,6 +378,7 @@ class TraceObserver(Observer):
                     "name": name, "module": module, "shape": list(p.shape), "numel": int(p.numel()),
                     "requires_grad": bool(p.requires_grad), "grad_none_steps": 0, "grad_zero_steps": 0,
                     "grad_norms": [], "update_ratios": [], "param_norm0": float(p.detach().float().norm()), "steps_seen": 0,
+                    "dtype": str(p.dtype).replace("torch.", ""), "lost_updates": 0,
                 }
             rec["steps_seen"] += 1
             g = p.grad
@@ -404,6 +411,24 @@ class TraceObserver(Observer):
 
     def on_step_end(self, runner: Any, optimizer: Any) -> None:
         self._opt_state[id(optimizer)] = {"zeroed": False, "stale": None}
+        for p in _params_of(optimizer):
+            before = self._snap.pop(id(p), None)
+            rec = self.params.get(id(p))
+            if before is None or rec is None:
+                continue
+            moved = p.detach().float() - before.float()
+            delta = float(moved.norm())
+            base = float(before.float().norm())
+            rec["update_ratios"].append(delta / base if base > 0 else (math.inf if delta > 0 else 0.0))
+            rec.setdefault("changed", False)
+            rec["changed"] = rec["changed"] or delta > 0
+            if p.dtype in self._low_precision and p.grad is not None and p.numel():
+                # low-precision weights: the share of elements with a non-zero gradient that did not move at all
+                wanted = p.grad.detach() != 0
+                n_wanted = int(wanted.sum())
+                if n_wanted:
+                    rec["lost_updates"] += float(((moved == 0) & wanted).sum()) / n_wanted
+                    rec["lost_update_steps"] = rec.get("lost_update_steps", 0) + 1
         if optimizer is not runner.primary_optimizer:
             return
         self.optimizer_type = type(optimizer).__name__
@@ -412,20 +437,46 @@ class TraceObserver(Observer):
         if "B" not in seq:
             self.step_without_backward.append(runner.step - 1)
         self.lr.append([float(g.get("lr", math.nan)) for g in optimizer.param_groups])
-        for p in self._opt_params(runner):
-            before = self._snap.pop(id(p), None)
-            rec = self.params.get(id(p))
-            if before is None or rec is None:
-                continue
-            delta = float((p.detach().float() - before.float()).norm())
-            base = float(before.float().norm())
-            rec["update_ratios"].append(delta / base if base > 0 else (math.inf if delta > 0 else 0.0))
-            rec.setdefault("changed", False)
-            rec["changed"] = rec["changed"] or delta > 0
         if runner.step == 1 and self._captured is not None and self.batch_dependence is None:
             self._check_batch_dependence(runner)
         self.sequences.append([])
         self._backward_this_step = 0
+        if runner.max_steps is not None and runner.step >= runner.max_steps and self.extension is None:
+            self._maybe_extend(runner)
+
+    def _maybe_extend(self, runner: Any) -> None:
+        """Watch a few more steps when the loss sits at the label prior at the requested step count.
+
+        A model that has not left the prior after a short run may be stuck (a data bug) or just slow to
+        start; the verdict needs the trend over more steps. Extended only while the time already spent
+        per step leaves room for the extra steps well inside the timeout.
+        """
+        extra = int(self.config.get("verdict_extra_steps") or 0)
+        if extra <= 0 or not self._at_label_prior():
+            return
+        elapsed = time.monotonic() - self._started
+        per_step = elapsed / max(runner.step, 1)
+        budget = float(self.config.get("timeout_s") or 0)
+        if budget and elapsed + per_step * extra > 0.5 * budget:
+            extra = int((0.5 * budget - elapsed) / per_step) if per_step > 0 else 0
+        if extra < 5:
+            return
+        self.extension = {"requested": runner.max_steps, "extra": extra, "reason": "loss-at-label-prior"}
+        runner.max_steps += extra
+
+    def _at_label_prior(self) -> bool:
+        ce = self.loss_calls.get("cross_entropy")
+        counts = [v for v in self.class_counts.values() if v]
+        if not ce or self.non_finite_loss or ce.get("soft_targets") or ce.get("reduction", "mean") != "mean" or len(counts) < 2:
+            return False
+        values = [v for v in ce.get("values", []) if math.isfinite(v)]
+        if len(values) < 9:
+            return False
+        total = sum(counts)
+        prior = -sum(c / total * math.log(c / total) for c in counts)
+        k = len(values) // 3
+        margin = float(self.config.get("label_prior_margin") or 0.03)
+        return sum(values[-k:]) / k >= (1 - margin) * prior
 
     def _check_batch_dependence(self, runner: Any) -> None:
         root, inputs = self._captured
@@ -486,6 +537,8 @@ class TraceObserver(Observer):
             norms = [g for g in rec["grad_norms"] if g is not None]
             params.append({
                 **{k: rec[k] for k in ("name", "module", "shape", "numel", "requires_grad", "grad_none_steps", "grad_zero_steps", "steps_seen", "param_norm0")},
+                "dtype": rec.get("dtype"),
+                "lost_update_fraction": (rec["lost_updates"] / rec["lost_update_steps"]) if rec.get("lost_update_steps") else None,
                 "changed": rec.get("changed", False),
                 "grad_norm_median": _median(norms),
                 "update_ratio_median": _median(ratios),
@@ -518,9 +571,20 @@ class TraceObserver(Observer):
             "eval_determinism": self.eval_determinism,
             "functional_dropout": self.functional_dropout,
             "batch_dependence": self.batch_dependence,
+            "extension": self.extension,
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements)},
         }
+
+
+def _params_of(optimizer: Any) -> list:
+    seen, out = set(), []
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if id(p) not in seen:
+                seen.add(id(p))
+                out.append(p)
+    return out
 
 
 def _median(values: list) -> float | None:

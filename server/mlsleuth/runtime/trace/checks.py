@@ -80,6 +80,7 @@ def _by_module(run: TraceRun, flagged: list[dict], message: str, obs_fn, next_te
 
 def _update_ratio(run: TraceRun, low: bool) -> Iterator[Found]:
     """Weight matrices whose median per-step ||dW|| / ||W|| lies below (``low``) or above the healthy band."""
+    loss_falls = _loss_falls(run)
     for p in run.live:
         r = p.get("update_ratio_median")
         if r is None or len(p["shape"]) < 2 or p["param_norm0"] == 0 or not p.get("changed") and r == 0:
@@ -87,16 +88,49 @@ def _update_ratio(run: TraceRun, low: bool) -> Iterator[Found]:
         if p["grad_zero_steps"] + p["grad_none_steps"] == p["steps_seen"]:
             continue
         if (r < T.UPDATE_RATIO_LOW) if low else (r > T.UPDATE_RATIO_HIGH):
+            severity, evidence = None, ""
+            if not low:
+                growing = _ratios_grow(p["update_ratios"])
+                if not growing and loss_falls:  # large but not growing, and the loss goes down: an early phase can look like this
+                    severity = "info"
+                    evidence = "; the ratio is not growing and the loss is falling, so this may be a benign early phase (momentum, warmup-free start)"
+                else:
+                    evidence = ("; the ratio grows over the steps" if growing else "") + ("; the loss is not falling" if not loss_falls else "")
             yield Found(
                 (f"updates of {p['name']} are tiny relative to the weights: the learning rate is probably far too small for this layer"
                  if low else f"each update changes {p['name']} by a large fraction of its size: the learning rate is probably too large"),
                 observation=f"median ||dW||/||W|| per step = {fmt(r)} over {p['steps_seen']} step(s) (healthy is around {fmt(T.UPDATE_RATIO_HEALTHY)}; "
-                            f"flagged {'below' if low else 'above'} {fmt(T.UPDATE_RATIO_LOW if low else T.UPDATE_RATIO_HIGH)}); ||W|| at start {fmt(p['param_norm0'])}",
+                            f"flagged {'below' if low else 'above'} {fmt(T.UPDATE_RATIO_LOW if low else T.UPDATE_RATIO_HIGH)}); ||W|| at start {fmt(p['param_norm0'])}{evidence}",
                 next_test="run a short learning-rate range test (mlsleuth diagnose FILE:FUNCTION --lr-range) or retry with the LR scaled by 10x towards the healthy ratio and compare the loss after the same number of steps",
                 fix=("raise the learning rate (by about the factor separating the ratio from 1e-3)" if low
                      else "lower the learning rate, add warmup, or clip gradients"),
                 measurements={"update_ratio_median": r, "update_ratios": p["update_ratios"][:20]},
-                module=p["module"] or "(model)", parameter=p["name"], phase="optimizer")
+                module=p["module"] or "(model)", parameter=p["name"], phase="optimizer", severity=severity)
+
+
+def _ratios_grow(ratios: list) -> bool:
+    """Whether the update ratios of the last third are more than twice those of the first third (medians)."""
+    vals = [r for r in ratios if isinstance(r, (int, float))]
+    if any(not math.isfinite(r) for r in vals):
+        return True
+    if len(vals) < 3:
+        return False
+    k = len(vals) // 3
+    head, tail = sorted(vals[:k])[k // 2], sorted(vals[-k:])[k // 2]
+    return tail > 2 * head
+
+
+def _loss_falls(run: TraceRun) -> bool:
+    """The training loss stayed finite and its last third is below its first third."""
+    if run.data.get("non_finite_loss"):
+        return False
+    losses = run.data.get("losses", [])
+    if any(not (isinstance(v, (int, float)) and math.isfinite(v)) for v in losses):
+        return False
+    if len(losses) < 3:
+        return False
+    k = len(losses) // 3
+    return sum(losses[-k:]) / k < sum(losses[:k]) / k
 
 
 def _first_input_stats(run: TraceRun) -> dict | None:
@@ -368,6 +402,9 @@ def update_ratio_too_large(run: TraceRun) -> Iterator[Found]:
     What it finds: weight matrices whose median per-step ||dW|| / ||W|| exceeds {T.UPDATE_RATIO_HIGH:g}, a hundred
     times the healthy ~{T.UPDATE_RATIO_HEALTHY:g}.
     Why it matters: each step rewrites a tenth of the layer; training oscillates, diverges, or kills ReLUs.
+    Large early ratios can be benign (momentum SGD, the first steps from initialisation): when the ratio does not
+    grow over the traced steps and the loss falls, the finding is info; it is a warning when the ratio grows, the loss
+    does not fall, or the loss became non-finite.
     How to confirm: re-run with the LR 10x smaller; the loss curve should become smoother and reach lower values.
     What to do instead: lower the learning rate, add warmup, or clip gradients.
     """
@@ -625,7 +662,10 @@ def loss_at_label_prior(run: TraceRun) -> Iterator[Found]:
     """Cross-entropy stuck at the entropy of the labels.
 
     What it finds: over the last third of at least {T.MIN_STEPS_FOR_TREND} traced steps, the mean cross-entropy is not
-    at least {pct.LABEL_PRIOR_MARGIN}% below the entropy of the class labels seen during the trace.
+    at least {pct.LABEL_PRIOR_MARGIN}% below the entropy of the class labels seen during the trace, and it has stopped
+    going down (the last third is not clearly below the middle third). When this holds at the requested step count the
+    trace watches up to {T.VERDICT_EXTRA_STEPS_FACTOR}x more steps (at most {T.VERDICT_EXTRA_STEPS_MAX}) before
+    deciding; a loss still falling towards the prior is reported as info (a slow start, too early to tell).
     Why it matters: predicting the class frequencies alone scores exactly that entropy, with no look at the inputs.
     A model that cannot beat it has learned nothing from its inputs: labels shuffled apart from their inputs, inputs
     that carry no signal, or blocked learning. The loss may still go down a little (learning the frequencies), so
@@ -646,18 +686,45 @@ def loss_at_label_prior(run: TraceRun) -> Iterator[Found]:
     prior = -sum(c / total * math.log(c / total) for c in counts)
     k = len(values) // 3
     tail = sum(values[-k:]) / k
-    if tail >= (1 - T.LABEL_PRIOR_MARGIN) * prior:
+    if tail < (1 - T.LABEL_PRIOR_MARGIN) * prior:
+        return
+    falling, drop = _still_falling(values, prior)
+    ext = d.get("extension")
+    watched = f"{len(values)} steps" + (f" ({ext['extra']} watched beyond the {ext['requested']} requested to settle this)" if ext else "")
+    observation = (f"mean cross-entropy over the last {k} of {watched}: {fmt(tail)} vs {fmt(prior)}, the entropy of the "
+                   f"{total} labels seen (what predicting class frequencies alone scores); flagged unless at least "
+                   f"{int(100 * T.LABEL_PRIOR_MARGIN)}% below; the middle third's mean was {fmt(drop)} higher than the last third's")
+    measurements = {"label_entropy": prior, "loss_tail_mean": tail, "losses": values[:100], "still_falling": falling}
+    if falling:
         yield Found(
-            "the loss is no better than predicting the label frequencies: the model has learned nothing from its inputs "
-            "(labels misaligned with inputs, inputs that carry no signal, or learning blocked)",
-            observation=f"mean cross-entropy over the last {k} of {len(values)} steps {fmt(tail)} vs {fmt(prior)}, the entropy of the "
-                        f"{total} labels seen (what predicting class frequencies alone scores); flagged unless at least "
-                        f"{int(100 * T.LABEL_PRIOR_MARGIN)}% below",
-            next_test="train on one fixed batch (mlsleuth diagnose FILE:FUNCTION overfits one batch and compares real, shuffled and random inputs); "
-                      "also print a few (input, label) pairs after the data pipeline to check they still belong together",
-            fix="keep inputs and labels aligned through every shuffle/augmentation/sort; check the label source",
-            measurements={"label_entropy": prior, "loss_tail_mean": tail, "losses": values[:100]},
-            module="(loss)", step=len(values) - 1, phase="loss")
+            "the loss has not yet gone below the label-frequency baseline, but it is still falling: probably a slow start, too early to tell",
+            observation=observation,
+            next_test="trace more steps (mlsleuth trace --steps 200) and see whether the loss passes below the label entropy",
+            fix=None, measurements=measurements, module="(loss)", step=len(values) - 1, phase="loss", severity="info")
+        return
+    yield Found(
+        "the loss is no better than predicting the label frequencies and has stopped falling: the model has learned nothing from its inputs "
+        "(labels misaligned with inputs, inputs that carry no signal, or learning blocked)",
+        observation=observation,
+        next_test="train on one fixed batch (mlsleuth diagnose FILE:FUNCTION overfits one batch and compares real, shuffled and random inputs); "
+                  "also print a few (input, label) pairs after the data pipeline to check they still belong together",
+        fix="keep inputs and labels aligned through every shuffle/augmentation/sort; check the label source",
+        measurements=measurements, module="(loss)", step=len(values) - 1, phase="loss")
+
+
+def _still_falling(values: list[float], prior: float) -> tuple[bool, float]:
+    """Whether the last third of ``values`` is clearly below the middle third (beyond noise and 1% of ``prior``)."""
+    k = len(values) // 3
+    mid, last = values[-2 * k:-k], values[-k:]
+
+    def mean_var(xs: list[float]) -> tuple[float, float]:
+        m = sum(xs) / len(xs)
+        return m, (sum((x - m) ** 2 for x in xs) / (len(xs) - 1) if len(xs) > 1 else 0.0)
+
+    (m1, v1), (m2, v2) = mean_var(mid), mean_var(last)
+    se = math.sqrt(v1 / len(mid) + v2 / len(last))
+    drop = m1 - m2
+    return drop > max(2 * se, 0.01 * prior), drop
 
 
 # -- data ------------------------------------------------------------------------------------
