@@ -341,7 +341,7 @@ def param_no_grad(run: TraceRun) -> Iterator[Found]:
         "remove the detach/no_grad on the path, or drop the module from the model/optimizer if it is intentionally unused")
 
 
-@runtime_check("grad-all-zero", tool="trace", category="architecture", severity="warning")
+@runtime_check("grad-all-zero", tool="trace", category="architecture", severity="warning", role="symptom")
 def grad_all_zero(run: TraceRun) -> Iterator[Found]:
     """Gradients that are exactly zero on every step.
 
@@ -381,7 +381,7 @@ def param_not_updated(run: TraceRun) -> Iterator[Found]:
         "give the group a non-zero learning rate, or make sure the optimizer holds these very tensors (not copies)")
 
 
-@runtime_check("update-ratio-too-small", tool="trace", category="hyperparameter", severity="warning")
+@runtime_check("update-ratio-too-small", tool="trace", category="hyperparameter", severity="warning", role="symptom")
 def update_ratio_too_small(run: TraceRun) -> Iterator[Found]:
     """Updates far too small relative to the weights.
 
@@ -395,7 +395,7 @@ def update_ratio_too_small(run: TraceRun) -> Iterator[Found]:
     yield from _update_ratio(run, low=True)
 
 
-@runtime_check("update-ratio-too-large", tool="trace", category="hyperparameter", severity="warning")
+@runtime_check("update-ratio-too-large", tool="trace", category="hyperparameter", severity="warning", role="symptom")
 def update_ratio_too_large(run: TraceRun) -> Iterator[Found]:
     """Updates too large relative to the weights.
 
@@ -411,7 +411,7 @@ def update_ratio_too_large(run: TraceRun) -> Iterator[Found]:
     yield from _update_ratio(run, low=False)
 
 
-@runtime_check("vanishing-gradients", tool="trace", category="architecture", severity="warning")
+@runtime_check("vanishing-gradients", tool="trace", category="architecture", severity="warning", role="symptom")
 def vanishing_gradients(run: TraceRun) -> Iterator[Found]:
     """Gradients shrink from the last layer to the first.
 
@@ -464,7 +464,7 @@ def dead_relu(run: TraceRun) -> Iterator[Found]:
                 module=name, phase="forward")
 
 
-@runtime_check("activation-saturation", tool="trace", category="architecture", severity="warning")
+@runtime_check("activation-saturation", tool="trace", category="architecture", severity="warning", role="symptom")
 def activation_saturation(run: TraceRun) -> Iterator[Found]:
     """Tanh/sigmoid activations are saturated.
 
@@ -575,7 +575,7 @@ def label_out_of_range(run: TraceRun) -> Iterator[Found]:
                 module=_mod(rec.get("out_of_range_where")) or "(loss input)", step=rec.get("out_of_range_step"), phase="loss")
 
 
-@runtime_check("initial-loss-high", tool="trace", category="loss", severity="warning")
+@runtime_check("initial-loss-high", tool="trace", category="loss", severity="warning", role="symptom")
 def initial_loss_high(run: TraceRun) -> Iterator[Found]:
     """The loss at initialisation is far above ln C.
 
@@ -612,7 +612,7 @@ def initial_loss_high(run: TraceRun) -> Iterator[Found]:
         break
 
 
-@runtime_check("non-finite-loss", tool="trace", category="numerical", severity="error")
+@runtime_check("non-finite-loss", tool="trace", category="numerical", severity="error", role="symptom")
 def non_finite_loss(run: TraceRun) -> Iterator[Found]:
     """The loss became NaN or Inf.
 
@@ -632,7 +632,7 @@ def non_finite_loss(run: TraceRun) -> Iterator[Found]:
             measurements=nf, module="(loss)", step=nf["step"], phase="loss")
 
 
-@runtime_check("loss-not-decreasing", tool="trace", category="training-loop", severity="warning")
+@runtime_check("loss-not-decreasing", tool="trace", category="training-loop", severity="warning", role="symptom")
 def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
     """The training loss does not go down over the traced steps.
 
@@ -657,7 +657,7 @@ def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
                 module="(loss)", step=len(losses) - 1, phase="loss")
 
 
-@runtime_check("loss-at-label-prior", tool="trace", category="data", severity="warning")
+@runtime_check("loss-at-label-prior", tool="trace", category="data", severity="warning", role="symptom")
 def loss_at_label_prior(run: TraceRun) -> Iterator[Found]:
     """Cross-entropy stuck at the entropy of the labels.
 
@@ -775,7 +775,7 @@ def input_unnormalized(run: TraceRun) -> Iterator[Found]:
             measurements=st, module=run.data.get("input_module"), step=0, phase="data")
 
 
-@runtime_check("constant-input-features", tool="trace", category="data", severity="info")
+@runtime_check("constant-input-features", tool="trace", category="data", severity="info", role="symptom")
 def constant_input_features(run: TraceRun) -> Iterator[Found]:
     """Constant input features.
 
@@ -803,7 +803,7 @@ def _labels(run: TraceRun) -> tuple[dict[int, int], int, dict | None]:
     return counts, sum(counts.values()), ce
 
 
-@runtime_check("class-imbalance", tool="trace", category="data", severity="info")
+@runtime_check("class-imbalance", tool="trace", category="data", severity="info", role="symptom")
 def class_imbalance(run: TraceRun) -> Iterator[Found]:
     """One class dominates the labels.
 

@@ -125,7 +125,10 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         report.findings = [f for f in report.findings if selection.allows(f.rule, f.category, f.severity)]
     status = payload.get("status") or ("timeout" if result.timed_out else "no result")
     steps = payload.get("steps", 0)
-    report.finalize(stats=stats)
+    from mlsleuth.runtime.ranking import rank
+
+    report.findings = rank(report.findings, "trace")
+    report.finalize(stats=stats, sort=False)
     report.summary.text = _summary(report, status, steps, info)
     return report
 
