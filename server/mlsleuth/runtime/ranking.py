@@ -4,7 +4,7 @@ A run with one bug often trips several checks: the mechanism (a module that mixe
 that is missing, a log of a value that reached 0) and what it does to the run (a loss at the label prior,
 huge update ratios, a NaN). Each check declares its ``role`` (see :mod:`mlsleuth.runtime.registry`).
 :func:`rank` puts warnings and errors before info, causes before symptoms, then errors before warnings,
-then the earliest step first; and it attaches the flagged symptoms to the first flagged cause as its
+then findings that point at a line of the user's code, then the earliest step first; and it attaches the flagged symptoms to the first flagged cause as its
 evidence, so an agent reads the cause first and sees the rest as consequences, not as rival leads.
 """
 
@@ -26,7 +26,7 @@ def rank(findings: list, tool: str) -> list:
         index, f = item
         step = f.location.step
         return (f.severity not in FLAGGING, roles.get(f.rule, "cause") != "cause", SEVERITY_ORDER.get(f.severity, 3),
-                step if step is not None else 1 << 30, index)
+                f.location.line is None, step if step is not None else 1 << 30, index)
 
     ordered = [f for _, f in sorted(enumerate(findings), key=key)]
     causes = [f for f in ordered if f.severity in FLAGGING and roles.get(f.rule, "cause") == "cause"]

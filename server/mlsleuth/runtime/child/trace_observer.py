@@ -14,6 +14,7 @@ from typing import Any
 
 import probes
 from observer import Observer
+from trace_numerics import NumericsWatch
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
                   "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # the last four: target shapes only
@@ -72,8 +73,21 @@ class TraceObserver(Observer):
         self.optimizer_replacements: list[int] = []
         self.extension: dict | None = None  # extra steps watched to settle a verdict (see _maybe_extend)
         self._started = time.monotonic()
+        self.batch_purity = {"batches": 0, "single_class": 0, "sizes": []}  # distinct labels per training batch
+        self.kl_div: dict | None = None
+        self.unregistered: dict[int, dict] = {}  # modules with parameters run inside a model but not registered in it
+        self._checked_modules: set[int] = set()
+        self.state_dict_loads: list[dict] = []
+        self.accumulation: list[dict] = []  # per step with several backward passes: k, first micro-batch grad norm, total
+        self._last_loss: Any = None  # the last scalar a loss function returned (grad enabled)
+        self._root_scales: list[float] = []  # per backward of this step: backward root / last loss value
+        self._norm_after_backward: float | None = None
+        self.numerics = NumericsWatch(self._where)
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
+        self.patches += [(F, "kl_div", self._wrap_kl_div())]
+        self.patches += [(torch.nn.Module, "load_state_dict", self._wrap_load_state_dict())]
+        self.patches += self.numerics.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -111,6 +125,8 @@ class TraceObserver(Observer):
                         runner.record_error(obs.name, f"{fname} patch")
                 out = original(*args, **kwargs)
                 if not runner._muted:
+                    if isinstance(out, torch.Tensor) and out.numel() == 1 and torch.is_grad_enabled():
+                        obs._last_loss = out
                     rec = obs.loss_calls.get(fname)
                     if rec is not None and out.numel() == 1:
                         if "first_value" not in rec:
@@ -191,6 +207,12 @@ class TraceObserver(Observer):
                         for c, n in enumerate(counts):
                             if n:
                                 self.class_counts[c] = self.class_counts.get(c, 0) + int(n)
+                        if fname == "cross_entropy" or fname == "nll_loss":
+                            bp = self.batch_purity
+                            bp["batches"] += 1
+                            bp["single_class"] += sum(1 for n in counts if n) == 1
+                            if len(bp["sizes"]) < MAX_CALLS_COUNTED:
+                                bp["sizes"].append(int(valid.numel()))
             else:
                 rec["soft_targets"] = True
         elif fname in ("binary_cross_entropy", "binary_cross_entropy_with_logits") and rec["calls"] <= 20:
@@ -235,6 +257,70 @@ class TraceObserver(Observer):
 
         return factory
 
+    def _wrap_kl_div(self):
+        obs = self
+
+        def factory(runner, original):
+            def wrapped(*args, **kwargs):
+                if not runner._muted and (obs.kl_div is None or obs.kl_div["calls"] < 20):
+                    try:
+                        obs._record_kl_div(runner, args, kwargs)
+                    except Exception:  # noqa: BLE001 - never break the user's loss call; the failure is reported
+                        runner.record_error(obs.name, "kl_div patch")
+                return original(*args, **kwargs)
+
+            return wrapped
+
+        return factory
+
+    def _record_kl_div(self, runner: Any, args: tuple, kwargs: dict) -> None:
+        import torch
+
+        inp = _arg(args, kwargs, 0, "input")
+        if runner._muted or not isinstance(inp, torch.Tensor) or not inp.is_floating_point() or not inp.numel():
+            return
+        x = inp.detach()
+        rec = self.kl_div
+        if rec is None:
+            rec = self.kl_div = {"calls": 0, "non_negative_calls": 0, "step": runner.step, "where": self._where(runner),
+                                 "input_shape": list(x.shape)}
+            path, line = _user_site()
+            rec["path"], rec["line"] = path, line
+        rec["calls"] += 1
+        lo, hi = float(x.min()), float(x.max())
+        rec["input_min"] = min(lo, rec.get("input_min", lo))
+        rec["input_max"] = max(hi, rec.get("input_max", hi))
+        if lo >= 0 and hi > 0:  # log-probabilities are never positive
+            rec["non_negative_calls"] += 1
+            if x.dim() >= 1 and bool(((x.float().sum(-1) - 1).abs() <= 1e-3).all()):
+                rec["rows_sum_to_one"] = True
+
+    def _wrap_load_state_dict(self):
+        obs = self
+
+        def factory(runner, original):
+            def wrapped(module, state_dict, *args, **kwargs):
+                out = original(module, state_dict, *args, **kwargs)
+                strict = _arg(args, kwargs, 0, "strict", True)
+                if not runner._muted and not strict and len(obs.state_dict_loads) < 10:
+                    try:
+                        own = len(module.state_dict())
+                        missing = list(getattr(out, "missing_keys", []) or [])
+                        unexpected = list(getattr(out, "unexpected_keys", []) or [])
+                        path, line = _user_site()
+                        obs.state_dict_loads.append({
+                            "module": type(module).__name__, "model_keys": own, "given_keys": len(state_dict),
+                            "missing": len(missing), "unexpected": len(unexpected),
+                            "missing_examples": missing[:3], "unexpected_examples": unexpected[:3],
+                            "step": runner.step, "path": path, "line": line})
+                    except Exception:  # noqa: BLE001 - the load itself succeeded; the failure is reported
+                        runner.record_error(obs.name, "load_state_dict patch")
+                return out
+
+            return wrapped
+
+        return factory
+
     # -- hooks -------------------------------------------------------------------
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
         import torch
@@ -243,6 +329,8 @@ class TraceObserver(Observer):
         if not stack and module in runner.roots:
             self._root_forward(runner, module, inputs, output)
             return
+        if stack and id(module) not in runner._names and id(module) not in self._checked_modules and len(self._checked_modules) < 2000:
+            self._check_registration(runner, module)
         kind = probes.ACTIVATION_KINDS.get(type(module).__name__)
         if kind is None or runner.step >= ACTIVATION_STEPS or not module.training or not torch.is_grad_enabled():
             return
@@ -268,6 +356,25 @@ class TraceObserver(Observer):
                 sat = ((y < 0.01) | (y > 0.99)).float().mean()
             rec["saturated_sum"] += float(sat)
             rec["saturated_fraction"] = rec["saturated_sum"] / rec["forwards"]
+
+    def _check_registration(self, runner: Any, module: Any) -> None:
+        """A module with parameters that ran inside a model's forward but is no submodule of any model.
+
+        The outermost such module is recorded (a plain-list block, not each layer inside it), under the
+        innermost registered module whose forward called it.
+        """
+        stack = runner.module_stack
+        target = next((m for m in stack if id(m) not in runner._names), module)
+        self._checked_modules.add(id(module))
+        if id(target) in self.unregistered or (target is not module and id(target) in self._checked_modules):
+            return
+        self._checked_modules.add(id(target))
+        own = list(target.parameters())
+        if not own or any(m is target for r in runner.roots for m in r.modules()):
+            return  # no parameters, or registered after the model was first seen
+        owner = next((runner.module_name(m) for m in reversed(stack) if id(m) in runner._names), None)
+        self.unregistered[id(target)] = {"type": type(target).__name__, "owner": owner, "step": runner.step,
+                                         "params": own, "numel": sum(int(p.numel()) for p in own)}
 
     def _root_forward(self, runner: Any, root: Any, inputs: tuple, output: Any) -> None:
         import torch
@@ -308,6 +415,12 @@ class TraceObserver(Observer):
         seq.append("B")
         self._backward_this_step += 1
         root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
+        if runner.step < DETAILED_STEPS and isinstance(root, torch.Tensor) and root.numel() == 1:
+            # how the loss passed to backward relates to the last loss function's value (1: as is; 1/k: divided)
+            last = self._last_loss
+            self._last_loss = None
+            if last is not None and float(last.detach()) != 0:
+                self._root_scales.append(float(root.detach()) / float(last.detach()))
         if first and isinstance(root, torch.Tensor) and root.numel() == 1:
             value = float(root.detach())
             self.losses.append(value)
@@ -326,6 +439,10 @@ class TraceObserver(Observer):
                     if g is not None and bool(g.detach().abs().sum() > 0):
                         stale.append(id(p))
             state["stale"] = stale
+
+    def on_backward_end(self, runner: Any, tensors: Any) -> None:
+        if self._backward_this_step >= 2 and runner.step < DETAILED_STEPS and runner.primary_optimizer is not None:
+            self._norm_after_backward = _grad_norm(_params_of(runner.primary_optimizer))
 
     def _zeroed(self, runner: Any, obj: Any) -> None:
         import torch
@@ -358,6 +475,12 @@ class TraceObserver(Observer):
                                           "optimizer": type(optimizer).__name__})
         if optimizer is runner.primary_optimizer:
             seq = self._seq()
+            k = seq.count("B")
+            if k >= 2 and self._norm_after_backward and len(self._root_scales) >= k and "Z" not in seq[seq.index("B"):]:
+                self.accumulation.append({"step": runner.step, "backward": k, "root_scale": _median(self._root_scales[-k:]),
+                                          "post_scale": _grad_norm(_params_of(optimizer)) / self._norm_after_backward})
+            self._norm_after_backward = None
+            self._root_scales = []
             seq.append("S")
             if "B" in seq:
                 last_b = max(i for i, e in enumerate(seq) if e == "B")
@@ -505,6 +628,12 @@ class TraceObserver(Observer):
         self.not_in_optimizer: list[dict] = []
         self.symmetric: list[dict] = []
         in_opt = {id(p) for p in self._opt_params(runner)}
+        self.unregistered_modules = []
+        for rec in list(self.unregistered.values())[:10]:
+            params = rec.pop("params")
+            trainable = [p for p in params if p.requires_grad]
+            self.unregistered_modules.append({**rec, "trainable": len(trainable), "tensors": len(params),
+                                              "in_optimizer": sum(id(p) in in_opt for p in trainable)})
         names = self._names(runner)
         self.model_params = [list(names[id(p)]) for root in runner.roots for p in root.parameters() if id(p) in names][:5000]
         for root in runner.roots:
@@ -572,9 +701,38 @@ class TraceObserver(Observer):
             "functional_dropout": self.functional_dropout,
             "batch_dependence": self.batch_dependence,
             "extension": self.extension,
+            "batch_purity": self.batch_purity,
+            "kl_div": self.kl_div,
+            "unregistered_modules": getattr(self, "unregistered_modules", []),
+            "state_dict_loads": self.state_dict_loads,
+            "accumulation": self.accumulation[:50],
+            "numerics": self.numerics.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements)},
         }
+
+
+def _grad_norm(params: list) -> float:
+    total = 0.0
+    for p in params:
+        if p.grad is not None:
+            total += float(p.grad.detach().float().pow(2).sum())
+    return math.sqrt(total)
+
+
+def _user_site() -> tuple:
+    """The user's file and line calling into the patched function (the first frame outside torch and the harness)."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(2)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith(here) and f"{os.sep}torch{os.sep}" not in path:
+            return path, frame.f_lineno
+        frame = frame.f_back
+    return None, None
 
 
 def _params_of(optimizer: Any) -> list:

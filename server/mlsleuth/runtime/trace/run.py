@@ -103,6 +103,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         stats.update({"status": payload.get("status"), "steps_traced": payload.get("steps", 0),
                       "environment": payload.get("environment", {})})
     if data is not None:
+        script = (payload.get("config") or {}).get("script")
+        if script:
+            data = {**data, "script_dir": os.path.dirname(script)}  # user call sites are shown relative to it
         report.findings.extend(trace_findings(data, path=path, command=command))
         losses = data.get("losses") or []
         if losses:
