@@ -603,20 +603,13 @@ class TraceObserver(Observer):
 
     def _check_batch_dependence(self, runner: Any) -> None:
         root, inputs = self._captured
-        batch = inputs[0].shape[0] if inputs and hasattr(inputs[0], "shape") and inputs[0].dim() else None
-        targets = [r.get("target_shape") for r in self.loss_calls.values()]
-        # layers that declare their layout settle which dimension is the batch; otherwise a loss target must agree
-        layouts = [bool(m.batch_first) for m in root.modules()
-                   if type(m).__name__ in ("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer") and hasattr(m, "batch_first")]
-        if batch is None:
-            self.batch_dependence = {"skipped": "the model's first input has no batch dimension"}
-        elif layouts and not all(layouts):
-            self.batch_dependence = {"skipped": "the model has sequence-first (batch_first=False) layers"}
-        elif not layouts and (not targets or not any(t and t[0] == batch for t in targets)):
-            self.batch_dependence = {"skipped": "no loss target with the input's batch size was seen, so the batch dimension is uncertain"}
+        x = inputs[0] if inputs and hasattr(inputs[0], "shape") else None
+        dim, why = _batch_dim(root, x, [r.get("target_shape") for r in self.loss_calls.values()])
+        if dim is None:
+            self.batch_dependence = {"skipped": why}
         else:
             with runner.suspended():
-                self.batch_dependence = probes.batch_dependence(root, inputs)
+                self.batch_dependence = probes.batch_dependence(root, inputs, batch_dim=dim)
         self.batch_dependence["root"] = runner.root_label(root)
         self._captured = None
 
@@ -710,6 +703,38 @@ class TraceObserver(Observer):
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements)},
         }
+
+
+SEQUENCE_LAYERS = ("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+                   "TransformerEncoderLayer", "TransformerDecoderLayer")
+
+
+def _batch_dim(root: Any, x: Any, targets: list) -> tuple:
+    """Which dimension of the model's first input holds the batch: ``(dim, None)`` or ``(None, why it is unknown)``.
+
+    Decided at the model's boundary, from the loss targets: the input dimension (0 or 1) whose size a target's
+    first dimension has. Only when both match (a sequence as long as the batch) do the layers' declared layouts
+    break the tie; how the model converts layouts inside its forward does not matter.
+    """
+    if x is None or not x.dim():
+        return None, "the model's first input has no batch dimension"
+    sizes = {t[0] for t in targets if t}
+    matches = [d for d in (0, 1) if d < x.dim() and int(x.shape[d]) in sizes]
+    layouts = [bool(m.batch_first) for m in root.modules() if type(m).__name__ in SEQUENCE_LAYERS and hasattr(m, "batch_first")]
+    if matches == [0] or matches == [1]:
+        return matches[0], None
+    if matches == [0, 1]:
+        if not layouts or all(layouts):
+            return 0, None
+        if not any(layouts):
+            return 1, None
+        return None, "the batch and sequence dimensions have the same size and the model's layers declare both layouts"
+    if layouts and all(layouts):
+        return 0, None  # no target settles it; every sequence layer declares batch-first
+    if not layouts:
+        return None, ("no loss target was seen, so the batch dimension is uncertain" if not sizes
+                      else "no loss target's first dimension matches the input's first two dimensions")
+    return None, "no loss target's first dimension matches the input's first two dimensions, and the model has sequence-first layers"
 
 
 def _grad_norm(params: list) -> float:

@@ -944,8 +944,10 @@ def batch_mixing(run: TraceRun) -> Iterator[Found]:
 
     What it finds: on a captured training batch, with the model in eval mode (so batch-norm cannot legitimately mix
     samples), the gradient of output i with respect to the inputs of other samples is not exactly zero. Module
-    outputs are checked the same way to localise where the mixing happens (also reported by diagnose). Skipped for
-    integer inputs and sequence-first layers.
+    outputs are checked the same way to localise where the mixing happens (also reported by diagnose). The batch
+    dimension is read at the model's boundary (the input dimension a loss target's first dimension matches, 0 or
+    1), so a model that takes batch-first input and converts it for a sequence-first layer inside its forward is
+    probed like any other; token inputs are differentiated through the first embedding's output.
     Why it matters: a view/reshape/transpose over the batch dimension silently scrambles samples: the model trains
     on garbage pairs and the loss still goes down a little.
     How to confirm: x.requires_grad_(); model.eval(); model(x)[0].sum().backward(); only x.grad[0] may be non-zero.
