@@ -65,6 +65,8 @@ ABLATION_MIN_GAIN = 0.1
 # rebuild (a second training stage replaces the optimizer once, legitimately).
 REBUILT_OPTIMIZER_MIN_STEPS = 4
 REBUILT_OPTIMIZER_FRACTION = 0.75
+# ... or rebuilt over the very same parameters at one fixed interval, at least this many times.
+REBUILT_OPTIMIZER_MIN_REPLACEMENTS = 3
 
 # batches of a single class: flagged when at least this share of the training batches hold one class
 # while, for batches drawn at random from the label frequencies seen, at most BATCH_SINGLE_CLASS_CHANCE would.

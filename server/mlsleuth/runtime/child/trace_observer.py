@@ -79,6 +79,9 @@ class TraceObserver(Observer):
         self._checked_modules: set[int] = set()
         self.state_dict_loads: list[dict] = []
         self.accumulation: list[dict] = []  # per step with several backward passes: k, first micro-batch grad norm, total
+        self.rebuilds: list[dict] = []  # a new primary optimizer took over: at which step, over the same parameters?
+        self._last_primary: Any = None
+        self._last_primary_ids: set = set()
         self._last_loss: Any = None  # the last scalar a loss function returned (grad enabled)
         self._root_scales: list[float] = []  # per backward of this step: backward root / last loss value
         self._norm_after_backward: float | None = None
@@ -474,6 +477,11 @@ class TraceObserver(Observer):
             self.stale_grad_steps.append({"step": runner.step, "params": state["stale"][:5], "count": len(state["stale"]),
                                           "optimizer": type(optimizer).__name__})
         if optimizer is runner.primary_optimizer:
+            if optimizer is not self._last_primary:
+                ids = {id(p) for p in _params_of(optimizer)}
+                if self._last_primary is not None:
+                    self.rebuilds.append({"step": runner.step, "same_parameters": ids == self._last_primary_ids})
+                self._last_primary, self._last_primary_ids = optimizer, ids
             seq = self._seq()
             k = seq.count("B")
             if k >= 2 and self._norm_after_backward and len(self._root_scales) >= k and "Z" not in seq[seq.index("B"):]:
@@ -638,7 +646,8 @@ class TraceObserver(Observer):
                 if not p.requires_grad:
                     self.frozen.append({"name": name, "module": module, "numel": int(p.numel()), "in_optimizer": id(p) in in_opt})
                 elif id(p) not in in_opt:
-                    self.not_in_optimizer.append({"name": name, "module": module, "numel": int(p.numel())})
+                    self.not_in_optimizer.append({"name": name, "module": module, "numel": int(p.numel()),
+                                                  "has_grad": p.grad is not None})
         if runner.step >= 1:
             for p in self._opt_params(runner):
                 rec = self.params.get(id(p))
@@ -701,7 +710,8 @@ class TraceObserver(Observer):
             "accumulation": self.accumulation[:50],
             "numerics": self.numerics.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
-                          "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements)},
+                          "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
+                          "rebuilds": self.rebuilds[:50]},
         }
 
 

@@ -226,6 +226,9 @@ def optimizer_rebuilt_each_step(run: TraceRun) -> Iterator[Found]:
     Why it matters: every rebuild throws that state away. Adam then takes its first, bias-corrected step on every
     batch, which behaves like sign descent at the full learning rate; SGD with momentum loses its momentum. The run
     trains, but not with the algorithm configured.
+    Also found when it is rebuilt over exactly the same parameters at a fixed cadence, at least
+    {T.REBUILT_OPTIMIZER_MIN_REPLACEMENTS} times (a function that trains a few steps and builds its optimizer on each
+    call); stages that rebuild it at irregular points or over a changed parameter set are not flagged.
     How to confirm: print(id(optimizer)) inside the training loop: it changes on every iteration.
     What to do instead: build the optimizer (and its scheduler) once, before the loop; rebuild it only when the set of
     trained parameters changes, for a new training stage.
@@ -233,8 +236,24 @@ def optimizer_rebuilt_each_step(run: TraceRun) -> Iterator[Found]:
     steps = run.steps
     opt = run.data.get("optimizer") or {}
     replaced = opt.get("replacement_count", 0)
-    if steps >= T.REBUILT_OPTIMIZER_MIN_STEPS and opt.get("stateful") and replaced >= T.REBUILT_OPTIMIZER_FRACTION * (steps - 1):
+    every_step = replaced >= T.REBUILT_OPTIMIZER_FRACTION * (steps - 1)
+    same = [r["step"] for r in opt.get("rebuilds", []) if r.get("same_parameters")]
+    gaps = {b - a for a, b in zip(same, same[1:])}
+    periodic = len(same) >= T.REBUILT_OPTIMIZER_MIN_REPLACEMENTS and len(gaps) == 1  # same parameters, a fixed cadence
+    if steps >= T.REBUILT_OPTIMIZER_MIN_STEPS and opt.get("stateful") and (every_step or periodic):
         first = (opt.get("replacements") or [None])[0]
+        if not every_step:
+            gap = next(iter(gaps))
+            yield Found(
+                f"a new {opt.get('type') or 'optimizer'} over the same parameters is built every {gap} steps (each call of a function that trains "
+                f"{gap} steps?): its momentum / moment estimates are thrown away each time",
+                observation=f"over {steps} traced steps a new optimizer object took over exactly the same parameters at steps "
+                            f"{', '.join(map(str, same[:8]))}; the {opt.get('type')} keeps per-parameter state that each rebuild discards",
+                next_test="print(id(optimizer)) where the optimizer steps: a new value every few steps confirms it",
+                fix="build the optimizer once (e.g. in __init__ of the object that trains) and reuse it across calls",
+                measurements={"steps": steps, "rebuild_steps": same[:20], "every": gap, "optimizer": opt.get("type")},
+                step=same[0], phase="optimizer")
+            return
         yield Found(
             f"a new {opt.get('type') or 'optimizer'} is built for (nearly) every step: its momentum / moment estimates are thrown away each time, so it never runs as configured",
             observation=f"over {steps} traced steps a different optimizer object took over the same parameters {replaced} time(s) (first at step {first}); "
@@ -758,8 +777,8 @@ def input_unnormalized(run: TraceRun) -> Iterator[Found]:
     (also reported by diagnose). Integer-typed inputs such as token ids are not flagged.
     Why it matters: default initialisations assume unit-scale inputs; at 255x scale the first layer saturates or
     produces huge logits, the initial loss is high and training is slow or unstable.
-    It is a warning when the run shows the harm (a first loss far above ln C, dead or saturated activations, a loss
-    that does not fall or turns non-finite) and info when the run trains normally anyway.
+    It is a warning when the run shows the harm (a first loss far above ln C that has not come down below it, dead
+    or saturated activations, a loss that does not fall or turns non-finite) and info when the run trains normally.
     How to confirm: print(x.min(), x.max(), x.mean(), x.std()); compare a few steps with x / 255.
     What to do instead: scale to [0, 1] and standardise with the training set's statistics.
     """
@@ -790,9 +809,12 @@ def _input_scale_harm(run: TraceRun) -> str:
         return "the loss is not falling"
     for rec in run.data.get("loss_calls", {}).values():
         value, classes = rec.get("first_value"), rec.get("classes") or 2
+        values = [v for v in rec.get("values", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+        k = max(len(values) // 3, 1)
+        still_high = not values or sum(values[-k:]) / k > math.log(classes)
         if isinstance(value, (int, float)) and classes >= 2 and value > T.INITIAL_LOSS_FACTOR * math.log(classes) \
-                and value - math.log(classes) >= T.INITIAL_LOSS_MARGIN_NATS and not rec.get("soft_targets"):
-            return f"the first loss {fmt(value)} is far above ln({classes})"
+                and value - math.log(classes) >= T.INITIAL_LOSS_MARGIN_NATS and not rec.get("soft_targets") and still_high:
+            return f"the first loss {fmt(value)} is far above ln({classes}) and the loss is still above it"
     for name, rec in run.data.get("activations", {}).items():
         if rec.get("dead_fraction", 0) >= T.DEAD_RELU_FRACTION or rec.get("saturated_fraction", 0) >= T.SATURATED_FRACTION:
             return f"activations of '{name}' are dead or saturated"
@@ -999,20 +1021,25 @@ def param_not_in_optimizer(run: TraceRun) -> Iterator[Found]:
     optimizers' param_groups.
     Why it matters: they get gradients but never change; usually the optimizer was built before a layer was added
     or replaced, or from a list of selected sub-modules.
+    When none of them ever received a gradient (the module runs under torch.no_grad(): frozen on purpose, only
+    requires_grad left on), the finding is info.
     How to confirm: compare the ids of optimizer parameters with the ids of model.parameters().
     What to do instead: build the optimizer from model.parameters() after the model is final.
     """
     missing = run.data.get("not_in_optimizer", [])
     if missing:
         flagged = [(p["name"], p["module"]) for p in missing]
+        graded = {p["name"] for p in missing if p.get("has_grad", True)}
         universe = [tuple(pm) for pm in run.data.get("model_params", [])] or flagged
         for module, names in group_by_module(flagged, universe)[:10]:
+            unused = not graded & set(names)  # never in the backward graph: run under no_grad, i.e. frozen on purpose
             yield Found(
                 f"trainable parameters of '{module or '(model)'}' are not in any optimizer: they get gradients but never change",
                 observation=f"{len(names)} parameter(s) with requires_grad=True are missing from every optimizer's param_groups: {', '.join(names[:4])}",
                 next_test="compare {id(p) for g in optimizer.param_groups for p in g['params']} with {id(p) for p in model.parameters()}",
                 fix="build the optimizer from model.parameters() after the model is complete (a layer created or replaced later is not included)",
-                measurements={"parameters": names[:50]}, module=module or "(model)", phase="setup")
+                measurements={"parameters": names[:50], "received_gradients": not unused}, module=module or "(model)", phase="setup",
+                severity="info" if unused else None)
 
 
 @runtime_check("symmetric-weights", tool="trace", category="architecture", severity="warning")
