@@ -89,3 +89,8 @@ ACCUMULATION_MIN_STEPS = 3
 # float32) is a factor ~e^9 from overflow, which a sum over a few thousand such terms reaches.
 LOG_TINY_POWER = 0.8
 EXP_NEAR_OVERFLOW = 0.9
+
+# padding counted in the loss: right padding (a trailing run of one id in most rows) covering at least this
+# share of the token batch, and that id holding at least this share of the loss's class-index targets.
+PADDING_FRACTION = 0.2
+PADDING_TARGET_SHARE = 0.2

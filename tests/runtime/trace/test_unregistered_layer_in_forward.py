@@ -22,6 +22,7 @@ def test_found_on_measurements():
 def test_not_found_when_frozen_or_trained_anyway():
     assert not findings_for(CHECK, _mods(trainable=0))  # requires_grad=False: a deliberately hidden frozen helper
     assert not findings_for(CHECK, _mods(in_optimizer=2))  # its parameters were handed to the optimizer explicitly
+    assert not findings_for(CHECK, _mods(received_gradients=False))  # a teacher hidden in a list, run under no_grad
     assert not findings_for(CHECK, {})
 
 

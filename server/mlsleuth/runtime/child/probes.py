@@ -43,6 +43,21 @@ def tensor_stats(x: Any) -> dict[str, Any]:
     return info
 
 
+def trailing_padding(tokens: Any) -> dict[str, Any] | None:
+    """For a (batch, length) integer batch: the id that most rows end with, and how much of the batch is a
+    trailing run of it (right padding), or None for fewer than 4 positions."""
+    import torch
+
+    t = tokens.detach()
+    if t.dim() != 2 or t.shape[1] < 4 or not t.numel():
+        return None
+    last = t[:, -1]
+    pad = int(torch.mode(last).values)
+    same = (t == pad).flip(1).int()
+    run = same.cumprod(1).sum(1)  # length of the trailing run of `pad` in each row
+    return {"id": pad, "fraction": float(run.sum()) / t.numel(), "rows_padded": float((run > 0).float().mean())}
+
+
 def first_tensor(obj: Any, batch: int | None = None) -> Any:
     """The first tensor in a (nested) output, optionally with leading dim ``batch``."""
     import torch

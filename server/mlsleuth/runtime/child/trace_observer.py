@@ -388,6 +388,8 @@ class TraceObserver(Observer):
             if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
                 self.input_stats = probes.tensor_stats(inputs[0])
                 self.input_module = name
+                if self.input_stats.get("integer") and inputs[0].dim() == 2:
+                    self.input_stats["trailing_pad"] = probes.trailing_padding(inputs[0])
             if self._captured is None and runner.step == 0 and inputs:
                 self._captured = (root, tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs))
             return
@@ -634,7 +636,8 @@ class TraceObserver(Observer):
             params = rec.pop("params")
             trainable = [p for p in params if p.requires_grad]
             self.unregistered_modules.append({**rec, "trainable": len(trainable), "tensors": len(params),
-                                              "in_optimizer": sum(id(p) in in_opt for p in trainable)})
+                                              "in_optimizer": sum(id(p) in in_opt for p in trainable),
+                                              "received_gradients": any(p.grad is not None for p in trainable)})
         names = self._names(runner)
         self.model_params = [list(names[id(p)]) for root in runner.roots for p in root.parameters() if id(p) in names][:5000]
         for root in runner.roots:

@@ -1079,8 +1079,9 @@ def unregistered_submodule(run: TraceRun) -> Iterator[Found]:
     """Layers used in the forward but not registered in the model.
 
     What it finds: a module with trainable parameters that runs inside a model's forward but is not one of the
-    model's submodules (kept in a plain Python list, dict or tuple, or created inside forward), and whose
-    parameters are in no optimizer. Reported under the registered module whose forward calls it.
+    model's submodules (kept in a plain Python list, dict or tuple, or created inside forward), whose parameters
+    receive gradients but are in no optimizer. Reported under the registered module whose forward calls it. A helper
+    hidden on purpose (frozen with requires_grad=False, or run under torch.no_grad()) is not reported.
     Why it matters: model.parameters(), state_dict(), .to(device) and .train()/.eval() never see it; the
     optimizer skips it, so the layer stays at its random initialisation (or is rebuilt every call) while the
     model still runs and the loss still falls a little.
@@ -1091,7 +1092,7 @@ def unregistered_submodule(run: TraceRun) -> Iterator[Found]:
     """
     groups: dict[str, list[dict]] = {}
     for rec in run.data.get("unregistered_modules", []):
-        if rec.get("trainable") and rec.get("in_optimizer", 0) < rec["trainable"]:
+        if rec.get("trainable") and rec.get("in_optimizer", 0) < rec["trainable"] and rec.get("received_gradients", True):
             groups.setdefault(rec.get("owner") or "(model)", []).append(rec)
     for owner, recs in groups.items():
         types = ", ".join(dict.fromkeys(r["type"] for r in recs))
@@ -1163,6 +1164,36 @@ def unshuffled_class_sorted_batches(run: TraceRun) -> Iterator[Found]:
             fix="shuffle the training data: DataLoader(train_set, shuffle=True) or a RandomSampler",
             measurements={"batches": n, "single_class": single, "batch_size": size, "chance": chance, "classes_seen": len(counts)},
             module="(training data)", step=0, phase="data")
+
+
+@runtime_check("padding-counted-in-loss", tool="trace", category="data", severity="warning")
+def padding_counted_in_loss(run: TraceRun) -> Iterator[Found]:
+    """Padding positions are scored as targets by the loss.
+
+    What it finds: the model's token input is right-padded (most rows end in a run of one id, covering at least
+    {pct.PADDING_FRACTION}% of the batch) and that same id makes up at least {pct.PADDING_TARGET_SHARE}% of the
+    class-index targets the cross-entropy scores (ignore_index does not exclude it).
+    Why it matters: the loss is then dominated by trivially predictable pad positions: it falls fast while the
+    model learns little about the real tokens, and the reported loss and perplexity are meaningless.
+    How to confirm: print((targets == pad_id).float().mean()) and the loss call's ignore_index.
+    What to do instead: pass ignore_index=pad_id to the loss (or set pad targets to -100), or mask the loss.
+    """
+    st = run.data.get("input_stats") or {}
+    pad = st.get("trailing_pad")
+    counts, total, ce = _labels(run)
+    if not pad or not ce or not total or ce.get("soft_targets"):
+        return
+    share = counts.get(int(pad["id"]), 0) / total
+    if pad["fraction"] >= T.PADDING_FRACTION and pad.get("rows_padded", 0) >= 0.5 and share >= T.PADDING_TARGET_SHARE:
+        yield Found(
+            f"padding is scored by the loss: the pad id {pad['id']} fills {fmt(100 * share)}% of the targets, so the loss mostly measures how well the model predicts padding",
+            observation=f"first token batch {st.get('shape')}: {fmt(100 * pad['rows_padded'])}% of rows end in a run of id {pad['id']} "
+                        f"({fmt(100 * pad['fraction'])}% of all positions); {fmt(100 * share)}% of the {total} class-index targets "
+                        f"counted by the loss are that id (ignore_index does not exclude it)",
+            next_test=f"print((targets == {pad['id']}).float().mean()) and the loss call's ignore_index",
+            fix=f"pass ignore_index={pad['id']} to the loss (or set pad targets to -100 before it)",
+            measurements={"pad_id": pad["id"], "pad_fraction": pad["fraction"], "target_share": share},
+            module="(loss)", step=0, phase="loss")
 
 
 @runtime_check("low-precision-master-weights", tool="trace", category="environment", severity="warning")
