@@ -793,18 +793,21 @@ def input_unnormalized(run: TraceRun) -> Iterator[Found]:
         harm = _input_scale_harm(run)
         yield Found(
             "the model is fed unnormalised inputs: layers initialised for unit-scale inputs start saturated or over-confident"
-            + ("" if harm else " (this run still trains: the loss falls and nothing saturates, so it may be harmless here)"),
+            + (" (this run still trains: the loss falls and nothing saturates, so it may be harmless here)" if harm == "" else ""),
             observation=f"first training batch {st['shape']} ({st['dtype']}): min {fmt(st['min'])}, max {fmt(st['max'])}, {what}"
-                        + (f"; {harm}" if harm else ""), severity=None if harm else "info",
+                        + (f"; {harm}" if harm else ""), severity="info" if harm == "" else None,
             next_test="print(x.min(), x.max(), x.mean(), x.std()) on one batch; compare the loss after a few steps with x / 255 (or standardised) inputs",
             fix="scale to [0, 1] (e.g. transforms.ToTensor or x / 255.) and standardise with the training set's mean and std",
             measurements=st, module=run.data.get("input_module"), step=0, phase="data")
 
 
-def _input_scale_harm(run: TraceRun) -> str:
-    """What in this run shows unnormalised inputs doing harm ('' when the run trains normally)."""
+def _input_scale_harm(run: TraceRun) -> str | None:
+    """What in this run shows unnormalised inputs doing harm ('' when the run trains normally; None when no
+    training losses were seen, e.g. input statistics alone from diagnose, so there is no evidence either way)."""
     if run.data.get("non_finite_loss"):
         return "the loss became non-finite"
+    if len(run.data.get("losses", [])) < 3:
+        return None
     if not _loss_falls(run):
         return "the loss is not falling"
     for rec in run.data.get("loss_calls", {}).values():
