@@ -14,6 +14,9 @@ tool, split and category:
     carries the case's category;
 - false alarms: the share of fixed twins and of look-alikes drawing any
   warning or error;
+- first finding decisive: of the found cases, how many have the report's first
+  warning or error itself hitting the bug (so an agent reading from the top
+  meets the cause first);
 - the misses (dev split: id and family; test split: ids only, since its
   per-case results must not steer rule work).
 
@@ -81,6 +84,7 @@ class CaseOutcome:
     how: str  # 'line', 'module', 'category' or '' for a miss
     tool_failed: bool
     false_alarms: dict[str, list[str]]  # variant -> rule ids flagged there
+    first_decisive: bool = False  # found, and the report's first warning/error is itself a hit
 
 
 # -- running the tools ---------------------------------------------------------------------------------------------
@@ -196,22 +200,24 @@ def _module_hit(case: corpus.Case, finding: dict) -> bool:
     return False
 
 
-def judge(case: corpus.Case, tool: str, buggy: VariantResult, clean: list[VariantResult]) -> CaseOutcome:
-    how = ""
-    for finding in buggy.findings:
-        if _line_hit(case, finding):
-            how = "line"
-            break
-        if tool == "trace" and _module_hit(case, finding):
-            how = "module"
-            break
+def _hit_by(case: corpus.Case, tool: str, finding: dict) -> str:
+    """How one finding hits the case's bug: 'line', 'module', 'category', or '' for no hit."""
+    if _line_hit(case, finding):
+        return "line"
+    if tool == "trace" and _module_hit(case, finding):
+        return "module"
     no_culprit = tool == "trace" and not (case.runtime or {}).get("culprit_module")
-    if not how and no_culprit and any(f.get("category") == case.category for f in buggy.findings):
-        how = "category"
+    return "category" if no_culprit and finding.get("category") == case.category else ""
+
+
+def judge(case: corpus.Case, tool: str, buggy: VariantResult, clean: list[VariantResult]) -> CaseOutcome:
+    hits = [_hit_by(case, tool, f) for f in buggy.findings]
+    how = next((h for h in ("line", "module") if h in hits), "") or ("category" if "category" in hits else "")
     return CaseOutcome(
         case=case.id, split=case.split, category=case.category, family=case.family, tool=tool,
         hit=bool(how), how=how, tool_failed=buggy.error is not None and not buggy.findings,
         false_alarms={r.variant: sorted({f["rule"] for f in r.findings}) for r in clean if r.flagged()},
+        first_decisive=bool(hits and hits[0]),
     )
 
 
@@ -266,6 +272,7 @@ def summarise(outcomes: list[CaseOutcome], results: list[VariantResult]) -> dict
             "cases": len(rows),
             "found": sum(o.hit for o in rows),
             "found_by": {how: sum(o.how == how for o in rows) for how in ("line", "module", "category")},
+            "first_decisive": sum(o.first_decisive for o in rows),
             "tool_failed": sum(o.tool_failed for o in rows),
             "fixed_flagged": sum(r.flagged() for r in fixed),
             "fixed_total": len(fixed),
@@ -457,6 +464,7 @@ def print_table(table: dict) -> None:
               f"(line {by['line']}, module {by['module']}, category {by['category']}); "
               f"fixed twins flagged {_pct(row['fixed_flagged'], row['fixed_total'])}; "
               f"look-alikes flagged {_pct(row['lookalike_flagged'], row['lookalike_total'])}; "
+              f"first finding decisive in {_pct(row.get('first_decisive', 0), row['found'])} of the found; "
               f"tool failed on {row['tool_failed']} buggy variant(s)")
         for cat, c in row["by_category"].items():
             print(f"   {cat:<16} found {_pct(c['found'], c['cases']):<14} cases with a false alarm: {c['false_alarm_variants']}")

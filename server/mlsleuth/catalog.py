@@ -167,6 +167,9 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("modules-in-plain-container", "unregistered-submodule"),
     ("optimizer-misses-parameters", "param-not-in-optimizer"),
     ("optimizer-rebuilt-in-loop", "optimizer-rebuilt-each-step"),
+    ("padding-counted-in-loss", "padding-scored-as-target"),
+    ("kldiv-input-not-log-probs", "kl-div-input-not-log-probs"),
+    ("grad-accumulation-loss-not-scaled", "grad-accumulation-unscaled"),
 )
 
 

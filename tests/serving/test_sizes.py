@@ -75,7 +75,9 @@ def test_list_rules_is_compact_by_default_and_full_on_request(server) -> None:
         return await c.call_tool("list_rules", {}), await c.call_tool("list_rules", {"detail": "full"}), await c.call_tool("list_rules", {"tool": "nan"})
 
     brief, full, nan_only = _go(server, fn)
-    assert _size(brief) < 25_000, f"list_rules is {_size(brief)} bytes"
+    # The catalog grows with every rule: the brief listing's budget is per rule (an id and a one-line
+    # title, as text and as the structured map), not a fixed total.
+    assert _size(brief) < 200 * len(docs), f"list_rules is {_size(brief)} bytes for {len(docs)} rules"
     rules = brief.structured_content["rules"]
     assert set(rules) == set(docs) and all(rules[i] == docs[i].title for i in docs)
     assert brief.content[0].text.splitlines()[0].count(": ") >= 1  # one line per rule as text, not a JSON copy

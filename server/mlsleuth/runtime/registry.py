@@ -54,11 +54,12 @@ class Found:
     None are left out, as they always were.
     """
 
-    __slots__ = ("fix", "location", "measurements", "message", "next_test", "observation")
+    __slots__ = ("fix", "location", "measurements", "message", "next_test", "observation", "severity")
 
     def __init__(self, message: str, *, observation: str = "", next_test: str = "", fix: str | None = None,
-                 measurements: dict[str, Any] | None = None, **location: Any) -> None:
+                 measurements: dict[str, Any] | None = None, severity: str | None = None, **location: Any) -> None:
         self.message = message
+        self.severity = severity  # None: the check's own severity; a check may lower it when the evidence is weak
         self.observation = observation
         self.next_test = next_test
         self.fix = fix
@@ -75,6 +76,7 @@ class RuntimeCheck:
     category: str
     severity: str
     func: Callable[[Any], Iterable[Found]]
+    role: str = "cause"  # 'cause': names a mechanism (where to fix); 'symptom': what a cause does to the run
 
     def findings(self, run: Any) -> list:
         """The check's findings for one child run. ``run`` carries ``path`` and ``location`` defaults."""
@@ -84,7 +86,7 @@ class RuntimeCheck:
         for found in self.func(run) or ():
             loc = {**run.location_defaults(), **{k: v for k, v in found.location.items() if v is not None}}
             out.append(Finding(
-                rule=self.id, category=self.category, severity=self.severity, message=found.message,
+                rule=self.id, category=self.category, severity=found.severity or self.severity, message=found.message,
                 observation=found.observation, next_test=found.next_test, fix=found.fix,
                 measurements=found.measurements or {}, location=Location(**loc),
             ))
@@ -94,15 +96,25 @@ class RuntimeCheck:
 CHECKS: dict[str, dict[str, RuntimeCheck]] = {tool: {} for tool in TOOLS}
 
 
-def runtime_check(check_id: str, *, tool: str, category: str, severity: str):
-    """Register the decorated function as runtime check ``check_id`` of ``tool`` (docs from its docstring)."""
+ROLES = ("cause", "symptom")
+
+
+def runtime_check(check_id: str, *, tool: str, category: str, severity: str, role: str = "cause"):
+    """Register the decorated function as runtime check ``check_id`` of ``tool`` (docs from its docstring).
+
+    ``role``: ``"cause"`` for a check that names a mechanism and where it sits (a module, a call, a step), or
+    ``"symptom"`` for one that reports what some cause does to the run (a flat loss, huge updates, a NaN);
+    reports rank causes first and attach the symptoms to them as evidence.
+    """
     if tool not in TOOLS:
         raise ValueError(f"unknown runtime tool {tool!r}")
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r} (one of {ROLES})")
 
     def deco(func: Callable[[Any], Iterable[Found]]) -> Callable[[Any], Iterable[Found]]:
         doc = (func.__doc__ or "").format(T=T, pct=_Percent())
         register(parse_doc(check_id, tool, category, severity, doc))
-        CHECKS[tool][check_id] = RuntimeCheck(check_id, tool, category, severity, func)
+        CHECKS[tool][check_id] = RuntimeCheck(check_id, tool, category, severity, func, role)
         func.check = CHECKS[tool][check_id]  # type: ignore[attr-defined]
         return func
 

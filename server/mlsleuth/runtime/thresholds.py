@@ -33,6 +33,11 @@ LR_COLLAPSE_FACTOR = 1e-3
 # fraction below the entropy of the labels seen (the score of predicting class frequencies).
 LABEL_PRIOR_MARGIN = 0.03
 
+# a loss still at the label prior when the requested steps end is watched for more steps
+# (twice the requested number, at most this many) before the verdict: slow starts leave it.
+VERDICT_EXTRA_STEPS_FACTOR = 2
+VERDICT_EXTRA_STEPS_MAX = 100
+
 # loss-not-decreasing needs at least this many losses to compare thirds.
 MIN_STEPS_FOR_TREND = 9
 
@@ -69,3 +74,32 @@ ABLATION_MIN_GAIN = 0.1
 # rebuild (a second training stage replaces the optimizer once, legitimately).
 REBUILT_OPTIMIZER_MIN_STEPS = 4
 REBUILT_OPTIMIZER_FRACTION = 0.75
+# ... or rebuilt over the very same parameters at one fixed interval, at least this many times.
+REBUILT_OPTIMIZER_MIN_REPLACEMENTS = 3
+
+# batches of a single class: flagged when at least this share of the training batches hold one class
+# while, for batches drawn at random from the label frequencies seen, at most BATCH_SINGLE_CLASS_CHANCE would.
+BATCH_SINGLE_CLASS_SHARE = 0.5
+BATCH_SINGLE_CLASS_CHANCE = 0.05
+BATCH_SINGLE_CLASS_MIN_BATCHES = 8
+
+# low-precision weights: the share of elements with a non-zero gradient that an optimizer step left
+# bit-identical (the update rounded away), on parameters holding at least this share of the weights.
+LOST_UPDATE_FRACTION = 0.5
+LOST_UPDATE_WEIGHT_SHARE = 0.25
+
+# gradient accumulation: the accumulated gradient of k micro-batches against the first one's. A mean over
+# micro-batches stays near 1x (below, when they disagree); a plain sum lands between sqrt(k)x and kx.
+# Flagged above the midpoint (1 + sqrt(k)) / 2, on the median over the traced steps.
+ACCUMULATION_MIN_STEPS = 3
+
+# numerics early warning: log of values below tiny ** LOG_TINY_POWER (1e-30 for float32) is one
+# underflow away from log(0) = -inf; exp of inputs above EXP_NEAR_OVERFLOW x ln(dtype max) (80 for
+# float32) is a factor ~e^9 from overflow, which a sum over a few thousand such terms reaches.
+LOG_TINY_POWER = 0.8
+EXP_NEAR_OVERFLOW = 0.9
+
+# padding counted in the loss: right padding (a trailing run of one id in most rows) covering at least this
+# share of the token batch, and that id holding at least this share of the loss's class-index targets.
+PADDING_FRACTION = 0.2
+PADDING_TARGET_SHARE = 0.2

@@ -17,3 +17,15 @@ def param(name, module, shape=(4, 4), steps=10, none=0, zero=0, changed=True, ra
 def findings_for(check: str, data: dict) -> list:
     """The findings of one check on these measurements."""
     return [f for f in trace_findings(data, path="train.py", command="mlsleuth trace train.py") if f.rule == check]
+
+
+def traced(script: str, variant: str, steps: int = 20) -> list:
+    """Findings of a real traced run of ``tests/trace_scripts/families/<script>`` with argv ``[variant]`` (a child process)."""
+    from pathlib import Path
+
+    from mlsleuth.runtime.trace import trace
+
+    folder = Path(__file__).resolve().parents[2] / "trace_scripts" / "families"
+    report = trace(folder / script, args=[variant], steps=steps, cwd=folder, timeout_s=180)
+    assert report.errors == [], [e.message for e in report.errors]
+    return report.findings

@@ -5,6 +5,10 @@ The measurements are real child results recorded once (``recorded/``; refresh wi
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from ..recorded import findings_of
 from .measurements import findings_for
 
@@ -29,3 +33,17 @@ def test_a_non_finite_leak_from_the_child_is_a_number_not_a_crash():
     data["batch_dependence"]["leak"] = "inf"
     (hit,) = findings_for(CHECK, data)
     assert hit.location.module == "inf"  # a module name is never decoded, even one that reads like a number
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout, mixes", [("view", True), ("permute", False), ("seqfirst", False)])
+def test_sequence_first_layers_are_probed_at_the_models_boundary(layout, mixes):
+    """A batch_first=False Transformer layer no longer skips the check: batch-first input turned sequence-first
+    with a view mixes samples (found); a transpose, or data that is sequence-first itself, does not."""
+    from mlsleuth.runtime.trace import trace
+
+    folder = Path(__file__).resolve().parents[2] / "trace_scripts" / "families"
+    report = trace(folder / "seq_first_layout.py", args=[layout], steps=3, cwd=folder, timeout_s=120)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert "batch_independence_skipped" not in report.summary.stats, report.summary.stats.get("batch_independence_skipped")
+    assert bool([f for f in report.findings if f.rule == CHECK]) == mixes

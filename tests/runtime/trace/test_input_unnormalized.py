@@ -18,3 +18,18 @@ def test_input_unnormalized_is_found():
 
 def test_input_unnormalized_is_not_found_without_the_bug():
     assert not findings_of("zoo_raw_pixels_fixed", CHECK)
+
+
+def test_unnormalised_inputs_in_a_run_that_trains_normally_are_info():
+    """Inputs at std ~27 in a run whose first loss was high but came down below ln C and keeps falling (a corpus
+    fixed twin that used to draw a warning): info. The same inputs with the loss still high stay a warning."""
+    from .measurements import findings_for
+
+    stats = {"shape": [128, 20], "dtype": "float32", "min": -65.6, "max": 98.0, "mean": 2.2, "std": 26.7, "integral": False, "nan": 0, "inf": 0}
+    recovered = [7.4, 3.0, 1.6, 1.2] + [1.0 - 0.02 * i for i in range(16)]
+    data = {"input_stats": stats, "losses": recovered,
+            "loss_calls": {"cross_entropy": {"first_value": 7.4, "classes": 4, "values": recovered, "calls": 20}}}
+    assert [f.severity for f in findings_for(CHECK, data)] == ["info"]
+    stuck = [7.4, 6.0, 5.5, 5.2] + [5.0 - 0.01 * i for i in range(16)]
+    data = {"input_stats": stats, "losses": stuck, "loss_calls": {"cross_entropy": {"first_value": 7.4, "classes": 4, "values": stuck, "calls": 20}}}
+    assert [f.severity for f in findings_for(CHECK, data)] == ["warning"]

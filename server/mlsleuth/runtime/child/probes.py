@@ -43,6 +43,21 @@ def tensor_stats(x: Any) -> dict[str, Any]:
     return info
 
 
+def trailing_padding(tokens: Any) -> dict[str, Any] | None:
+    """For a (batch, length) integer batch: the id that most rows end with, and how much of the batch is a
+    trailing run of it (right padding), or None for fewer than 4 positions."""
+    import torch
+
+    t = tokens.detach()
+    if t.dim() != 2 or t.shape[1] < 4 or not t.numel():
+        return None
+    last = t[:, -1]
+    pad = int(torch.mode(last).values)
+    same = (t == pad).flip(1).int()
+    run = same.cumprod(1).sum(1)  # length of the trailing run of `pad` in each row
+    return {"id": pad, "fraction": float(run.sum()) / t.numel(), "rows_padded": float((run > 0).float().mean())}
+
+
 def first_tensor(obj: Any, batch: int | None = None) -> Any:
     """The first tensor in a (nested) output, optionally with leading dim ``batch``."""
     import torch
@@ -58,6 +73,18 @@ def first_tensor(obj: Any, batch: int | None = None) -> Any:
                 return found
     if hasattr(obj, "logits"):  # HF-style output objects
         return first_tensor(obj.logits, batch)
+    return None
+
+
+def _along(obj: Any, batch: int, dim: int) -> Any:
+    """The first tensor in a (nested) output whose dimension ``dim`` has size ``batch``."""
+    import torch
+
+    if dim == 0:
+        return first_tensor(obj, batch)
+    for t in flat_tensors(obj.logits if hasattr(obj, "logits") and not isinstance(obj, torch.Tensor) else obj):
+        if t.dim() > dim and t.shape[dim] == batch:
+            return t
     return None
 
 
@@ -122,8 +149,13 @@ def outputs_equal(a: Any, b: Any) -> tuple[bool, float]:
     return worst == 0.0, worst
 
 
-def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, sample: int = 0) -> dict[str, Any]:
+def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, sample: int = 0, batch_dim: int = 0) -> dict[str, Any]:
     """Backprop from output[sample] to every input sample (model in eval mode).
+
+    ``batch_dim``: the dimension of the model's first input (and of its output, where that dimension has the
+    batch's size; else the output's first) that holds the batch: 0 for batch-first models, 1 for models that
+    take sequence-first input. What the model does inside (transposes to a sequence-first layer and back) does
+    not matter: only its own input and output are perturbed and read.
 
     Returns ``{"batch": B, "leak": max |d out[sample] / d x[j]| over j != sample,
     "self": max over j == sample, "mixing_after": module name or None,
@@ -138,7 +170,9 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     if not tensors or tensors[0].dim() < 1:
         return {"skipped": "the model's first input is not a tensor with a batch dimension"}
     x0 = tensors[0]
-    batch = int(x0.shape[0])
+    if x0.dim() <= batch_dim:
+        return {"skipped": f"the model's first input has no dimension {batch_dim} to hold the batch"}
+    batch = int(x0.shape[batch_dim])
     if batch < 2:
         return {"skipped": "batch of one sample"}
     embedding = None
@@ -150,7 +184,7 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     trail: list[tuple[str, Any]] = []
 
     def keep(mod, _inp, out):
-        t = first_tensor(out, batch)
+        t = _along(out, batch, batch_dim)
         if t is not None and t.requires_grad and mod is not model:
             trail.append((names.get(id(mod), type(mod).__name__), t))
 
@@ -162,7 +196,11 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
                 args = [x if t is x0 else t for t in inputs]
             else:
                 args = list(inputs)
-            out = first_tensor(model(*args, **kwargs), batch)
+            result = model(*args, **kwargs)
+            out = _along(result, batch, batch_dim)
+            out_dim = batch_dim
+            if out is None and batch_dim:
+                out, out_dim = first_tensor(result, batch), 0
             if embedding is not None:
                 x = next((t for n, t in trail if n == names.get(id(embedding))), None)
                 if x is None:
@@ -170,7 +208,7 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
             if out is None or not out.requires_grad:
                 return {"skipped": "no output tensor with the batch as its first dimension depends on the input"}
             targets = [x] + [t for _, t in trail]
-            grads = torch.autograd.grad(out[sample].float().sum(), targets, allow_unused=True)
+            grads = torch.autograd.grad(out.select(out_dim, sample).float().sum(), targets, allow_unused=True)
     finally:
         for h in handles:
             h.remove()
@@ -178,13 +216,16 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     def leak_of(g: Any) -> tuple[float, float]:
         if g is None:
             return 0.0, 0.0
-        g = g.detach().float().abs().reshape(batch, -1)
+        g = g.detach().float().abs()
+        if g.dim() <= batch_dim or g.shape[batch_dim] != batch:
+            return 0.0, 0.0
+        g = g.movedim(batch_dim, 0).reshape(batch, -1)
         own = float(g[sample].max())
         others = torch.cat([g[:sample], g[sample + 1:]])
         return float(others.max()), own
 
     leak, own = leak_of(grads[0])
-    result: dict[str, Any] = {"batch": batch, "leak": leak, "self": own, "sample": sample}
+    result: dict[str, Any] = {"batch": batch, "leak": leak, "self": own, "sample": sample, "batch_dim": batch_dim}
     if leak > 0:
         last_leaky, first_clean = None, None
         for (name, _), g in zip(trail, grads[1:]):

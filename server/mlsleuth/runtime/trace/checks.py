@@ -10,6 +10,7 @@ id, category, severity and documentation. Import-light: no torch here.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from functools import cached_property
 from typing import Any
@@ -80,6 +81,7 @@ def _by_module(run: TraceRun, flagged: list[dict], message: str, obs_fn, next_te
 
 def _update_ratio(run: TraceRun, low: bool) -> Iterator[Found]:
     """Weight matrices whose median per-step ||dW|| / ||W|| lies below (``low``) or above the healthy band."""
+    loss_falls = _loss_falls(run)
     for p in run.live:
         r = p.get("update_ratio_median")
         if r is None or len(p["shape"]) < 2 or p["param_norm0"] == 0 or not p.get("changed") and r == 0:
@@ -87,16 +89,49 @@ def _update_ratio(run: TraceRun, low: bool) -> Iterator[Found]:
         if p["grad_zero_steps"] + p["grad_none_steps"] == p["steps_seen"]:
             continue
         if (r < T.UPDATE_RATIO_LOW) if low else (r > T.UPDATE_RATIO_HIGH):
+            severity, evidence = None, ""
+            if not low:
+                growing = _ratios_grow(p["update_ratios"])
+                if not growing and loss_falls:  # large but not growing, and the loss goes down: an early phase can look like this
+                    severity = "info"
+                    evidence = "; the ratio is not growing and the loss is falling, so this may be a benign early phase (momentum, warmup-free start)"
+                else:
+                    evidence = ("; the ratio grows over the steps" if growing else "") + ("; the loss is not falling" if not loss_falls else "")
             yield Found(
                 (f"updates of {p['name']} are tiny relative to the weights: the learning rate is probably far too small for this layer"
                  if low else f"each update changes {p['name']} by a large fraction of its size: the learning rate is probably too large"),
                 observation=f"median ||dW||/||W|| per step = {fmt(r)} over {p['steps_seen']} step(s) (healthy is around {fmt(T.UPDATE_RATIO_HEALTHY)}; "
-                            f"flagged {'below' if low else 'above'} {fmt(T.UPDATE_RATIO_LOW if low else T.UPDATE_RATIO_HIGH)}); ||W|| at start {fmt(p['param_norm0'])}",
+                            f"flagged {'below' if low else 'above'} {fmt(T.UPDATE_RATIO_LOW if low else T.UPDATE_RATIO_HIGH)}); ||W|| at start {fmt(p['param_norm0'])}{evidence}",
                 next_test="run a short learning-rate range test (mlsleuth diagnose FILE:FUNCTION --lr-range) or retry with the LR scaled by 10x towards the healthy ratio and compare the loss after the same number of steps",
                 fix=("raise the learning rate (by about the factor separating the ratio from 1e-3)" if low
                      else "lower the learning rate, add warmup, or clip gradients"),
                 measurements={"update_ratio_median": r, "update_ratios": p["update_ratios"][:20]},
-                module=p["module"] or "(model)", parameter=p["name"], phase="optimizer")
+                module=p["module"] or "(model)", parameter=p["name"], phase="optimizer", severity=severity)
+
+
+def _ratios_grow(ratios: list) -> bool:
+    """Whether the update ratios of the last third are more than twice those of the first third (medians)."""
+    vals = [r for r in ratios if isinstance(r, (int, float))]
+    if any(not math.isfinite(r) for r in vals):
+        return True
+    if len(vals) < 3:
+        return False
+    k = len(vals) // 3
+    head, tail = sorted(vals[:k])[k // 2], sorted(vals[-k:])[k // 2]
+    return tail > 2 * head
+
+
+def _loss_falls(run: TraceRun) -> bool:
+    """The training loss stayed finite and its last third is below its first third."""
+    if run.data.get("non_finite_loss"):
+        return False
+    losses = run.data.get("losses", [])
+    if any(not (isinstance(v, (int, float)) and math.isfinite(v)) for v in losses):
+        return False
+    if len(losses) < 3:
+        return False
+    k = len(losses) // 3
+    return sum(losses[-k:]) / k < sum(losses[:k]) / k
 
 
 def _first_input_stats(run: TraceRun) -> dict | None:
@@ -191,6 +226,9 @@ def optimizer_rebuilt_each_step(run: TraceRun) -> Iterator[Found]:
     Why it matters: every rebuild throws that state away. Adam then takes its first, bias-corrected step on every
     batch, which behaves like sign descent at the full learning rate; SGD with momentum loses its momentum. The run
     trains, but not with the algorithm configured.
+    Also found when it is rebuilt over exactly the same parameters at a fixed cadence, at least
+    {T.REBUILT_OPTIMIZER_MIN_REPLACEMENTS} times (a function that trains a few steps and builds its optimizer on each
+    call); stages that rebuild it at irregular points or over a changed parameter set are not flagged.
     How to confirm: print(id(optimizer)) inside the training loop: it changes on every iteration.
     What to do instead: build the optimizer (and its scheduler) once, before the loop; rebuild it only when the set of
     trained parameters changes, for a new training stage.
@@ -198,8 +236,24 @@ def optimizer_rebuilt_each_step(run: TraceRun) -> Iterator[Found]:
     steps = run.steps
     opt = run.data.get("optimizer") or {}
     replaced = opt.get("replacement_count", 0)
-    if steps >= T.REBUILT_OPTIMIZER_MIN_STEPS and opt.get("stateful") and replaced >= T.REBUILT_OPTIMIZER_FRACTION * (steps - 1):
+    every_step = replaced >= T.REBUILT_OPTIMIZER_FRACTION * (steps - 1)
+    same = [r["step"] for r in opt.get("rebuilds", []) if r.get("same_parameters")]
+    gaps = {b - a for a, b in zip(same, same[1:])}
+    periodic = len(same) >= T.REBUILT_OPTIMIZER_MIN_REPLACEMENTS and len(gaps) == 1  # same parameters, a fixed cadence
+    if steps >= T.REBUILT_OPTIMIZER_MIN_STEPS and opt.get("stateful") and (every_step or periodic):
         first = (opt.get("replacements") or [None])[0]
+        if not every_step:
+            gap = next(iter(gaps))
+            yield Found(
+                f"a new {opt.get('type') or 'optimizer'} over the same parameters is built every {gap} steps (each call of a function that trains "
+                f"{gap} steps?): its momentum / moment estimates are thrown away each time",
+                observation=f"over {steps} traced steps a new optimizer object took over exactly the same parameters at steps "
+                            f"{', '.join(map(str, same[:8]))}; the {opt.get('type')} keeps per-parameter state that each rebuild discards",
+                next_test="print(id(optimizer)) where the optimizer steps: a new value every few steps confirms it",
+                fix="build the optimizer once (e.g. in __init__ of the object that trains) and reuse it across calls",
+                measurements={"steps": steps, "rebuild_steps": same[:20], "every": gap, "optimizer": opt.get("type")},
+                step=same[0], phase="optimizer")
+            return
         yield Found(
             f"a new {opt.get('type') or 'optimizer'} is built for (nearly) every step: its momentum / moment estimates are thrown away each time, so it never runs as configured",
             observation=f"over {steps} traced steps a different optimizer object took over the same parameters {replaced} time(s) (first at step {first}); "
@@ -307,7 +361,7 @@ def param_no_grad(run: TraceRun) -> Iterator[Found]:
         "remove the detach/no_grad on the path, or drop the module from the model/optimizer if it is intentionally unused")
 
 
-@runtime_check("grad-all-zero", tool="trace", category="architecture", severity="warning")
+@runtime_check("grad-all-zero", tool="trace", category="architecture", severity="warning", role="symptom")
 def grad_all_zero(run: TraceRun) -> Iterator[Found]:
     """Gradients that are exactly zero on every step.
 
@@ -338,7 +392,8 @@ def param_not_updated(run: TraceRun) -> Iterator[Found]:
     What to do instead: give the group a non-zero LR; create the optimizer after the model is final and on its device.
     """
     steps = run.steps
-    frozen_lr = [p for p in run.live if not p.get("changed") and p["grad_zero_steps"] + p["grad_none_steps"] < p["steps_seen"]]
+    frozen_lr = [p for p in run.live if not p.get("changed") and p["grad_zero_steps"] + p["grad_none_steps"] < p["steps_seen"]
+                 and not _low_precision_explained(p)]
     yield from _by_module(
         run, frozen_lr,
         "parameters of {module} have non-zero gradients but their values never changed: the optimizer does not update them (learning rate 0 for their group?)",
@@ -347,7 +402,7 @@ def param_not_updated(run: TraceRun) -> Iterator[Found]:
         "give the group a non-zero learning rate, or make sure the optimizer holds these very tensors (not copies)")
 
 
-@runtime_check("update-ratio-too-small", tool="trace", category="hyperparameter", severity="warning")
+@runtime_check("update-ratio-too-small", tool="trace", category="hyperparameter", severity="warning", role="symptom")
 def update_ratio_too_small(run: TraceRun) -> Iterator[Found]:
     """Updates far too small relative to the weights.
 
@@ -361,20 +416,23 @@ def update_ratio_too_small(run: TraceRun) -> Iterator[Found]:
     yield from _update_ratio(run, low=True)
 
 
-@runtime_check("update-ratio-too-large", tool="trace", category="hyperparameter", severity="warning")
+@runtime_check("update-ratio-too-large", tool="trace", category="hyperparameter", severity="warning", role="symptom")
 def update_ratio_too_large(run: TraceRun) -> Iterator[Found]:
     """Updates too large relative to the weights.
 
     What it finds: weight matrices whose median per-step ||dW|| / ||W|| exceeds {T.UPDATE_RATIO_HIGH:g}, a hundred
     times the healthy ~{T.UPDATE_RATIO_HEALTHY:g}.
     Why it matters: each step rewrites a tenth of the layer; training oscillates, diverges, or kills ReLUs.
+    Large early ratios can be benign (momentum SGD, the first steps from initialisation): when the ratio does not
+    grow over the traced steps and the loss falls, the finding is info; it is a warning when the ratio grows, the loss
+    does not fall, or the loss became non-finite.
     How to confirm: re-run with the LR 10x smaller; the loss curve should become smoother and reach lower values.
     What to do instead: lower the learning rate, add warmup, or clip gradients.
     """
     yield from _update_ratio(run, low=False)
 
 
-@runtime_check("vanishing-gradients", tool="trace", category="architecture", severity="warning")
+@runtime_check("vanishing-gradients", tool="trace", category="architecture", severity="warning", role="symptom")
 def vanishing_gradients(run: TraceRun) -> Iterator[Found]:
     """Gradients shrink from the last layer to the first.
 
@@ -427,7 +485,7 @@ def dead_relu(run: TraceRun) -> Iterator[Found]:
                 module=name, phase="forward")
 
 
-@runtime_check("activation-saturation", tool="trace", category="architecture", severity="warning")
+@runtime_check("activation-saturation", tool="trace", category="architecture", severity="warning", role="symptom")
 def activation_saturation(run: TraceRun) -> Iterator[Found]:
     """Tanh/sigmoid activations are saturated.
 
@@ -538,7 +596,7 @@ def label_out_of_range(run: TraceRun) -> Iterator[Found]:
                 module=_mod(rec.get("out_of_range_where")) or "(loss input)", step=rec.get("out_of_range_step"), phase="loss")
 
 
-@runtime_check("initial-loss-high", tool="trace", category="loss", severity="warning")
+@runtime_check("initial-loss-high", tool="trace", category="loss", severity="warning", role="symptom")
 def initial_loss_high(run: TraceRun) -> Iterator[Found]:
     """The loss at initialisation is far above ln C.
 
@@ -575,7 +633,7 @@ def initial_loss_high(run: TraceRun) -> Iterator[Found]:
         break
 
 
-@runtime_check("non-finite-loss", tool="trace", category="numerical", severity="error")
+@runtime_check("non-finite-loss", tool="trace", category="numerical", severity="error", role="symptom")
 def non_finite_loss(run: TraceRun) -> Iterator[Found]:
     """The loss became NaN or Inf.
 
@@ -595,7 +653,7 @@ def non_finite_loss(run: TraceRun) -> Iterator[Found]:
             measurements=nf, module="(loss)", step=nf["step"], phase="loss")
 
 
-@runtime_check("loss-not-decreasing", tool="trace", category="training-loop", severity="warning")
+@runtime_check("loss-not-decreasing", tool="trace", category="training-loop", severity="warning", role="symptom")
 def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
     """The training loss does not go down over the traced steps.
 
@@ -620,12 +678,15 @@ def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
                 module="(loss)", step=len(losses) - 1, phase="loss")
 
 
-@runtime_check("loss-at-label-prior", tool="trace", category="data", severity="warning")
+@runtime_check("loss-at-label-prior", tool="trace", category="data", severity="warning", role="symptom")
 def loss_at_label_prior(run: TraceRun) -> Iterator[Found]:
     """Cross-entropy stuck at the entropy of the labels.
 
     What it finds: over the last third of at least {T.MIN_STEPS_FOR_TREND} traced steps, the mean cross-entropy is not
-    at least {pct.LABEL_PRIOR_MARGIN}% below the entropy of the class labels seen during the trace.
+    at least {pct.LABEL_PRIOR_MARGIN}% below the entropy of the class labels seen during the trace, and it has stopped
+    going down (the last third is not clearly below the middle third). When this holds at the requested step count the
+    trace watches up to {T.VERDICT_EXTRA_STEPS_FACTOR}x more steps (at most {T.VERDICT_EXTRA_STEPS_MAX}) before
+    deciding; a loss still falling towards the prior is reported as info (a slow start, too early to tell).
     Why it matters: predicting the class frequencies alone scores exactly that entropy, with no look at the inputs.
     A model that cannot beat it has learned nothing from its inputs: labels shuffled apart from their inputs, inputs
     that carry no signal, or blocked learning. The loss may still go down a little (learning the frequencies), so
@@ -646,18 +707,45 @@ def loss_at_label_prior(run: TraceRun) -> Iterator[Found]:
     prior = -sum(c / total * math.log(c / total) for c in counts)
     k = len(values) // 3
     tail = sum(values[-k:]) / k
-    if tail >= (1 - T.LABEL_PRIOR_MARGIN) * prior:
+    if tail < (1 - T.LABEL_PRIOR_MARGIN) * prior:
+        return
+    falling, drop = _still_falling(values, prior)
+    ext = d.get("extension")
+    watched = f"{len(values)} steps" + (f" ({ext['extra']} watched beyond the {ext['requested']} requested to settle this)" if ext else "")
+    observation = (f"mean cross-entropy over the last {k} of {watched}: {fmt(tail)} vs {fmt(prior)}, the entropy of the "
+                   f"{total} labels seen (what predicting class frequencies alone scores); flagged unless at least "
+                   f"{int(100 * T.LABEL_PRIOR_MARGIN)}% below; the middle third's mean was {fmt(drop)} higher than the last third's")
+    measurements = {"label_entropy": prior, "loss_tail_mean": tail, "losses": values[:100], "still_falling": falling}
+    if falling:
         yield Found(
-            "the loss is no better than predicting the label frequencies: the model has learned nothing from its inputs "
-            "(labels misaligned with inputs, inputs that carry no signal, or learning blocked)",
-            observation=f"mean cross-entropy over the last {k} of {len(values)} steps {fmt(tail)} vs {fmt(prior)}, the entropy of the "
-                        f"{total} labels seen (what predicting class frequencies alone scores); flagged unless at least "
-                        f"{int(100 * T.LABEL_PRIOR_MARGIN)}% below",
-            next_test="train on one fixed batch (mlsleuth diagnose FILE:FUNCTION overfits one batch and compares real, shuffled and random inputs); "
-                      "also print a few (input, label) pairs after the data pipeline to check they still belong together",
-            fix="keep inputs and labels aligned through every shuffle/augmentation/sort; check the label source",
-            measurements={"label_entropy": prior, "loss_tail_mean": tail, "losses": values[:100]},
-            module="(loss)", step=len(values) - 1, phase="loss")
+            "the loss has not yet gone below the label-frequency baseline, but it is still falling: probably a slow start, too early to tell",
+            observation=observation,
+            next_test="trace more steps (mlsleuth trace --steps 200) and see whether the loss passes below the label entropy",
+            fix=None, measurements=measurements, module="(loss)", step=len(values) - 1, phase="loss", severity="info")
+        return
+    yield Found(
+        "the loss is no better than predicting the label frequencies and has stopped falling: the model has learned nothing from its inputs "
+        "(labels misaligned with inputs, inputs that carry no signal, or learning blocked)",
+        observation=observation,
+        next_test="train on one fixed batch (mlsleuth diagnose FILE:FUNCTION overfits one batch and compares real, shuffled and random inputs); "
+                  "also print a few (input, label) pairs after the data pipeline to check they still belong together",
+        fix="keep inputs and labels aligned through every shuffle/augmentation/sort; check the label source",
+        measurements=measurements, module="(loss)", step=len(values) - 1, phase="loss")
+
+
+def _still_falling(values: list[float], prior: float) -> tuple[bool, float]:
+    """Whether the last third of ``values`` is clearly below the middle third (beyond noise and 1% of ``prior``)."""
+    k = len(values) // 3
+    mid, last = values[-2 * k:-k], values[-k:]
+
+    def mean_var(xs: list[float]) -> tuple[float, float]:
+        m = sum(xs) / len(xs)
+        return m, (sum((x - m) ** 2 for x in xs) / (len(xs) - 1) if len(xs) > 1 else 0.0)
+
+    (m1, v1), (m2, v2) = mean_var(mid), mean_var(last)
+    se = math.sqrt(v1 / len(mid) + v2 / len(last))
+    drop = m1 - m2
+    return drop > max(2 * se, 0.01 * prior), drop
 
 
 # -- data ------------------------------------------------------------------------------------
@@ -689,6 +777,8 @@ def input_unnormalized(run: TraceRun) -> Iterator[Found]:
     (also reported by diagnose). Integer-typed inputs such as token ids are not flagged.
     Why it matters: default initialisations assume unit-scale inputs; at 255x scale the first layer saturates or
     produces huge logits, the initial loss is high and training is slow or unstable.
+    It is a warning when the run shows the harm (a first loss far above ln C that has not come down below it, dead
+    or saturated activations, a loss that does not fall or turns non-finite) and info when the run trains normally.
     How to confirm: print(x.min(), x.max(), x.mean(), x.std()); compare a few steps with x / 255.
     What to do instead: scale to [0, 1] and standardise with the training set's statistics.
     """
@@ -700,15 +790,41 @@ def input_unnormalized(run: TraceRun) -> Iterator[Found]:
     if raw or large:
         what = ("integer values in 0..255, i.e. raw pixels/counts" if raw else
                 f"mean {fmt(st.get('mean'))}, std {fmt(st.get('std'))} (more than {T.INPUT_SCALE_LIMIT:g}x unit scale)")
+        harm = _input_scale_harm(run)
         yield Found(
-            "the model is fed unnormalised inputs: layers initialised for unit-scale inputs start saturated or over-confident",
-            observation=f"first training batch {st['shape']} ({st['dtype']}): min {fmt(st['min'])}, max {fmt(st['max'])}, {what}",
+            "the model is fed unnormalised inputs: layers initialised for unit-scale inputs start saturated or over-confident"
+            + (" (this run still trains: the loss falls and nothing saturates, so it may be harmless here)" if harm == "" else ""),
+            observation=f"first training batch {st['shape']} ({st['dtype']}): min {fmt(st['min'])}, max {fmt(st['max'])}, {what}"
+                        + (f"; {harm}" if harm else ""), severity="info" if harm == "" else None,
             next_test="print(x.min(), x.max(), x.mean(), x.std()) on one batch; compare the loss after a few steps with x / 255 (or standardised) inputs",
             fix="scale to [0, 1] (e.g. transforms.ToTensor or x / 255.) and standardise with the training set's mean and std",
             measurements=st, module=run.data.get("input_module"), step=0, phase="data")
 
 
-@runtime_check("constant-input-features", tool="trace", category="data", severity="info")
+def _input_scale_harm(run: TraceRun) -> str | None:
+    """What in this run shows unnormalised inputs doing harm ('' when the run trains normally; None when no
+    training losses were seen, e.g. input statistics alone from diagnose, so there is no evidence either way)."""
+    if run.data.get("non_finite_loss"):
+        return "the loss became non-finite"
+    if len(run.data.get("losses", [])) < 3:
+        return None
+    if not _loss_falls(run):
+        return "the loss is not falling"
+    for rec in run.data.get("loss_calls", {}).values():
+        value, classes = rec.get("first_value"), rec.get("classes") or 2
+        values = [v for v in rec.get("values", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+        k = max(len(values) // 3, 1)
+        still_high = not values or sum(values[-k:]) / k > math.log(classes)
+        if isinstance(value, (int, float)) and classes >= 2 and value > T.INITIAL_LOSS_FACTOR * math.log(classes) \
+                and value - math.log(classes) >= T.INITIAL_LOSS_MARGIN_NATS and not rec.get("soft_targets") and still_high:
+            return f"the first loss {fmt(value)} is far above ln({classes}) and the loss is still above it"
+    for name, rec in run.data.get("activations", {}).items():
+        if rec.get("dead_fraction", 0) >= T.DEAD_RELU_FRACTION or rec.get("saturated_fraction", 0) >= T.SATURATED_FRACTION:
+            return f"activations of '{name}' are dead or saturated"
+    return ""
+
+
+@runtime_check("constant-input-features", tool="trace", category="data", severity="info", role="symptom")
 def constant_input_features(run: TraceRun) -> Iterator[Found]:
     """Constant input features.
 
@@ -736,7 +852,7 @@ def _labels(run: TraceRun) -> tuple[dict[int, int], int, dict | None]:
     return counts, sum(counts.values()), ce
 
 
-@runtime_check("class-imbalance", tool="trace", category="data", severity="info")
+@runtime_check("class-imbalance", tool="trace", category="data", severity="info", role="symptom")
 def class_imbalance(run: TraceRun) -> Iterator[Found]:
     """One class dominates the labels.
 
@@ -853,8 +969,10 @@ def batch_mixing(run: TraceRun) -> Iterator[Found]:
 
     What it finds: on a captured training batch, with the model in eval mode (so batch-norm cannot legitimately mix
     samples), the gradient of output i with respect to the inputs of other samples is not exactly zero. Module
-    outputs are checked the same way to localise where the mixing happens (also reported by diagnose). Skipped for
-    integer inputs and sequence-first layers.
+    outputs are checked the same way to localise where the mixing happens (also reported by diagnose). The batch
+    dimension is read at the model's boundary (the input dimension a loss target's first dimension matches, 0 or
+    1), so a model that takes batch-first input and converts it for a sequence-first layer inside its forward is
+    probed like any other; token inputs are differentiated through the first embedding's output.
     Why it matters: a view/reshape/transpose over the batch dimension silently scrambles samples: the model trains
     on garbage pairs and the loss still goes down a little.
     How to confirm: x.requires_grad_(); model.eval(); model(x)[0].sum().backward(); only x.grad[0] may be non-zero.
@@ -906,20 +1024,25 @@ def param_not_in_optimizer(run: TraceRun) -> Iterator[Found]:
     optimizers' param_groups.
     Why it matters: they get gradients but never change; usually the optimizer was built before a layer was added
     or replaced, or from a list of selected sub-modules.
+    When none of them ever received a gradient (the module runs under torch.no_grad(): frozen on purpose, only
+    requires_grad left on), the finding is info.
     How to confirm: compare the ids of optimizer parameters with the ids of model.parameters().
     What to do instead: build the optimizer from model.parameters() after the model is final.
     """
     missing = run.data.get("not_in_optimizer", [])
     if missing:
         flagged = [(p["name"], p["module"]) for p in missing]
+        graded = {p["name"] for p in missing if p.get("has_grad", True)}
         universe = [tuple(pm) for pm in run.data.get("model_params", [])] or flagged
         for module, names in group_by_module(flagged, universe)[:10]:
+            unused = not graded & set(names)  # never in the backward graph: run under no_grad, i.e. frozen on purpose
             yield Found(
                 f"trainable parameters of '{module or '(model)'}' are not in any optimizer: they get gradients but never change",
                 observation=f"{len(names)} parameter(s) with requires_grad=True are missing from every optimizer's param_groups: {', '.join(names[:4])}",
                 next_test="compare {id(p) for g in optimizer.param_groups for p in g['params']} with {id(p) for p in model.parameters()}",
                 fix="build the optimizer from model.parameters() after the model is complete (a layer created or replaced later is not included)",
-                measurements={"parameters": names[:50]}, module=module or "(model)", phase="setup")
+                measurements={"parameters": names[:50], "received_gradients": not unused}, module=module or "(model)", phase="setup",
+                severity="info" if unused else None)
 
 
 @runtime_check("symmetric-weights", tool="trace", category="architecture", severity="warning")
@@ -940,3 +1063,324 @@ def symmetric_weights(run: TraceRun) -> Iterator[Found]:
             next_test=f"print({s['name']}.std(dim=0)) at init: zeros mean a constant initialisation",
             fix="use the default random init (nn.init.kaiming_uniform_ / xavier) for hidden layers; zero init is only safe for a final layer or biases",
             measurements=s, module=s["module"], parameter=s["name"], phase="setup")
+
+
+def _site_location(run: TraceRun, rec: dict) -> dict[str, Any]:
+    """``path``/``line`` of a user call site the child recorded: beside the traced script's path when in its folder."""
+    path, line = rec.get("path"), rec.get("line")
+    if not path or not line:
+        return {}
+    script_dir = run.data.get("script_dir")
+    if script_dir and path.startswith(script_dir.rstrip(os.sep) + os.sep):
+        return {"path": os.path.join(os.path.dirname(run.path or ""), os.path.relpath(path, script_dir)), "line": line}
+    return {"path": path, "line": line}
+
+
+# -- model structure (beyond parameters) -----------------------------------------------------
+@runtime_check("unregistered-layer-in-forward", tool="trace", category="architecture", severity="error")
+def unregistered_submodule(run: TraceRun) -> Iterator[Found]:
+    """Layers used in the forward but not registered in the model.
+
+    What it finds: a module with trainable parameters that runs inside a model's forward but is not one of the
+    model's submodules (kept in a plain Python list, dict or tuple, or created inside forward), whose parameters
+    receive gradients but are in no optimizer. Reported under the registered module whose forward calls it. A helper
+    hidden on purpose (frozen with requires_grad=False, or run under torch.no_grad()) is not reported.
+    Why it matters: model.parameters(), state_dict(), .to(device) and .train()/.eval() never see it; the
+    optimizer skips it, so the layer stays at its random initialisation (or is rebuilt every call) while the
+    model still runs and the loss still falls a little.
+    How to confirm: print(sum(p.numel() for p in model.parameters())) and compare with the layers the forward
+    uses; print(model) does not list them.
+    What to do instead: hold layers in nn.ModuleList / nn.ModuleDict / nn.Sequential (or assign them as
+    attributes), built once in __init__.
+    """
+    groups: dict[str, list[dict]] = {}
+    for rec in run.data.get("unregistered_modules", []):
+        if rec.get("trainable") and rec.get("in_optimizer", 0) < rec["trainable"] and rec.get("received_gradients", True):
+            groups.setdefault(rec.get("owner") or "(model)", []).append(rec)
+    for owner, recs in groups.items():
+        types = ", ".join(dict.fromkeys(r["type"] for r in recs))
+        numel = sum(r.get("numel", 0) for r in recs)
+        yield Found(
+            f"'{owner}' runs {len(recs)} layer(s) that are not registered submodules: their weights are in no optimizer and never train "
+            "(layers kept in a plain Python list/dict, or created inside forward)",
+            observation=f"during '{owner}'.forward at step {recs[0].get('step')}: {len(recs)} module(s) ({types}) with {numel} trainable "
+                        f"parameter elements ran, but none is a submodule of the model and their parameters are in no optimizer",
+            next_test=f"print(model.{owner}) if it is an attribute: the layers are missing from the listing; compare "
+                      "sum(p.numel() for p in model.parameters()) with what the forward uses",
+            fix="hold the layers in nn.ModuleList / nn.ModuleDict / nn.Sequential, built once in __init__",
+            measurements={"modules": recs[:10]}, module=owner, step=recs[0].get("step"), phase="forward")
+
+
+@runtime_check("kl-div-input-not-log-probs", tool="trace", category="loss", severity="error")
+def kl_div_input_not_log_probs(run: TraceRun) -> Iterator[Found]:
+    """KL-divergence loss fed probabilities instead of log-probabilities.
+
+    What it finds: every inspected call of F.kl_div / nn.KLDivLoss received an input that is non-negative
+    (probabilities, e.g. a softmax output), where it expects log-probabilities (never positive).
+    Why it matters: kl_div(input, target) computes target * (log target - input); with probabilities as input the
+    objective just pushes up the probability of classes the target favours, the printed loss goes negative and the
+    true divergence grows: distillation makes the student over-confident instead of matching the teacher.
+    How to confirm: print(input.max()) before the loss: log-probabilities are <= 0.
+    What to do instead: pass F.log_softmax(student_logits / T, dim=-1) as the input (the target stays a probability,
+    or pass log_target=True with a log-probability target).
+    """
+    kl = run.data.get("kl_div")
+    if kl and kl.get("calls") and kl.get("non_negative_calls", 0) >= kl["calls"]:
+        what = "rows that are non-negative and sum to 1 (softmax probabilities)" if kl.get("rows_sum_to_one") else "non-negative values"
+        yield Found(
+            "KL-divergence receives probabilities as its input, but it expects log-probabilities: the loss rewards over-confidence instead of matching the target",
+            observation=f"on all {kl['calls']} inspected F.kl_div / nn.KLDivLoss calls the {tuple(kl.get('input_shape') or ())} input held {what} "
+                        f"(range {fmt(kl.get('input_min'))}..{fmt(kl.get('input_max'))}); log-probabilities are never positive",
+            next_test="print(input.max()) right before the KL loss: log-probabilities are <= 0",
+            fix="pass F.log_softmax(logits, dim=-1) as the input; keep the target a probability (or use log_target=True)",
+            measurements=kl, module=_mod(kl.get("where")), step=kl.get("step"), phase="loss", **_site_location(run, kl))
+
+
+@runtime_check("unshuffled-class-sorted-batches", tool="trace", category="data", severity="warning")
+def unshuffled_class_sorted_batches(run: TraceRun) -> Iterator[Found]:
+    """Training batches hold one class each: the data is sorted by class and not shuffled.
+
+    What it finds: over at least {T.BATCH_SINGLE_CLASS_MIN_BATCHES} training batches of a classification loss, at least
+    {pct.BATCH_SINGLE_CLASS_SHARE}% hold a single class, while batches drawn at random from the label frequencies seen
+    would be single-class at most {pct.BATCH_SINGLE_CLASS_CHANCE}% of the time.
+    Why it matters: each update then pulls the model towards one class; it chases whichever class it saw last, the
+    loss swings with the class order and accuracy lags a shuffled run by far.
+    How to confirm: print(labels.unique()) for a few consecutive training batches.
+    What to do instead: shuffle the training loader (DataLoader(..., shuffle=True) or a RandomSampler).
+    """
+    bp = run.data.get("batch_purity") or {}
+    n, single = bp.get("batches", 0), bp.get("single_class", 0)
+    counts, total, _ = _labels(run)
+    if n < T.BATCH_SINGLE_CLASS_MIN_BATCHES or total == 0 or len(counts) < 2:
+        return
+    sizes = bp.get("sizes") or []
+    size = sorted(sizes)[len(sizes) // 2] if sizes else 0
+    if size < 2:
+        return
+    chance = sum((c / total) ** size for c in counts.values())
+    if single / n >= T.BATCH_SINGLE_CLASS_SHARE and chance <= T.BATCH_SINGLE_CLASS_CHANCE:
+        yield Found(
+            "the training batches each hold a single class: the data is ordered by class and the loader does not shuffle it",
+            observation=f"{single} of {n} training batches (typical size {size}) contained one class only, over {len(counts)} classes seen; "
+                        f"random batches with these label frequencies would be single-class {fmt(100 * chance)}% of the time",
+            next_test="print(labels.unique()) for a few consecutive training batches: one class each, in order, confirms it",
+            fix="shuffle the training data: DataLoader(train_set, shuffle=True) or a RandomSampler",
+            measurements={"batches": n, "single_class": single, "batch_size": size, "chance": chance, "classes_seen": len(counts)},
+            module="(training data)", step=0, phase="data")
+
+
+@runtime_check("padding-scored-as-target", tool="trace", category="data", severity="warning")
+def padding_counted_in_loss(run: TraceRun) -> Iterator[Found]:
+    """Padding positions are scored as targets by the loss.
+
+    What it finds: the model's token input is right-padded (most rows end in a run of one id, covering at least
+    {pct.PADDING_FRACTION}% of the batch) and that same id makes up at least {pct.PADDING_TARGET_SHARE}% of the
+    class-index targets the cross-entropy scores (ignore_index does not exclude it).
+    Why it matters: the loss is then dominated by trivially predictable pad positions: it falls fast while the
+    model learns little about the real tokens, and the reported loss and perplexity are meaningless.
+    How to confirm: print((targets == pad_id).float().mean()) and the loss call's ignore_index.
+    What to do instead: pass ignore_index=pad_id to the loss (or set pad targets to -100), or mask the loss.
+    """
+    st = run.data.get("input_stats") or {}
+    pad = st.get("trailing_pad")
+    counts, total, ce = _labels(run)
+    if not pad or not ce or not total or ce.get("soft_targets"):
+        return
+    share = counts.get(int(pad["id"]), 0) / total
+    if pad["fraction"] >= T.PADDING_FRACTION and pad.get("rows_padded", 0) >= 0.5 and share >= T.PADDING_TARGET_SHARE:
+        yield Found(
+            f"padding is scored by the loss: the pad id {pad['id']} fills {fmt(100 * share)}% of the targets, so the loss mostly measures how well the model predicts padding",
+            observation=f"first token batch {st.get('shape')}: {fmt(100 * pad['rows_padded'])}% of rows end in a run of id {pad['id']} "
+                        f"({fmt(100 * pad['fraction'])}% of all positions); {fmt(100 * share)}% of the {total} class-index targets "
+                        f"counted by the loss are that id (ignore_index does not exclude it)",
+            next_test=f"print((targets == {pad['id']}).float().mean()) and the loss call's ignore_index",
+            fix=f"pass ignore_index={pad['id']} to the loss (or set pad targets to -100 before it)",
+            measurements={"pad_id": pad["id"], "pad_fraction": pad["fraction"], "target_share": share},
+            module="(loss)", step=0, phase="loss")
+
+
+@runtime_check("low-precision-master-weights", tool="trace", category="environment", severity="warning")
+def low_precision_master_weights(run: TraceRun) -> Iterator[Found]:
+    """The optimizer updates float16/bfloat16 weights directly, and the updates round away.
+
+    What it finds: parameters stored in float16 or bfloat16 in the optimizer where, on average, at least
+    {pct.LOST_UPDATE_FRACTION}% of the elements with a non-zero gradient were left bit-identical by a step,
+    on parameters holding at least {pct.LOST_UPDATE_WEIGHT_SHARE}% of the trained weights.
+    Why it matters: an update smaller than half a unit in the last place of the weight is rounded away
+    (bfloat16 keeps 8 bits of mantissa: weights above ~0.03 cannot take a 1e-4 step). Those weights never move,
+    the loss falls far more slowly than with float32 master weights, and nothing errors.
+    How to confirm: print(p.dtype) for the optimizer's parameters; compare p.clone() before and after one step.
+    What to do instead: keep float32 weights and train under torch.autocast(dtype=torch.bfloat16), or use a
+    mixed-precision wrapper that keeps float32 master weights.
+    """
+    low = [p for p in run.params if p.get("dtype") in ("float16", "bfloat16") and p.get("lost_update_fraction") is not None]
+    total = sum(p["numel"] for p in run.params) or 1
+    lossy = [p for p in low if p["lost_update_fraction"] >= T.LOST_UPDATE_FRACTION]
+    share = sum(p["numel"] for p in lossy) / total
+    if lossy and share >= T.LOST_UPDATE_WEIGHT_SHARE:
+        worst = sorted(lossy, key=lambda p: -p["lost_update_fraction"])[:4]
+        yield Found(
+            f"the optimizer updates {lossy[0]['dtype']} weights directly and most updates round away: these weights barely train",
+            observation=f"{len(lossy)} {lossy[0]['dtype']} parameter(s) holding {fmt(100 * share)}% of the weights left on average at least "
+                        f"{int(100 * T.LOST_UPDATE_FRACTION)}% of their elements with a non-zero gradient unchanged per step (e.g. "
+                        + ", ".join(f"{p['name']} {fmt(100 * p['lost_update_fraction'])}%" for p in worst) + ")",
+            next_test="print({p.dtype for p in model.parameters()}); compare one weight before and after optimizer.step()",
+            fix="keep float32 weights and train under torch.autocast(device_type=..., dtype=torch.bfloat16), or keep float32 master weights",
+            measurements={"parameters": [p["name"] for p in lossy][:50], "weight_share": share},
+            module=lossy[0]["module"] or "(model)", phase="optimizer")
+
+
+def _low_precision_explained(p: dict) -> bool:
+    """A parameter whose missing updates low-precision-master-weights explains."""
+    return p.get("dtype") in ("float16", "bfloat16") and (p.get("lost_update_fraction") or 0) >= T.LOST_UPDATE_FRACTION
+
+
+@runtime_check("state-dict-load-matched-nothing", tool="trace", category="environment", severity="error")
+def state_dict_load_matched_nothing(run: TraceRun) -> Iterator[Found]:
+    """load_state_dict(strict=False) that loaded (almost) nothing.
+
+    What it finds: a load_state_dict(..., strict=False) call where most of the model's keys were missing from the
+    checkpoint and the checkpoint's keys went unused (a 'module.' or 'model.' prefix from a wrapper, a renamed
+    attribute).
+    Why it matters: strict=False turns the mismatch into a silently returned list; the model keeps its random
+    initialisation and the run "fine-tunes" from scratch.
+    How to confirm: print(model.load_state_dict(sd, strict=False)): the missing and unexpected keys differ by a prefix.
+    What to do instead: strip the prefix (k.removeprefix('module.')) or save the unwrapped model's state_dict, and
+    check the returned missing/unexpected keys (or load with strict=True).
+    """
+    for rec in run.data.get("state_dict_loads", []):
+        own = rec.get("model_keys") or 0
+        if own and rec.get("unexpected") and rec.get("missing", 0) >= 0.5 * own:
+            yield Found(
+                f"load_state_dict(strict=False) into {rec['module']} matched almost nothing: {rec['missing']} of its {own} keys stayed at their initial values",
+                observation=f"at step {rec.get('step')}: {rec['missing']} of {own} model keys missing from the checkpoint and {rec['unexpected']} of its "
+                            f"{rec.get('given_keys')} keys unused (e.g. missing {rec.get('missing_examples')}, unexpected {rec.get('unexpected_examples')})",
+                next_test="print(model.load_state_dict(state_dict, strict=False)): compare the missing and unexpected key names",
+                fix="strip the wrapper prefix (k.removeprefix('module.')) or save the unwrapped model, and check the returned keys or load with strict=True",
+                measurements=rec, step=rec.get("step"), phase="setup", **_site_location(run, rec))
+
+
+@runtime_check("grad-accumulation-unscaled", tool="trace", category="training-loop", severity="warning")
+def grad_accumulation_unscaled(run: TraceRun) -> Iterator[Found]:
+    """Gradient accumulation sums the micro-batch gradients instead of averaging them.
+
+    What it finds: on optimizer steps that follow k >= 2 backward passes (at least {T.ACCUMULATION_MIN_STEPS} such
+    steps), the scale applied to the micro-batch losses is about 1 instead of 1/k: the value passed to backward()
+    equals the loss function's output, and the gradients are not divided before optimizer.step() either (the median
+    product of the two scales is above 1/sqrt(k), halfway between 1/k and 1 on a log scale).
+    Why it matters: each update is then k times larger than with the same data in one batch, so a learning rate
+    tuned without accumulation is k times too large; training is unstable or diverges.
+    How to confirm: print(loss.item()) of the value passed to backward() next to the criterion's output: they are equal.
+    What to do instead: divide each micro-batch loss by the number of accumulation steps (or the accumulated
+    gradients before the step).
+    """
+    acc = [a for a in run.data.get("accumulation", [])
+           if a.get("backward", 0) >= 2 and isinstance(a.get("root_scale"), (int, float)) and isinstance(a.get("post_scale"), (int, float))]
+    if len(acc) < T.ACCUMULATION_MIN_STEPS:
+        return
+    scales = sorted(a["root_scale"] * a["post_scale"] for a in acc)
+    ks = sorted(a["backward"] for a in acc)
+    k = ks[len(ks) // 2]
+    median = scales[len(scales) // 2]
+    if math.isfinite(median) and median > 1 / math.sqrt(k):
+        yield Found(
+            f"gradients of {k} micro-batches are summed, not averaged: each update is about {k}x larger than with the same data in one batch",
+            observation=f"over {len(acc)} steps with {k} backward passes each, the micro-batch losses reached the gradients with a median scale of "
+                        f"{fmt(median)} (averaging gives 1/{k} = {fmt(1 / k)}; flagged above {fmt(1 / math.sqrt(k))})",
+            next_test="print the value passed to backward() next to the criterion's output: equal values mean the loss is not divided by the accumulation steps",
+            fix=f"divide each micro-batch loss by the number of accumulation steps ({k}) before backward()",
+            measurements={"steps": len(acc), "micro_batches": k, "scale_median": median, "scales": scales[:20]},
+            step=acc[0]["step"], phase="backward")
+
+
+# -- numerics: early warnings before the first NaN ---------------------------------------------
+def _nan_next_test(run: TraceRun, rec: dict, step: int | None) -> str:
+    where = f"{os.path.basename(rec['path'])}:{rec['line']}" if rec.get("path") else "this op"
+    later = max(100, 5 * ((step or 0) + 1))
+    return (f"mlsleuth nan {run.path or 'SCRIPT'} --max-steps {later}: it stops at the first non-finite value and names the op; "
+            f"watch {rec.get('function')} at {where}")
+
+
+@runtime_check("log-of-near-zero", tool="trace", category="numerical", severity="warning")
+def log_of_near_zero(run: TraceRun) -> Iterator[Found]:
+    """A log in the training graph receives values at (or one underflow from) zero.
+
+    What it finds: torch.log / Tensor.log (log2, log10) called with gradients on, during the first traced steps, on
+    inputs that reached exactly 0 or fell below tiny ** {T.LOG_TINY_POWER:g} of their dtype (about 1e-30 in
+    float32), typically the log of a softmax or sigmoid probability computed by hand.
+    Why it matters: log(0) is -inf and its gradient 1/x is inf; the next update turns the weights NaN. The values
+    only get smaller as the model grows confident, so the run is fine for a while and then breaks.
+    How to confirm: print(x.min()) for the log's input over the first steps: it falls by orders of magnitude.
+    What to do instead: work in log space (F.log_softmax, F.logsigmoid, F.binary_cross_entropy_with_logits,
+    F.cross_entropy on logits), or clamp the input (x.clamp_min(1e-12)) before the log.
+    """
+    for rec in run.data.get("numerics", []):
+        if rec.get("kind") != "log":
+            continue
+        limit = (rec.get("dtype_tiny") or 1.1754943508222875e-38) ** T.LOG_TINY_POWER
+        per_step = rec.get("per_step", [])
+        crossed = next((s for s, v in per_step if isinstance(v, (int, float)) and v < limit), None)
+        zero_step = rec.get("first_zero_step")
+        if crossed is None and zero_step is None:
+            continue
+        step = min(s for s in (crossed, zero_step) if s is not None)
+        trend = ", ".join(f"step {s}: {fmt(v)}" for s, v in per_step[: max(3, step + 2)][:6])
+        yield Found(
+            f"{rec.get('function')}() in the training graph receives values {'of exactly 0' if zero_step is not None else 'underflowing towards 0'}: "
+            "it gives -inf and an infinite gradient, and the weights turn NaN at the next update",
+            observation=f"smallest positive input per step ({trend}); {rec.get('zeros', 0)} input(s) exactly 0"
+                        + (f" from step {zero_step}" if zero_step is not None else "")
+                        + f"; flagged below {fmt(limit)} ({rec.get('dtype')})",
+            next_test=_nan_next_test(run, rec, step),
+            fix="compute the log in log space (F.log_softmax, F.logsigmoid, a with-logits loss) or clamp the input first (x.clamp_min(1e-12))",
+            measurements=rec, module=_mod(rec.get("module")), step=step, op=rec.get("function"), phase="forward", **_site_location(run, rec))
+
+
+@runtime_check("exp-near-overflow", tool="trace", category="numerical", severity="warning")
+def exp_near_overflow(run: TraceRun) -> Iterator[Found]:
+    """An exp in the training graph receives inputs close to the overflow limit.
+
+    What it finds: torch.exp / Tensor.exp called with gradients on, during the first traced steps, on an input at
+    least {T.EXP_NEAR_OVERFLOW:g} x ln(largest value of the dtype) (about 80 in float32, 10 in float16).
+    Why it matters: exp overflows to inf a few units later (88.7 in float32); a hand-written softmax or
+    log-sum-exp that does not subtract the maximum first then produces inf/inf = NaN.
+    How to confirm: print(x.max()) for the exp's input over the first steps.
+    What to do instead: subtract the maximum before exp (x - x.amax(dim, keepdim=True)), or use torch.softmax /
+    torch.logsumexp.
+    """
+    for rec in run.data.get("numerics", []):
+        if rec.get("kind") != "exp" or not rec.get("limit"):
+            continue
+        near = T.EXP_NEAR_OVERFLOW * rec["limit"]
+        per_step = rec.get("per_step", [])
+        step = next((s for s, v in per_step if isinstance(v, (int, float)) and v >= near), None)
+        if step is None:
+            continue
+        trend = ", ".join(f"step {s}: {fmt(v)}" for s, v in per_step[: max(3, step + 2)][:6])
+        yield Found(
+            "exp() in the training graph receives inputs close to the float overflow: a few units more and it returns inf (then NaN)",
+            observation=f"largest input per step ({trend}); flagged at {fmt(near)} (overflow at {fmt(rec['limit'])}, {rec.get('dtype')})",
+            next_test=_nan_next_test(run, rec, step),
+            fix="subtract the maximum before exp (x - x.amax(dim, keepdim=True)) or use torch.softmax / torch.logsumexp",
+            measurements=rec, module=_mod(rec.get("module")), step=step, op="exp", phase="forward", **_site_location(run, rec))
+
+
+@runtime_check("sigmoid-saturated-exactly", tool="trace", category="numerical", severity="info", role="symptom")
+def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
+    """Sigmoid outputs rounded to exactly 0 or 1.
+
+    What it finds: torch.sigmoid / nn.Sigmoid outputs (gradients on, first traced steps) equal to exactly 0.0 or 1.0.
+    Why it matters: harmless by itself, but log(p) or log(1 - p) of such a value is -inf: a hand-written binary
+    cross-entropy turns NaN as soon as one sample is confident enough. A with-logits loss never sees these values.
+    How to confirm: print(((p == 0) | (p == 1)).sum()) for the sigmoid output.
+    What to do instead: use F.binary_cross_entropy_with_logits on the logits, or clamp p to [eps, 1 - eps] before a log.
+    """
+    for rec in run.data.get("numerics", []):
+        if rec.get("kind") == "sigmoid" and rec.get("saturated_exact"):
+            yield Found(
+                "sigmoid outputs rounded to exactly 0 or 1: a later log(p) or log(1 - p) of them is -inf",
+                observation=f"{rec['saturated_exact']} of {rec.get('outputs')} outputs were exactly 0 or 1 (first at step {rec.get('first_exact_step')})",
+                next_test=_nan_next_test(run, rec, rec.get("first_exact_step")),
+                fix="use F.binary_cross_entropy_with_logits on the logits, or clamp p before any log",
+                measurements={k: v for k, v in rec.items() if k != "per_step"}, module=_mod(rec.get("module")),
+                step=rec.get("first_exact_step"), op="sigmoid", phase="forward", **_site_location(run, rec))

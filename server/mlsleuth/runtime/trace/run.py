@@ -25,6 +25,7 @@ from mlsleuth.runtime.common import (
     choose_interpreter,
     write_config,
 )
+from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.prepared import PreparedRun
 
 DEFAULT_STEPS = 20
@@ -70,7 +71,9 @@ def prepare_trace(
     display = _display_path(path, workdir)
     child = ChildRun([interpreter, str(CHILD_DIR / "trace_main.py")], cwd=workdir, timeout_s=timeout_s,
                      memory_limit_mb=memory_limit_mb)
-    write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps})
+    extra = min(T.VERDICT_EXTRA_STEPS_FACTOR * steps, T.VERDICT_EXTRA_STEPS_MAX)
+    write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps,
+                         "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s})
     info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "script": display, "steps_requested": steps,
             "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb}
     command = f"mlsleuth trace {display}"
@@ -100,6 +103,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         stats.update({"status": payload.get("status"), "steps_traced": payload.get("steps", 0),
                       "environment": payload.get("environment", {})})
     if data is not None:
+        script = (payload.get("config") or {}).get("script")
+        if script:
+            data = {**data, "script_dir": os.path.dirname(script)}  # user call sites are shown relative to it
         report.findings.extend(trace_findings(data, path=path, command=command))
         losses = data.get("losses") or []
         if losses:
@@ -107,6 +113,10 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         if data.get("lr"):
             stats["lr_first"], stats["lr_last"] = data["lr"][0], data["lr"][-1]
         stats["call_sequence"] = data.get("sequences", [])[:3]
+        if data.get("extension"):
+            ext = data["extension"]
+            stats["steps_extended"] = (f"{ext['extra']} step(s) beyond the {ext['requested']} requested were watched "
+                                       f"to settle the {ext['reason']} verdict")
         if (data.get("batch_dependence") or {}).get("skipped"):
             stats["batch_independence_skipped"] = data["batch_dependence"]["skipped"]
         if payload.get("status") == "finished" and payload.get("steps", 0) == 0:
@@ -118,7 +128,10 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         report.findings = [f for f in report.findings if selection.allows(f.rule, f.category, f.severity)]
     status = payload.get("status") or ("timeout" if result.timed_out else "no result")
     steps = payload.get("steps", 0)
-    report.finalize(stats=stats)
+    from mlsleuth.runtime.ranking import rank
+
+    report.findings = rank(report.findings, "trace")
+    report.finalize(stats=stats, sort=False)
     report.summary.text = _summary(report, status, steps, info)
     return report
 

@@ -1,0 +1,32 @@
+"""`padding-scored-as-target` (trace): right-padding ids scored as targets by the loss."""
+
+from __future__ import annotations
+
+import pytest
+
+from .measurements import findings_for, traced
+
+CHECK = "padding-scored-as-target"
+
+
+def _run(pad_counts, pad_fraction=0.7):
+    counts = {"0": pad_counts, **{str(i): 40 for i in range(1, 10)}}
+    return {"input_stats": {"shape": [32, 40], "dtype": "int64", "integer": True, "min": 0, "max": 11,
+                            "trailing_pad": {"id": 0, "fraction": pad_fraction, "rows_padded": 1.0}},
+            "class_counts": counts, "loss_calls": {"cross_entropy": {"calls": 20, "classes": 12}}}
+
+
+def test_found_on_measurements():
+    (hit,) = findings_for(CHECK, _run(pad_counts=900))
+    assert "ignore_index=0" in hit.fix and hit.category == "data"
+
+
+def test_not_found_when_pad_targets_are_ignored_or_there_is_no_padding():
+    assert not findings_for(CHECK, _run(pad_counts=0))  # ignore_index / -100: pad targets never counted
+    assert not findings_for(CHECK, _run(pad_counts=900, pad_fraction=0.02))  # a real token that ends many rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode, counted", [("counted", True), ("ignored", False), ("masked", False)])
+def test_padded_language_model(mode, counted):
+    assert bool([f for f in traced("padded_lm.py", mode) if f.rule == CHECK]) == counted
