@@ -83,6 +83,13 @@ class Listing:
 
 def display_path(path: str, root: str) -> str:
     """``path`` relative to ``root`` when it lies under it, else absolute; always with ``/``."""
+    # The common case, a normalised absolute path under a normalised root, without relpath's
+    # normalisation of both (a warm scan of a big tree asks for thousands of these).
+    if os.path.isabs(path) and os.path.isabs(root) and os.path.normpath(root) == root:
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        rest = path[len(prefix):] if path.startswith(prefix) else ""
+        if rest and not os.path.isabs(rest) and os.path.normpath(rest) == rest and not rest.startswith(".."):
+            return rest.replace(os.sep, "/")
     try:
         rel = os.path.relpath(path, root)
     except ValueError:  # another drive on Windows
