@@ -20,7 +20,7 @@ import ast
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, keyword
 
-MAX_DEPTH = 4
+MAX_DEPTH = 8  # a model class, its blocks, their Sequential layers: each level costs two
 _MODE_WORDS = ("Dropout", "BatchNorm", "InstanceNorm", "Transformer", "MultiheadAttention", "LazyBatchNorm")
 _RECURRENT = {"RNN", "LSTM", "GRU"}
 _FUNCTIONAL_MODE = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "batch_norm", "instance_norm"}

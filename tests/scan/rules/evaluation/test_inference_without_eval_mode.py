@@ -86,3 +86,85 @@ def test_eval_train_false_training_scripts_and_mode_free_models_are_fine(tmp_pat
         """,
     }
     check_project(tmp_path, files, RULE)
+
+
+def test_model_handed_to_a_wrapper_in_another_module_that_predicts_under_no_grad(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "nets.py": """
+                import torch.nn as nn
+
+                class Policy(nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.body = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(), nn.Flatten())
+                        self.head = nn.LazyLinear(4)
+
+                    def forward(self, x):
+                        return self.head(self.body(x))
+
+                class Plain(nn.Module):
+                    def __init__(self):
+                        super().__init__()
+                        self.body = nn.Sequential(nn.Conv2d(3, 8, 3), nn.GroupNorm(2, 8), nn.ReLU(), nn.Flatten())
+
+                    def forward(self, x):
+                        return self.body(x)
+                """,
+            "agent.py": """
+                import torch
+
+                class Actor:
+                    def __init__(self, net, device="cpu"):
+                        self.net = net  # expect: inference-without-eval-mode
+                        self.device = device
+
+                    def act(self, obs):
+                        with torch.no_grad():
+                            return self.net(torch.as_tensor(obs)[None]).argmax(-1).item()
+
+                class Scorer:
+                    def __init__(self, net):
+                        self.net = net
+
+                    def score(self, x):
+                        with torch.no_grad():
+                            return self.net(x)
+
+                class Evaluated:
+                    def __init__(self, net):
+                        self.net = net.eval()
+
+                    def act(self, obs):
+                        with torch.no_grad():
+                            return self.net(obs)
+                """,
+            "run.py": """
+                import torch
+                from agent import Actor, Evaluated, Scorer
+                from nets import Plain, Policy
+
+                def main(path):
+                    model = Policy()
+                    model.load_state_dict(torch.load(path))
+                    actor = Actor(model)
+                    plain = Plain()
+                    plain.load_state_dict(torch.load(path))
+                    scorer = Scorer(plain)
+                    other = Policy()
+                    other.load_state_dict(torch.load(path))
+                    evaluated = Evaluated(other)
+                    return actor, scorer, evaluated
+
+                def main_eval(path):
+                    model = Policy()
+                    model.load_state_dict(torch.load(path))
+                    model.eval()
+                    return Scorer(model)
+                """,
+        },
+        {"inference-without-eval-mode"},
+    )
