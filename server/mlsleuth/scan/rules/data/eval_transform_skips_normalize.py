@@ -98,14 +98,14 @@ def _used_for_data(ctx: FileContext, call: ast.Call, scope: ast.AST) -> bool:
     if isinstance(parent, (ast.Call, ast.keyword)):
         return True
     name = _bound_name(ctx, call)
-    if name is None:
-        return False
-    for other in ctx.calls(scope):
-        if other is call:
-            continue
-        if any(dotted(a) == name for a in other.args) or any(dotted(k.value) == name for k in other.keywords):
-            return True
-    return False
+    return name is not None and any(
+        any(dotted(a) == name for a in other.args) or any(dotted(k.value) == name for k in other.keywords)
+        for other in _other_calls(ctx, call, scope)
+    )
+
+
+def _other_calls(ctx: FileContext, call: ast.Call, scope: ast.AST):
+    return (other for other in ctx.calls(scope) if other is not call)
 
 
 def _normalize_added_later(ctx: FileContext, call: ast.Call, scope: ast.AST) -> bool:
@@ -113,9 +113,7 @@ def _normalize_added_later(ctx: FileContext, call: ast.Call, scope: ast.AST) -> 
     name = _bound_name(ctx, call)
     if name is None:
         return False
-    for other in ctx.calls(scope):
-        if other is call:
-            continue
+    for other in _other_calls(ctx, call, scope):
         method = call_method(other)
         adds_normalize = any(isinstance(a, ast.Call) and _step_name(a) in _NORMALIZE for a in other.args)
         if method in ("append", "insert", "extend") and (dotted(other.func) or "").startswith(name + ".") and adds_normalize:
