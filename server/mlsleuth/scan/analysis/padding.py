@@ -125,7 +125,7 @@ def _padded_name(ctx: FileContext, name: ast.Name, depth: int) -> Padded | None:
         if found is not None:
             found.via.insert(0, f"`{name.id}` (line {getattr(bound, 'lineno', '?')})")
         return found
-    unpacked = _unpacked_from_call(ctx, name, scope)
+    unpacked = unpacked_from_call(ctx, name, scope)
     if unpacked is not None:
         call, index = unpacked
         return _returned(ctx, call, depth, element=index)
@@ -228,7 +228,7 @@ def _is_tokenizer_call(call: ast.Call) -> bool:
     return "tok" in last
 
 
-def _unpacked_from_call(ctx: FileContext, name: ast.Name, scope: ast.AST) -> tuple[ast.Call, int] | None:
+def unpacked_from_call(ctx: FileContext, name: ast.Name, scope: ast.AST) -> tuple[ast.Call, int] | None:
     """``inputs, targets = make_batch(...)``: the call and the position ``name`` takes in its result."""
     best = None
     for line, stmt, value in vo.bindings(ctx, scope).get(name.id, []):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis.context import FileContext, call_method, dotted
+from mlsleuth.scan.analysis.transforms import RANDOM_PREFIXES, compose_steps, step_name
 from mlsleuth.scan.registry import Rule, register_rule
 
 _COMPOSE = ("Compose",)
 _NORMALIZE = ("Normalize",)
-# Steps that only make sense while training: random augmentation.
-_RANDOM_PREFIXES = ("Random", "ColorJitter", "TrivialAugment", "AutoAugment", "RandAugment", "AugMix", "GaussianBlur", "HorizontalFlip", "VerticalFlip", "ShiftScaleRotate")
+
 
 
 @register_rule
@@ -40,11 +40,11 @@ class EvalTransformSkipsNormalize(Rule):
     def check(self, ctx: FileContext):
         by_scope: dict[ast.AST, list[tuple[ast.Call, bool, bool]]] = {}
         for call in ctx.calls_named(*_COMPOSE):
-            steps = _steps(call)
+            steps = compose_steps(call)
             if steps is None:
                 continue
-            names = [_step_name(s) for s in steps]
-            random = any(n and n.startswith(_RANDOM_PREFIXES) for n in names)
+            names = [step_name(s) for s in steps]
+            random = any(n and n.startswith(RANDOM_PREFIXES) for n in names)
             normalizes = any(n in _NORMALIZE for n in names)
             by_scope.setdefault(ctx.enclosing_function(call) or ctx.tree, []).append((call, random, normalizes))
         for scope, pipelines in by_scope.items():
@@ -70,19 +70,6 @@ class EvalTransformSkipsNormalize(Rule):
                     observation=f"training: {ctx.segment(train[0][0], 70)} (line {train[0][0].lineno}); evaluation: {ctx.segment(call, 70)}",
                     next_test="Print the mean and std of one training batch and one evaluation batch: they differ by the normalisation.",
                 )
-
-
-def _steps(call: ast.Call) -> list[ast.AST] | None:
-    arg = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "transforms"), None)
-    if not isinstance(arg, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in arg.elts):
-        return None
-    return list(arg.elts)
-
-
-def _step_name(step: ast.AST) -> str | None:
-    if isinstance(step, ast.Call):
-        return (dotted(step.func) or "").rsplit(".", 1)[-1] or None
-    return None
 
 
 def _bound_name(ctx: FileContext, call: ast.Call) -> str | None:
@@ -115,11 +102,11 @@ def _normalize_added_later(ctx: FileContext, call: ast.Call, scope: ast.AST) -> 
         return False
     for other in _other_calls(ctx, call, scope):
         method = call_method(other)
-        adds_normalize = any(isinstance(a, ast.Call) and _step_name(a) in _NORMALIZE for a in other.args)
+        adds_normalize = any(isinstance(a, ast.Call) and step_name(a) in _NORMALIZE for a in other.args)
         if method in ("append", "insert", "extend") and (dotted(other.func) or "").startswith(name + ".") and adds_normalize:
             return True
         if method in _COMPOSE:
-            steps = _steps(other) or []
-            if any(dotted(st) == name for st in steps) and any(_step_name(st) in _NORMALIZE for st in steps):
+            steps = compose_steps(other) or []
+            if any(dotted(st) == name for st in steps) and any(step_name(st) in _NORMALIZE for st in steps):
                 return True
     return False
