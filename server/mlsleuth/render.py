@@ -64,7 +64,11 @@ def render_text(report: Report, *, color: bool = False, quiet: int = 0) -> str:
                 out.extend(_wrap("where", runtime, color=color))
             if f.location.function and where:
                 out.extend(_wrap("in", f.location.function, color=color))
-            out.extend(_wrap("seen", f.observation, color=color))
+            evidence = [e for e in f.measurements.get("evidence", []) if isinstance(e, dict) and e.get("kind") in _EVIDENCE_LABEL]
+            for e in evidence:  # a triage clue: one line per kind of evidence (static file:line, runtime step/value)
+                out.extend(_wrap(_EVIDENCE_LABEL[e["kind"]], f"{e.get('where', '')} [{e.get('rule', '')}] {e.get('seen', '')}", color=color))
+            if not evidence:
+                out.extend(_wrap("seen", f.observation, color=color))
             out.extend(_wrap("next", f.next_test, color=color))
             out.extend(_wrap("fix", f.fix or "", color=color))
             out.append("")
@@ -73,6 +77,8 @@ def render_text(report: Report, *, color: bool = False, quiet: int = 0) -> str:
             out.append(f"{where}{_paint('error', 'error', color)} {_paint(f'[{e.kind}]', 'rule', color)} {e.message}")
         if report.errors:
             out.append("")
+    if quiet < 1:
+        out.extend(_closing_sections(report))
     if quiet == 1:
         while out and out[-1] == "":
             out.pop()
@@ -84,6 +90,28 @@ def render_text(report: Report, *, color: bool = False, quiet: int = 0) -> str:
         tail += f", next offset {nxt})" if nxt is not None else ")"
     out.append(_paint(tail, "bold", color))
     return "\n".join(out) + "\n"
+
+
+_EVIDENCE_LABEL = {"static": "code", "runtime": "run", "consequence": "also"}
+
+
+def _closing_sections(report: Report) -> list[str]:
+    """What a triage report could not run and which tool to call next (``summary.stats``), as closing lists."""
+    out: list[str] = []
+    not_run = report.summary.stats.get("not_run") or []
+    if report.summary.stats.get("run_skipped"):
+        out.append(f"run skipped: {report.summary.stats['run_skipped']}")
+    entry = report.summary.stats.get("entry")
+    if isinstance(entry, dict) and entry.get("script"):
+        out.append(f"traced: {' '.join([entry['script'], *entry.get('args', [])])} ({entry.get('chosen_because', '')})")
+    if not_run:
+        out.append("not run:")
+        out.extend(f"  - {item.get('check')}: {item.get('reason')}" for item in not_run if isinstance(item, dict))
+    follow = report.summary.stats.get("follow_ups") or []
+    if follow:
+        out.append("follow-ups:")
+        out.extend(f"  - {line}" for line in follow)
+    return [*out, ""] if out else []
 
 
 def _artifact_location(path: str) -> dict:
