@@ -3,7 +3,8 @@
 The floor (report schema, catalog, configuration, rendering, the process
 runner) imports only the floor. A capability (``scan``, ``runtime``,
 ``sweep``) imports the floor and itself, never another capability and never a
-face. The faces (``cli``, ``commands``, ``serving``, ``mcp_server``,
+face. A combiner (``triage``: scan and trace in one call) imports the floor and
+the capabilities, never a face; no capability imports it. The faces (``cli``, ``commands``, ``serving``, ``mcp_server``,
 ``docgen``) may import anything below them; the MCP side never imports the
 CLI. The child side (``runtime/child``) runs in the user's interpreter and
 imports nothing of mlsleuth outside itself. Finer rules inside ``scan`` live
@@ -21,6 +22,7 @@ from import_graph import find_cycles
 PACKAGE_DIR = Path(mlsleuth.__file__).parent
 FLOOR = {"", "report", "catalog", "config", "render", "process_runner", "process_cgroup", "child_launcher", "version"}
 CAPABILITIES = {"scan", "runtime", "sweep"}
+COMBINERS = {"triage"}  # above the capabilities, below the faces
 FACES = {"cli", "commands", "serving", "mcp_server", "docgen", "__main__"}
 CHILD = "runtime.child"
 
@@ -85,9 +87,11 @@ def _kind(room: str) -> str:
         return "floor"
     if room in CAPABILITIES or room == CHILD:
         return "capability"
+    if room in COMBINERS:
+        return "combiner"
     if room in FACES:
         return "face"
-    raise AssertionError(f"mlsleuth.{room} belongs to no layer: add it to FLOOR, CAPABILITIES or FACES")
+    raise AssertionError(f"mlsleuth.{room} belongs to no layer: add it to FLOOR, CAPABILITIES, COMBINERS or FACES")
 
 
 def test_every_module_belongs_to_a_layer():
@@ -109,8 +113,10 @@ def test_imports_only_go_down():
                 bad.append(f"{name} (child side) imports {target}")
             elif kind == "floor" and other_kind != "floor":
                 bad.append(f"{name} (floor) imports {target}")
-            elif kind == "capability" and (other_kind == "face" or (other_kind == "capability" and other != CHILD)):
+            elif kind == "capability" and (other_kind in ("face", "combiner") or (other_kind == "capability" and other != CHILD)):
                 bad.append(f"{name} ({room}) imports {target}")
+            elif kind == "combiner" and other_kind in ("face", "combiner"):
+                bad.append(f"{name} (combiner {room}) imports {target}")
             elif room in ("serving", "mcp_server") and other in ("cli", "commands"):
                 bad.append(f"{name} (MCP side) imports the CLI module {target}")
     assert not bad, "\n".join(bad)

@@ -22,6 +22,7 @@ from mlsleuth import __version__
 
 # One line per subcommand, in the order `--help` lists them.
 COMMANDS: list[str] = [
+    "mlsleuth.commands.check",
     "mlsleuth.commands.scan",
     "mlsleuth.commands.rules",
     "mlsleuth.commands.sweep",

@@ -15,7 +15,7 @@ from mlsleuth.catalog import load_all
 from mlsleuth.mcp_server import build_server
 from mlsleuth.report import json_schema
 
-REPORT_TOOLS = ("scan", "trace_training", "run_diagnostics", "locate_nan", "compare_sweep")
+REPORT_TOOLS = ("triage", "scan", "trace_training", "run_diagnostics", "locate_nan", "compare_sweep")
 
 
 @pytest.fixture()

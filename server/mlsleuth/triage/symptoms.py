@@ -22,7 +22,7 @@ _READINGS: tuple[tuple[str, Reading], ...] = (
     (r"\bnan\b|\binf\b|infinit|non-?finite|diverg|explod|blow(s|n)? up|overflow",
      Reading("loss goes non-finite or explodes", ("numerical", "hyperparameter", "loss", "data"),
              ("non-finite-loss", "input-non-finite", "log-of-near-zero", "exp-near-overflow", "update-ratio-too-large",
-              "unsafe-log", "unsafe-division", "nan-from-zero-std"))),
+              "std-division-without-eps", "naive-softmax-exp", "log-of-softmax", "fp16-autocast-without-grad-scaler"))),
     (r"stuck|flat|plateau|not (decreas|improv|learn|go(ing)? down|chang)|doesn'?t (learn|decreas|improv|go down|change)|"
      r"won'?t (learn|decreas)|no progress|(at|near) chance|random guess|constant (loss|output|prediction)|"
      r"same (loss|output|prediction)|\b2\.30?\b|\b0\.69\b|ln ?\(?\d+|does not (learn|decreas|improv)|never (learn|improv)",

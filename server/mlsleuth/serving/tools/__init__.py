@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 from mlsleuth.serving.bounding import DEFAULT_CHAR_BUDGET
 
 TOOL_MODULES: list[str] = [
+    "mlsleuth.serving.tools.triage",
     "mlsleuth.serving.tools.scan",
     "mlsleuth.serving.tools.rules",
     "mlsleuth.serving.tools.trace",

@@ -89,14 +89,21 @@ def register(server, env) -> None:
         if isinstance(paths, str):
             paths = [paths]
         targets = [resolve_in_root(root, p, what="path") for p in (paths or ["."])]
-        config, selection = _selection(root, select, ignore, min_severity)
-        if config.cache_dir is None:
-            config = dataclasses.replace(config, cache_dir=str(_user_cache(root)))
-
-        labels = [relative_label(root, t) for t in targets]
-        report = await _scan_in_child(ctx, env, labels, selection, config)
-        withhold_outside(report, root)
+        report = await scan_report(ctx, env, targets, select, ignore, min_severity)
         return as_result(bound_report(report, max_findings=max_findings, offset=offset, char_budget=env.char_budget))
+
+
+async def scan_report(ctx, env, targets, select=None, ignore=None, min_severity=None) -> Report:
+    """The whole scan of ``targets`` (resolved paths inside the root), in a child, with the project's
+    configuration; also what the ``triage`` tool scans with."""
+    root = env.root
+    config, selection = _selection(root, select, ignore, min_severity)
+    if config.cache_dir is None:
+        config = dataclasses.replace(config, cache_dir=str(_user_cache(root)))
+    labels = [relative_label(root, t) for t in targets]
+    report = await _scan_in_child(ctx, env, labels, selection, config)
+    withhold_outside(report, root)
+    return report
 
 
 async def _scan_in_child(ctx, env, labels, selection, config) -> Report:
