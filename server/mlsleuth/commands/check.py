@@ -8,9 +8,21 @@ import sys
 from mlsleuth.commands.common import add_output_options
 
 
+def _add_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--run", metavar="SCRIPT", help="the training script to trace (relative to PATH); its own arguments go after `--`")
+    p.add_argument("--symptom", metavar="TEXT", help='what goes wrong, in words, e.g. "loss stuck at 2.3", "NaN after 300 steps"')
+    p.add_argument("--steps", type=int, default=10, metavar="N", help="optimizer steps to trace (default 10)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="stop the traced script after S seconds (default 120)")
+    p.add_argument("--max-clues", type=int, default=5, metavar="N", help="print at most N clues (default 5)")
+    p.add_argument("--python", metavar="PATH", help="interpreter for the traced script (default: a .venv/venv next to it, else this one)")
+    p.add_argument("--no-run", action="store_true", help="scan only: do not look for a script to run")
+    add_output_options(p)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check",
+        usage="mlsleuth check [PATH] [--run SCRIPT] [--symptom TEXT] [options] [-- ARGS]",
         help="scan, trace a few steps and rank the merged clues for a symptom (start here)",
         description=(
             "Scan PATH (default: the current folder), trace a few optimizer steps of its training script (given with "
@@ -18,46 +30,36 @@ def register(sub: argparse._SubParsersAction) -> None:
             "command in the README), merge static and runtime findings on the same cause into one clue, rank the clues "
             "for --symptom and print at most --max-clues of them, each with its cheapest confirming test; then the "
             "checks that could not run and why, and which tool to call next. Finding a script runs it: use --no-run "
-            "to scan only. --run must come last; the script's own arguments go after `--`. The MCP tool is `triage`."
+            "to scan only. The script's own arguments go after `--`. The MCP tool is `triage`."
         ),
         epilog='example: mlsleuth check . --symptom "loss stuck at 2.3" --run train.py -- --epochs 1',
     )
-    p.add_argument("path", nargs="?", default=".", help="the project folder (default: .)")
-    p.add_argument("--symptom", metavar="TEXT", help='what goes wrong, in words, e.g. "loss stuck at 2.3", "NaN after 300 steps"')
-    p.add_argument("--steps", type=int, default=10, metavar="N", help="optimizer steps to trace (default 10)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="stop the traced script after S seconds (default 120)")
-    p.add_argument("--max-clues", type=int, default=5, metavar="N", help="print at most N clues (default 5)")
-    p.add_argument("--python", metavar="PATH", help="interpreter for the traced script (default: a .venv/venv next to it, else this one)")
-    p.add_argument("--no-run", action="store_true", help="scan only: do not look for a script to run")
-    p.add_argument("--run", nargs=argparse.REMAINDER, metavar="SCRIPT [-- ARGS]",
-                   help="the training script to trace (relative to PATH), then `--` and its arguments; must come last")
-    add_output_options(p)
-    p.set_defaults(handler=run, _parser=p)
+    # PATH and everything after it are read by split_run (argparse alone cannot take an optional PATH and `-- ARGS`)
+    p.add_argument("rest", nargs=argparse.REMAINDER, metavar="PATH", help="the project folder (default: .)")
+    _add_options(p)
+    p.set_defaults(handler=run)
+
+
+def _inner_parser() -> argparse.ArgumentParser:
+    inner = argparse.ArgumentParser(prog="mlsleuth check", add_help=False)
+    inner.add_argument("path", nargs="?", default=".")
+    _add_options(inner)
+    return inner
 
 
 def split_run(args: argparse.Namespace) -> tuple[argparse.Namespace, str | None, list[str]]:
-    """``--run SCRIPT [OPTIONS] [-- ARGS]``: options before `--` are check's own, re-parsed; after it, the script's."""
+    """PATH and options before `--` are check's own (re-parsed); what follows `--` is the script's."""
     from mlsleuth.cli import UsageError
 
-    if args.run is None:
-        return args, None, []
-    rest = list(args.run)
-    if not rest or rest[0] == "--":
-        raise UsageError("--run needs the training script, e.g. --run train.py -- --epochs 1")
-    script, rest = rest[0], rest[1:]
+    rest = list(args.rest or [])
     cut = rest.index("--") if "--" in rest else len(rest)
     before, after = rest[:cut], rest[cut + 1:]
-    if before:
-        path, args.run = args.path, None
-        try:
-            args = args._parser.parse_args([path, *before], namespace=args)
-        except SystemExit as exc:
-            if exc.code:
-                raise UsageError(f"bad options after --run {script}: {before}; put the script's own arguments after `--`") from None
-            raise
-        if args.run is not None:
-            raise UsageError("--run given twice")
-    return args, script, after
+    inner = _inner_parser()
+    inner.error = lambda message: (_ for _ in ()).throw(UsageError(f"{message}; put the script's own arguments after `--`"))  # type: ignore[method-assign]
+    args = inner.parse_args(before, namespace=args)
+    if after and args.run is None:
+        raise UsageError(f"arguments after `--` ({' '.join(after)}) are for the script: name it with --run SCRIPT")
+    return args, args.run, after
 
 
 def run(args: argparse.Namespace) -> int:
