@@ -162,6 +162,23 @@ def trace_variant(case: corpus.Case, variant: str, steps: int, timeout: float) -
     return result
 
 
+def check_variant(case: corpus.Case, variant: str, steps: int, timeout: float, symptom: bool) -> VariantResult:
+    """``mlsleuth check FOLDER --run ENTRY``: the first clue is what an agent reads first."""
+    folder = case.path / variant
+    rt = case.runtime or {}
+    cmd = [sys.executable, "-m", "mlsleuth", "check", str(folder), "--run", rt["entry"], "--steps", str(steps),
+           "--timeout", str(int(timeout)), "--format", "json", "--exit-zero"]
+    if symptom and rt.get("symptom"):
+        cmd += ["--symptom", rt["symptom"]]
+    if rt.get("args"):
+        cmd += ["--", *map(str, rt["args"])]
+    report, error, took = _report(cmd, folder, timeout=timeout + 120)
+    result = VariantResult(case.id, variant, "check", error=error, seconds=took)
+    if report is not None:
+        result.findings = _flagging(report)
+    return result
+
+
 # -- scoring -------------------------------------------------------------------------------------------------------
 
 
@@ -204,9 +221,9 @@ def _hit_by(case: corpus.Case, tool: str, finding: dict) -> str:
     """How one finding hits the case's bug: 'line', 'module', 'category', or '' for no hit."""
     if _line_hit(case, finding):
         return "line"
-    if tool == "trace" and _module_hit(case, finding):
+    if tool in ("trace", "check") and _module_hit(case, finding):
         return "module"
-    no_culprit = tool == "trace" and not (case.runtime or {}).get("culprit_module")
+    no_culprit = tool in ("trace", "check") and not (case.runtime or {}).get("culprit_module")
     return "category" if no_culprit and finding.get("category") == case.category else ""
 
 
@@ -225,29 +242,35 @@ def judge(case: corpus.Case, tool: str, buggy: VariantResult, clean: list[Varian
 
 
 def run_corpus(cases: list[corpus.Case], tools: list[str], workers: int, steps: int, timeout: float,
-               progress: bool = True) -> tuple[list[CaseOutcome], list[VariantResult]]:
+               progress: bool = True, buggy_only: bool = False, check_steps: int = 10,
+               symptom: bool = False) -> tuple[list[CaseOutcome], list[VariantResult]]:
     results: list[VariantResult] = []
     start = time.perf_counter()
     if "scan" in tools:
         results += scan_variants([(c, v) for c in cases for v in ["buggy", "fixed", *c.lookalikes]], workers)
         if progress:
             print(f"  scan: {len(results)} folders, {time.perf_counter() - start:.0f}s", file=sys.stderr)
-    if "trace" in tools:
-        jobs = [(c, v) for c in cases if c.kind == "runnable" for v in ["buggy", "fixed", *c.lookalikes]]
+    for tool in ("trace", "check"):
+        if tool not in tools:
+            continue
+        jobs = [(c, v) for c in cases if c.kind == "runnable" for v in (["buggy"] if buggy_only else ["buggy", "fixed", *c.lookalikes])]
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(trace_variant, c, v, steps, timeout) for c, v in jobs]
+            if tool == "trace":
+                futures = [pool.submit(trace_variant, c, v, steps, timeout) for c, v in jobs]
+            else:
+                futures = [pool.submit(check_variant, c, v, check_steps, timeout, symptom) for c, v in jobs]
             for i, future in enumerate(futures, start=1):
                 results.append(future.result())
                 if progress and (i % 20 == 0 or i == len(jobs)):
-                    print(f"  trace: {i}/{len(jobs)} scripts, {time.perf_counter() - start:.0f}s", file=sys.stderr)
+                    print(f"  {tool}: {i}/{len(jobs)} scripts, {time.perf_counter() - start:.0f}s", file=sys.stderr)
     by_key = {(r.tool, r.case, r.variant): r for r in results}
     outcomes = []
     for case in cases:
         for tool in tools:
-            if tool == "trace" and case.kind != "runnable":
+            if tool in ("trace", "check") and case.kind != "runnable":
                 continue
             buggy = by_key[(tool, case.id, "buggy")]
-            clean = [by_key[(tool, case.id, v)] for v in ["fixed", *case.lookalikes]]
+            clean = [by_key[(tool, case.id, v)] for v in ["fixed", *case.lookalikes] if (tool, case.id, v) in by_key]
             outcomes.append(judge(case, tool, buggy, clean))
     return outcomes, results
 
@@ -476,10 +499,31 @@ def print_table(table: dict) -> None:
             print(f"   misses (ids only; do not tune on them): {', '.join(row['misses']) or 'none'}")
 
 
+def print_check_first_clue(outcomes: list[CaseOutcome]) -> None:
+    """How often check's first clue is the decisive one, among the runnable cases some tool of this run found."""
+    for split in sorted({o.split for o in outcomes}):
+        by_case: dict[str, dict[str, CaseOutcome]] = defaultdict(dict)
+        for o in outcomes:
+            if o.split == split:
+                by_case[o.case][o.tool] = o
+        found = {c: t for c, t in by_case.items() if "check" in t and any(o.hit for o in t.values())}
+        first = [c for c, t in found.items() if t["check"].first_decisive]
+        print(f"\n== check/{split}: first clue decisive in {_pct(len(first), len(found))} of the runnable cases "
+              f"that a tool of this run ({', '.join(sorted({tool for t in by_case.values() for tool in t}))}) found")
+        if split == "dev":
+            print("   not first: " + (", ".join(sorted(set(found) - set(first))) or "none"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
-    parser.add_argument("--tools", default="scan,trace", help="comma-separated: scan, trace (default both)")
+    parser.add_argument("--tools", default="scan,trace",
+                        help="comma-separated: scan, trace, check (default scan,trace; check: `mlsleuth check --run ENTRY` "
+                             "on the runnable cases, scored on its first clue)")
+    parser.add_argument("--runnable-only", action="store_true", help="only the runnable cases")
+    parser.add_argument("--buggy-only", action="store_true", help="trace/check: run only the buggy variants (no false-alarm numbers)")
+    parser.add_argument("--check-steps", type=int, default=10, help="optimizer steps check traces (default 10, its own default)")
+    parser.add_argument("--symptom", action="store_true", help="check: pass each case's recorded symptom as --symptom")
     parser.add_argument("--case", action="append", help="only these case ids (repeatable)")
     parser.add_argument("--limit", type=int, help="only the first N cases of each split (a smoke run)")
     parser.add_argument("--workers", type=int, default=2, help="tool runs at a time (default 2)")
@@ -492,13 +536,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="regenerate docs/evidence/realworld/ and noise_review.md")
     args = parser.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
-    if not tools or set(tools) - {"scan", "trace"}:
-        parser.error("--tools takes scan, trace or both")
+    if not tools or set(tools) - {"scan", "trace", "check"}:
+        parser.error("--tools takes scan, trace, check (comma-separated)")
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     try:
         cases = []
         for split in splits:
-            chosen = [c for c in corpus.load_split(split) if not args.case or c.id in args.case]
+            chosen = [c for c in corpus.load_split(split) if (not args.case or c.id in args.case)
+                      and (not args.runnable_only or c.kind == "runnable")]
             cases += chosen[: args.limit] if args.limit else chosen
     except corpus.CaseError as exc:
         print(f"bench_realworld: malformed case: {exc}", file=sys.stderr)
@@ -507,9 +552,12 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_realworld: no cases selected", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    outcomes, results = run_corpus(cases, tools, args.workers, args.steps, args.timeout)
+    outcomes, results = run_corpus(cases, tools, args.workers, args.steps, args.timeout, buggy_only=args.buggy_only,
+                                   check_steps=args.check_steps, symptom=args.symptom)
     table = summarise(outcomes, results)
     print_table(table)
+    if "check" in tools:
+        print_check_first_clue(outcomes)
     clean = None
     if args.clean:
         clean = scan_clean_repos(args.mirrors, args.workers)

@@ -60,11 +60,11 @@ def render_text(report: Report, *, color: bool = False, quiet: int = 0) -> str:
             runtime = f.location.runtime_label()
             bits = (_paint(f"{where}:", "bold", color) if where else "", _paint(f.severity, f.severity, color), _paint(f"[{f.rule}]", "rule", color), f.message)
             out.append(" ".join(bit for bit in bits if bit))
-            if runtime:
+            evidence = [e for e in f.measurements.get("evidence", []) if isinstance(e, dict) and e.get("kind") in _EVIDENCE_LABEL]
+            if runtime and not evidence:
                 out.extend(_wrap("where", runtime, color=color))
             if f.location.function and where:
                 out.extend(_wrap("in", f.location.function, color=color))
-            evidence = [e for e in f.measurements.get("evidence", []) if isinstance(e, dict) and e.get("kind") in _EVIDENCE_LABEL]
             for e in evidence:  # a triage clue: one line per kind of evidence (static file:line, runtime step/value)
                 out.extend(_wrap(_EVIDENCE_LABEL[e["kind"]], f"{e.get('where', '')} [{e.get('rule', '')}] {e.get('seen', '')}", color=color))
             if not evidence:

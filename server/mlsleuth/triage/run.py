@@ -108,7 +108,7 @@ def prepare_triage(
         from mlsleuth.runtime.trace import prepare_trace
 
         plan.trace = prepare_trace(entry.script, args=list(entry.args), steps=steps, python=python, timeout_s=timeout_s,
-                                   memory_limit_mb=memory_limit_mb, cwd=root)
+                                   memory_limit_mb=memory_limit_mb, cwd=root, probes=("causal",))
         plan.info["entry"] = {"script": _rel(entry.script, root), "args": list(entry.args), "chosen_because": entry.reason}
         if entry.others:
             plan.info["entry"]["other_candidates"] = list(entry.others)
@@ -136,8 +136,8 @@ def combine(plan: TriagePlan, scan_report: Report | None, trace_report: Report |
 
     readings = read_symptom(plan.symptom)
     roles = {c.id: c.role for c in checks_of("trace").values()}
-    clues = rank(merge(scan_report.findings if scan_report else [], trace_report.findings if trace_report else []),
-                 readings, roles)
+    runtime = (trace_report.findings if trace_report else []) + _causal_findings(trace_report)
+    clues = rank(merge(scan_report.findings if scan_report else [], runtime), readings, roles)
     report = Report(tool="triage")
     for sub in (scan_report, trace_report):
         if sub is not None:
@@ -162,7 +162,7 @@ def combine(plan: TriagePlan, scan_report: Report | None, trace_report: Report |
             stats["scan_info_findings_not_shown"] = info_only
     if trace_report is not None:
         stats["trace"] = trace_report.summary.text
-        for key in ("steps_traced", "status", "loss_first", "loss_last", "duration_s"):
+        for key in ("steps_traced", "status", "loss_first", "loss_last", "duration_s", "causal_leakage"):
             if key in trace_report.summary.stats:
                 stats[f"trace_{key}"] = trace_report.summary.stats[key]
     stats["not_run"] = not_run
@@ -170,6 +170,24 @@ def combine(plan: TriagePlan, scan_report: Report | None, trace_report: Report |
     report.finalize(stats=stats, sort=False)
     report.summary.text = _summary(report, plan, trace_report, not_run)
     return report
+
+
+def _causal_findings(trace_report: Report | None) -> list:
+    """The diagnose check causal-leakage on what the trace child measured on its first (model, batch) pair."""
+    measured = (trace_report.summary.stats.get("causal_leakage") if trace_report is not None else None) or {}
+    if not measured or measured.get("skipped"):
+        return []
+    from mlsleuth.runtime.diagnose.checks import DiagnoseRun
+    from mlsleuth.runtime.registry import run_checks
+
+    found = list(run_checks("diagnose", DiagnoseRun({"causal": measured}, {}, path=None, function=""),
+                            only=lambda check_id: check_id == "causal-leakage"))
+    for f in found:
+        f.location.module = measured.get("root") or f.location.module
+        f.location.function = None
+        f.location.step = 0
+        f.observation = f"{f.observation}; checked on the traced run's first batch because {measured.get('reason')}"
+    return found
 
 
 def _not_run(plan: TriagePlan, scan_report: Report | None, trace_report: Report | None) -> list[dict[str, str]]:
@@ -191,7 +209,12 @@ def _not_run(plan: TriagePlan, scan_report: Report | None, trace_report: Report 
         skipped = stats.get("batch_independence_skipped")
         if skipped:
             out.append({"check": "batch-mixing", "reason": f"not run: {skipped}"})
+    causal = (trace_report.summary.stats.get("causal_leakage") if trace_report is not None else None) or {}
     for check in checks_of("diagnose").values():
+        if check.id == "causal-leakage" and causal:
+            if causal.get("skipped"):
+                out.append({"check": check.id, "reason": f"not run on the traced model: {causal['skipped']}"})
+            continue
         why = _DIAGNOSE_WHY.get(check.id, "a diagnose check: needs the model and a batch from a setup function; check does not "
                                           "take them from the traced run yet")
         out.append({"check": check.id, "reason": f"not run: {why} (see follow-ups)"})
@@ -221,7 +244,9 @@ def _follow_ups(plan: TriagePlan, clues: list, readings: list, trace_report: Rep
         out.append("localise the first NaN/Inf: `mlsleuth nan SCRIPT` (MCP locate_nan)")
     if any(n.startswith("loss stuck") for n in names) and trace_report is not None and not clues:
         out.append(f"watch more steps: `mlsleuth trace SCRIPT --steps 200` (MCP trace_training); check traced {plan.steps}")
-    out.append(f"run the model checks that need a setup function (causal leakage, ignored input, overfit one batch): {_DIAGNOSE_HOW}")
+    causal = (trace_report.summary.stats.get("causal_leakage") if trace_report is not None else None) or {}
+    which = "ignored input, overfit one batch" + ("" if causal and not causal.get("skipped") else ", causal leakage")
+    out.append(f"run the model checks that need a setup function ({which}): {_DIAGNOSE_HOW}")
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import probes
 from observer import Observer
+from trace_causal import CausalProbe
 from trace_numerics import NumericsWatch
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -65,6 +66,7 @@ class TraceObserver(Observer):
         self.functional_dropout: dict | None = None
         self.batch_dependence: dict | None = None
         self._captured: tuple | None = None
+        self.causal = CausalProbe() if "causal" in (self.config.get("probes") or ()) else None  # asked for by `check`
         self._eval_roots_checked: set[int] = set()
         self._backward_this_step = 0
         self._opt_state: dict[int, dict] = {}  # per optimizer since its last step: zeroed?, stale ids at first backward
@@ -155,6 +157,8 @@ class TraceObserver(Observer):
             rec = self.loss_calls[fname] = {"calls": 0, "probability_inputs": 0, "non_log_prob_inputs": 0, "out_of_range": 0,
                                             "where": self._where(runner), "step": runner.step}
         rec["calls"] += 1
+        if self.causal is not None and runner.step == 0:
+            self.causal.see_target(target)
         reduction = kwargs.get("reduction", "mean")
         rec.setdefault("reduction", reduction)
         rec.setdefault("input_shape", list(inp.shape))
@@ -574,6 +578,8 @@ class TraceObserver(Observer):
         if "B" not in seq:
             self.step_without_backward.append(runner.step - 1)
         self.lr.append([float(g.get("lr", math.nan)) for g in optimizer.param_groups])
+        if runner.step == 1 and self.causal is not None:
+            self.causal.run(runner, self._captured)
         if runner.step == 1 and self._captured is not None and self.batch_dependence is None:
             self._check_batch_dependence(runner)
         self.sequences.append([])
@@ -709,6 +715,7 @@ class TraceObserver(Observer):
             "eval_determinism": self.eval_determinism,
             "functional_dropout": self.functional_dropout,
             "batch_dependence": self.batch_dependence,
+            **({"causal_leakage": self.causal.result or {"skipped": "the run ended before a second optimizer step"}} if self.causal else {}),
             "extension": self.extension,
             "batch_purity": self.batch_purity,
             "kl_div": self.kl_div,

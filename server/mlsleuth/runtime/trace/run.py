@@ -43,8 +43,12 @@ def prepare_trace(
     memory_limit_mb: int | None = None,
     cwd: str | os.PathLike[str] | None = None,
     selection: Any = None,
+    probes: Sequence[str] = (),
 ) -> PreparedRun:
     """Validate and build (not start) the traced run of ``script``.
+
+    ``probes``: extra measurements on the first (model, batch) pair, for ``mlsleuth check``: ``"causal"``
+    (causal leakage, when the targets are the inputs shifted by one; see ``runtime/child/trace_causal.py``).
 
     ``cwd``: working directory of the script (default: the current one, as when
     the user runs ``python script.py`` themselves). ``selection``: an optional
@@ -73,7 +77,8 @@ def prepare_trace(
                      memory_limit_mb=memory_limit_mb)
     extra = min(T.VERDICT_EXTRA_STEPS_FACTOR * steps, T.VERDICT_EXTRA_STEPS_MAX)
     write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps,
-                         "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s})
+                         "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s,
+                         "probes": [str(p) for p in probes]})
     info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "script": display, "steps_requested": steps,
             "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb}
     command = f"mlsleuth trace {display}"
@@ -117,6 +122,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
             ext = data["extension"]
             stats["steps_extended"] = (f"{ext['extra']} step(s) beyond the {ext['requested']} requested were watched "
                                        f"to settle the {ext['reason']} verdict")
+        if data.get("causal_leakage") is not None:  # asked for with probes=("causal",)
+            stats["causal_leakage"] = data["causal_leakage"]
         if (data.get("batch_dependence") or {}).get("skipped"):
             stats["batch_independence_skipped"] = data["batch_dependence"]["skipped"]
         if payload.get("status") == "finished" and payload.get("steps", 0) == 0:
