@@ -42,8 +42,8 @@ FILES = skill_files()
 IDS = [str(f.relative_to(ROOT)) for f in FILES]
 
 # The names the team agreed on; the real CLI and MCP server are checked as they land.
-FIXED_CLI = {"scan", "rules", "trace", "diagnose", "nan", "sweep", "serve", "install-skill"}
-FIXED_MCP = {"scan", "list_rules", "explain_rule", "trace_training", "run_diagnostics", "locate_nan", "compare_sweep"}
+FIXED_CLI = {"check", "scan", "rules", "trace", "diagnose", "nan", "sweep", "serve", "install-skill"}
+FIXED_MCP = {"triage", "scan", "list_rules", "explain_rule", "trace_training", "run_diagnostics", "locate_nan", "compare_sweep"}
 FIXED_PROMPTS = {"debug_training"}
 
 
