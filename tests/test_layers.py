@@ -154,3 +154,4 @@ def test_the_checker_sees_a_planted_upward_import(tmp_path):
     assert ("mlsleuth.cli", ["main"], True) in found
     assert _kind(_room("mlsleuth.cli")) == "face" and _kind(_room("mlsleuth.sweep.planted")) == "capability"
     assert any(n == ["_plan"] for _t, n, _now in found)
+    assert _kind(_room("mlsleuth.triage.run")) == "combiner"

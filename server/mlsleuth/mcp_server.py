@@ -20,6 +20,7 @@ from mlsleuth.serving.tools import ServeEnv, register_all
 INSTRUCTIONS = """\
 mlsleuth finds silent bugs in model-training code and helps debug training
 clue-first: collect clues with the tools before changing code. Start with
+`triage` (scan plus a few traced steps, merged and ranked for the symptom) or
 `scan` (static, runs nothing); use `explain_rule` on any finding you do not
 understand; the tools that run the user's code (tracing a few training steps, the
 diagnostic battery, locating the first NaN) come next. The handbook resource mlsleuth://skill

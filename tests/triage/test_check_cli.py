@@ -75,6 +75,9 @@ def test_a_project_without_an_entry_point_is_scanned_and_says_why_it_ran_nothing
     (["check", "{root}", "--no-run", "--run", "train.py"], "contradict"),
     (["check", "{root}", "--max-clues", "0"], "--max-clues"),
     (["check", "{root}/train.py"], "is a file"),
+    (["check", "{root}", "--steps", "0"], "--steps"),
+    (["check", "{root}", "--timeout", "nan"], "--timeout"),
+    (["check", "{root}", "--timeout", "-1"], "--timeout"),
 ])
 def test_bad_input_is_a_clear_usage_error(tmp_path, capsys, argv, needle) -> None:
     root = make(tmp_path / "p", {"train.py": CLEAN_TRAIN})
@@ -90,3 +93,9 @@ def test_options_after_run_are_checks_own_until_the_double_dash(tmp_path) -> Non
     args = build_parser().parse_args(["check", str(tmp_path), "--run", "train.py", "--steps", "4", "--", "--lr", "0.1"])
     args, script, script_args = split_run(args)
     assert (script, script_args, args.steps) == ("train.py", ["--lr", "0.1"], 4)
+
+
+def test_an_invalid_project_configuration_is_a_usage_error(tmp_path, capsys) -> None:
+    root = make(tmp_path / "p", {"train.py": CLEAN_TRAIN, "pyproject.toml": "[tool.mlsleuth]\nselect = 3\n"})
+    assert main(["check", str(root), "--no-run"]) == EXIT_ERROR
+    assert "[tool.mlsleuth]" in capsys.readouterr().err

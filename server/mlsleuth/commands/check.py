@@ -80,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
         entry = plan.info.get("entry")
         print(f"mlsleuth: tracing {entry['script']} ({entry['chosen_because']})" if entry else
               f"mlsleuth: scan only: {plan.run_skipped}", file=sys.stderr)
-    scan_report = plan.scan()
+    from mlsleuth.config import ConfigError
+
+    try:
+        scan_report = plan.scan()
+    except ConfigError as exc:
+        raise UsageError(f"the project's [tool.mlsleuth] configuration is invalid: {exc}") from None
     trace_report = run_with_progress(plan.trace, args) if plan.trace is not None else None
     return emit(plan.combine(scan_report, trace_report), args)

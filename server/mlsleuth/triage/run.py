@@ -17,6 +17,7 @@ The result is the shared :class:`~mlsleuth.report.Report` (tool ``triage``): at 
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ DEFAULT_STEPS = 10
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_CLUES = 5
 MAX_CLUES = 50
+MAX_STEPS = 500  # check is the quick look; `mlsleuth trace` watches longer runs
 
 # diagnose-class checks need a model and a batch handed over by a setup function; check does not yet
 # take them from the traced run, so each is listed as not run, with the reason specific to it.
@@ -89,6 +91,10 @@ def prepare_triage(
         raise TriageInputError(f"{path} is a file; pass the project folder (and the script with --run {path})")
     if not isinstance(max_clues, int) or isinstance(max_clues, bool) or not 1 <= max_clues <= MAX_CLUES:
         raise TriageInputError(f"--max-clues must be an integer between 1 and {MAX_CLUES}, got {max_clues!r}")
+    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_STEPS:
+        raise TriageInputError(f"--steps must be an integer between 1 and {MAX_STEPS}, got {steps!r}")
+    if not isinstance(timeout_s, (int, float)) or not math.isfinite(timeout_s) or timeout_s <= 0:
+        raise TriageInputError(f"--timeout must be a positive, finite number of seconds, got {timeout_s!r}")
     if symptom is not None and len(symptom) > 2000:
         raise TriageInputError("--symptom is limited to 2000 characters; describe the symptom in a sentence")
     root = root.resolve()
