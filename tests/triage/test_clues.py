@@ -61,3 +61,10 @@ def test_the_symptom_puts_the_fitting_clue_first_and_corroboration_breaks_ties()
 def test_nothing_in_gives_no_clues() -> None:
     assert merge([], []) == []
     assert rank([], read_symptom("loss stuck"), ROLES) == []
+
+
+def test_a_cause_outranks_a_runtime_symptom_even_when_only_the_symptom_fits_the_complaint() -> None:
+    flat = _runtime("loss-not-decreasing", "training-loop", "warning")
+    resume = _static("checkpoint-without-scheduler-state", 33, "reproducibility", "warning")
+    ordered = rank(merge([resume], [flat]), read_symptom("the loss plateaus"), ROLES)
+    assert [c.rule for c in ordered] == ["checkpoint-without-scheduler-state", "loss-not-decreasing"]

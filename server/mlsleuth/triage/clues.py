@@ -105,15 +105,16 @@ def kinds(clue: Finding) -> set[str]:
 
 
 def rank(clues: list[Finding], readings: list[Reading], runtime_roles: dict[str, str]) -> list[Finding]:
-    """Decisive first: fit to the symptom, both kinds of evidence, causes before symptoms, errors first,
-    a line of code to look at, then the order the tools gave."""
+    """Decisive first: causes before what a cause does to the run (a flat loss restates the complaint, it does not
+    explain it), then fit to the symptom, both kinds of evidence, errors first, a line of code to look at, then
+    the order the tools gave."""
 
     def key(item: tuple[int, Finding]) -> tuple:
         index, clue = item
         ids = tuple(clue.measurements.get("ids", [clue.rule]))
         fit = relevance(readings, ids, clue.category) if readings else 0
         symptom_only = all(runtime_roles.get(i) == "symptom" for i in ids) if ids else False
-        return (-fit, len(kinds(clue)) < 2, symptom_only, SEVERITY_RANK[clue.severity], clue.location.line is None, index)
+        return (symptom_only, -fit, len(kinds(clue)) < 2, SEVERITY_RANK[clue.severity], clue.location.line is None, index)
 
     ordered = [clue for _, clue in sorted(enumerate(clues), key=key)]
     for clue in ordered:
