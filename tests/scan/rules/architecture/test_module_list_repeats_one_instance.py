@@ -98,3 +98,25 @@ def test_a_builder_function_of_another_module(tmp_path):
                     self.gates = nn.ModuleList([gate()] * n)
         """,
     }, RULE)
+
+
+def test_sharing_the_code_says_it_means():
+    src = """
+        import torch.nn as nn
+
+        class Head(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.proj = nn.Linear(d, 4)
+
+        class Detector(nn.Module):
+            def __init__(self, d, layers, share_box_head):
+                super().__init__()
+                if share_box_head:
+                    box = Head(d)
+                    self.boxes = nn.ModuleList([box] * layers)
+                shared_cls = Head(d)
+                self.classes = nn.ModuleList([shared_cls] * layers)
+                self.heads = nn.ModuleList([Head(d)] * layers)  # expect: module-list-repeats-one-instance
+        """
+    check(src, RULE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted
@@ -64,6 +65,17 @@ def _helper_returns_parameterised_module(ctx: FileContext, call: ast.Call) -> bo
     return False
 
 
+_SHARING = re.compile(r"shar(e|ed|ing)|tie|tied|common|same", re.IGNORECASE)
+
+
+def _sharing_on_purpose(ctx: FileContext, call: ast.Call, element: ast.AST) -> bool:
+    """The code says the sharing is meant: the repeated name (`shared_head`) or an enclosing
+    condition (`if config.share_bbox_head:`) speaks of sharing or tying."""
+    if isinstance(element, ast.Name) and _SHARING.search(element.id):
+        return True
+    return any(isinstance(node, ast.If) and _SHARING.search(ctx.segment(node.test, 200)) for node in ctx.ancestors(call))
+
+
 @register_rule
 class ModuleListRepeatsOneInstance(Rule):
     """`[layer] * n` puts the same module object in a container n times.
@@ -73,7 +85,8 @@ class ModuleListRepeatsOneInstance(Rule):
     parameters (a layer, a block, a module class of the project, or what a builder function of the
     project returns: `nn.ModuleList([mlp(1, 64, 3)] * 2)` with `def mlp(...)` returning a `Sequential`
     of `Linear` layers). Parameter-free modules (`nn.ReLU`,
-    `nn.Identity`, pooling) are left alone: sharing them changes nothing.
+    `nn.Identity`, pooling) are left alone: sharing them changes nothing; so is sharing the code
+    says it means (a repeated `shared_head`, or the list built under `if config.share_heads:`).
     Why it matters: list multiplication copies the reference, not the module. The container holds one
     module n times: every "layer" shares the same weights, the model has 1/n of the intended
     parameters (`sum(p.numel() for p in model.parameters())` counts them once), and depth brings no
@@ -109,7 +122,7 @@ class ModuleListRepeatsOneInstance(Rule):
                     kind = "params" if other is not None else None
                 if kind is None and isinstance(made, ast.Call) and _helper_returns_parameterised_module(ctx, made):
                     kind = "params"
-                if kind != "params":
+                if kind != "params" or _sharing_on_purpose(ctx, call, element):
                     continue
                 name = dotted(made.func) if isinstance(made, ast.Call) else ctx.segment(element)  # type: ignore[union-attr]
                 yield self.finding(
