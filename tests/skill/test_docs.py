@@ -164,6 +164,19 @@ def test_main_skill_body_is_under_500_lines():
     assert len(body.splitlines()) < 500
 
 
+def test_first_screen_is_the_decision():
+    """Issue 18: the first 60 lines say which one call to make for a symptom and how to read its answer."""
+    first = "\n".join((ROOT / "SKILL.md").read_text(encoding="utf-8").splitlines()[:60])
+    for heading in ("## Start here", "## Reading the answer"):
+        assert heading in first, f"{heading!r} should be on SKILL.md's first screen (60 lines)"
+    assert "mlsleuth check" in first and "MCP `triage`" in first, "the one call, in CLI and MCP wording"
+    assert "Read it first" in first, "say when reading the code is the cheaper move"
+    for chapter in ("refs/symptoms.md", "refs/method.md", "refs/nan_inf.md"):
+        assert chapter in first, f"the first screen should point to {chapter}"
+    reading = first.split("## Reading the answer", 1)[1]
+    assert reading.count("\n1. ") == 1 and "\n5. " in reading, "how to read the answer, as numbered steps"
+
+
 def test_every_chapter_is_linked_from_its_entry_point():
     linked = {
         (ROOT / target.split("#")[0]).resolve()
@@ -431,7 +444,7 @@ def test_rule_ids_named_exist_in_the_catalog():
 def test_categories_named_are_real_categories():
     from mlsleuth.report import CATEGORIES
 
-    text = (ROOT / "SKILL.md").read_text(encoding="utf-8")
+    text = (ROOT / "refs" / "method.md").read_text(encoding="utf-8")
     section = text.split("## 4. The order of suspicion", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"\*\*[^*]+\*\* \(`([a-z-]+)`\)", section)
     assert named, "the order of suspicion should name the finding categories"
@@ -540,7 +553,7 @@ def test_prompts_named_exist(tmp_path):
 
 
 def test_order_of_suspicion_is_an_ordering_not_fake_frequencies():
-    text = (ROOT / "SKILL.md").read_text(encoding="utf-8")
+    text = (ROOT / "refs" / "method.md").read_text(encoding="utf-8")
     section = text.split("## 4. The order of suspicion", 1)[1].split("\n## ", 1)[0]
     assert not re.search(r"\d\s*%", section), "no invented percentages in the order of suspicion"
     assert "not a measured frequency" in section

@@ -201,7 +201,7 @@ def test_probe_environments_give_the_documented_rewards():
 
 
 def test_setup_function_in_skill_follows_the_contract():
-    setup = snippets("SKILL.md")["setup"]()
+    setup = snippets("refs/tools.md")["setup"]()
     assert isinstance(setup["model"], nn.Module)
     inputs, targets = setup["batch"]
     loss = setup["loss_fn"](setup["model"](inputs), targets)
