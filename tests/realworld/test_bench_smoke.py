@@ -116,3 +116,15 @@ def test_trace_runs_end_to_end_on_a_runnable_dev_case():
     outcomes, results = bench.run_corpus(runnable, ["trace"], workers=2, steps=5, timeout=90, progress=False)
     assert [o.tool for o in outcomes] == ["trace"]
     assert all(r.error is None for r in results), [(r.variant, r.error) for r in results if r.error]
+
+
+def test_check_is_scored_like_trace_and_its_first_clue_is_what_counts(tmp_path, capsys):
+    case = make_case(tmp_path / "c", culprit="encoder.proj")
+    first_wrong = result(case, "buggy", "check", [finding(module="head"), finding(module="encoder.proj")])
+    first_right = result(case, "buggy", "check", [finding(module="encoder.proj"), finding(module="head")])
+    late = bench.judge(case, "check", first_wrong, [])
+    early = bench.judge(case, "check", first_right, [])
+    assert late.hit and not late.first_decisive
+    assert early.hit and early.first_decisive and early.how == "module"
+    bench.print_check_first_clue([late])
+    assert "first clue decisive in 0/1" in capsys.readouterr().out
