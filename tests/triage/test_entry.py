@@ -50,3 +50,14 @@ def test_a_train_py_that_only_defines_functions_is_not_run(tmp_path: Path) -> No
     text = "def train(model, opt, x, y):\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n"
     entry, _why = find_entry(make(tmp_path, {"train_utils.py": text}))
     assert entry is None
+
+
+def test_a_readme_data_preparation_step_is_skipped_for_the_training_command(tmp_path: Path) -> None:
+    readme = ("## quick start\n\n```sh\npython data/shakespeare_char/prepare.py\npython setup.py install\n"
+              "python train.py config/train_shakespeare_char.py\n```\n")
+    root = make(tmp_path, {"README.md": readme, "data/shakespeare_char/prepare.py": "print(1)\n", "setup.py": "print(2)\n",
+                           "train.py": SOFTMAX_TRAIN, "config/train_shakespeare_char.py": "batch_size = 4\n"})
+    entry, why = find_entry(root)
+    assert entry.script == root / "train.py"
+    assert entry.args == ("config/train_shakespeare_char.py",)
+    assert "README.md says to run `python train.py config/train_shakespeare_char.py`" in why

@@ -4,7 +4,8 @@ Looked for, in this order (the first that resolves to a ``.py`` file in the proj
 
 1. ``[project.scripts]`` in the root's ``pyproject.toml`` whose module has a ``__main__`` guard;
 2. a ``train*.py`` or ``main.py`` at the root with an ``if __name__ == "__main__":`` guard;
-3. a ``python xxx.py ...`` command in the root's README (the command's arguments are kept);
+3. a ``python xxx.py ...`` command in the root's README whose script is named for training (train, main, fit,
+   finetune, run*; not a data preparation step), with the command's arguments;
 4. a ``train*.py`` at the root whose top level runs a training loop (``.backward(`` and ``.step(``).
 
 Every choice carries the reason it was made, and a project where nothing fits gets the reason too.
@@ -23,6 +24,7 @@ _GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILIN
 _README_CMD = re.compile(r"(?:^|[\s`$>])python[0-9.]*\s+((?:[\w./-]+/)?[\w.-]+\.py)\b([^\n`]*)")
 _SHELL_STOP = {"|", "||", "&&", ";", ">", ">>", "<", "2>", "&", "\\"}
 MAX_READ = 200_000
+_TRAINING_NAME = re.compile(r"train|main|fit|finetun|^run", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -94,8 +96,8 @@ def _from_readme(root: Path) -> list[Entry]:
             continue
         for m in _README_CMD.finditer(_read(readme)):
             script = root / m.group(1)
-            if not _inside(root, script):
-                continue
+            if not _TRAINING_NAME.search(script.stem) or not _inside(root, script):
+                continue  # data preparation, setup.py, downloads: not a training entry point
             try:
                 words = shlex.split(m.group(2), comments=True)
             except ValueError:
