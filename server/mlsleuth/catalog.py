@@ -170,6 +170,7 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("padding-counted-in-loss", "padding-scored-as-target"),
     ("kldiv-input-not-log-probs", "kl-div-input-not-log-probs"),
     ("grad-accumulation-loss-not-scaled", "grad-accumulation-unscaled"),
+    ("causal-mask-missing", "causal-leakage"),
 )
 
 

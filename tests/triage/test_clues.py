@@ -68,3 +68,9 @@ def test_a_cause_outranks_a_runtime_symptom_even_when_only_the_symptom_fits_the_
     resume = _static("checkpoint-without-scheduler-state", 33, "reproducibility", "warning")
     ordered = rank(merge([resume], [flat]), read_symptom("the loss plateaus"), ROLES)
     assert [c.rule for c in ordered] == ["checkpoint-without-scheduler-state", "loss-not-decreasing"]
+
+
+def test_one_rule_twice_on_one_line_is_one_clue_and_a_missing_causal_mask_pairs_with_its_runtime_leak() -> None:
+    static = [_static("causal-mask-missing", 18, "architecture"), _static("causal-mask-missing", 18, "architecture")]
+    clues = merge(static, [_runtime("causal-leakage", "architecture")])
+    assert len(clues) == 1 and kinds(clues[0]) == {"static", "runtime"}

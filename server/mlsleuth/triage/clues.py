@@ -66,7 +66,8 @@ def _clue(static: Finding | None, runtime: list[Finding], consequences: list[Fin
 
 def merge(static: list[Finding], runtime: list[Finding]) -> list[Finding]:
     """One clue per cause: flagged static findings and flagged runtime findings, paired where the catalog pairs them."""
-    static = [f for f in static if f.severity in FLAGGING]
+    static = list({(f.rule, f.location.path, f.location.cell, f.location.line): f
+                   for f in reversed(static) if f.severity in FLAGGING}.values())[::-1]  # one clue per rule and line
     runtime = [f for f in runtime if f.severity in FLAGGING]
     # runtime consequences that trace attached to a lead cause ride along with that cause's clue
     led = {f.measurements.get("consistent_with") for f in runtime if f.measurements.get("consistent_with")}
