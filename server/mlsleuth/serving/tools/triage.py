@@ -62,7 +62,20 @@ def register(server, env) -> None:
         if plan.trace is not None:
             traced = await run_prepared(plan.trace, ctx, tool="trace", what=plan.trace.description or "trace",
                                         memory_limit_mb=env.child_memory_mb)
+            _under(traced, folder, env.root)
             relativize(traced, env.root)
         report = plan.combine(scanned, traced)
         relativize(report, env.root)
         return as_result(bound_report(report, max_findings=max_clues, offset=0, char_budget=env.char_budget))
+
+
+def _under(report: Report, folder, root) -> None:
+    """Trace shows paths relative to its working folder (``folder``); the scan's are relative to the root."""
+    from pathlib import Path
+
+    if folder == root:
+        return
+    prefix = Path(folder).relative_to(root)
+    for item in [f.location for f in report.findings] + list(report.errors):
+        if item.path and not Path(item.path).is_absolute():
+            item.path = str(prefix / item.path)
