@@ -73,3 +73,15 @@ def test_triage_without_an_entry_point_scans_only_and_says_why(project: Path) ->
     assert stats["run_skipped"].startswith("no entry point found")
     assert any(n["check"].startswith("trace") for n in stats["not_run"])
     assert any("mlsleuth nan" in f for f in stats["follow_ups"])
+
+
+@pytest.mark.slow
+def test_a_sub_folder_project_shows_paths_relative_to_the_served_root(project: Path) -> None:
+    pytest.importorskip("torch")
+    make(project / "sub", {"train.py": SOFTMAX_TRAIN})
+    result = _call(project, {"path": "sub", "run": "sub/train.py", "steps": 3})
+    assert not result.is_error, result.content[0].text
+    first = result.structured_content["findings"][0]
+    assert {e["kind"] for e in first["measurements"]["evidence"]} == {"static", "runtime"}
+    assert first["location"]["path"] == "sub/train.py"
+    assert result.structured_content["summary"]["stats"]["entry"]["script"] == "train.py"
