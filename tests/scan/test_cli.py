@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -148,11 +150,12 @@ def test_per_file_errors_give_exit_1(project):
     assert "src/clean.py: error [bad-encoding]" in proc.stdout
 
 
-def test_scan_is_the_first_command_in_help(project):
+def test_the_one_call_then_scan_lead_the_commands_in_help(project):
     proc = mlsleuth("--help", cwd=project)
     assert proc.returncode == 0
-    listed = proc.stdout.split("COMMAND\n", 2)[-1].split()
-    assert listed[0] == "scan"
+    block = proc.stdout.split("COMMAND\n", 2)[-1]
+    names = re.findall(r"^    ([a-z][a-z-]*)\b", block, re.MULTILINE)
+    assert names[:2] == ["check", "scan"]  # the one call that starts a debugging session (issue 18), then static
 
 
 def test_bare_command_prints_help_as_a_usage_error(capsys):
