@@ -104,6 +104,22 @@ _EVENT_METHODS = {
     "zero_grad", "clear_grad", "clear_gradients", "backward", "manual_backward", "step", "clip_grad_norm_",
     "clip_grad_value_", "clip_grad_norm", "clip_gradients", "unscale_", "train", "eval", "zero_",
 }
+# calls that are never a project's training helper: library methods every file calls many times
+_NOT_HELPERS = frozenset({
+    "append", "extend", "items", "keys", "values", "get", "update", "format", "join", "split", "strip", "replace",
+    "item", "size", "view", "reshape", "to", "cuda", "cpu", "float", "long", "int", "detach", "numpy", "tolist",
+    "unsqueeze", "squeeze", "permute", "transpose", "contiguous", "mean", "sum", "max", "min", "argmax", "clone",
+    "print", "len", "range", "enumerate", "zip", "isinstance", "getattr", "setattr", "hasattr", "super", "list",
+    "dict", "tuple", "set", "str", "open", "add_argument", "parse_args", "add_scalar", "log", "info", "warning",
+    "debug", "write", "read", "exists", "makedirs", "parameters", "named_parameters", "state_dict",
+    "load_state_dict", "save", "load", "no_grad", "format_exc", "time", "perf_counter", "apply", "modules",
+})
+_LIBRARY_TOPS = frozenset({
+    "torch", "numpy", "np", "pandas", "scipy", "sklearn", "transformers", "lightning", "pytorch_lightning",
+    "accelerate", "torchvision", "timm", "os", "sys", "math", "random", "json", "time", "logging", "argparse",
+    "collections", "itertools", "functools", "pathlib", "typing", "wandb", "tqdm", "matplotlib", "einops",
+})
+_SUMMARY_PROBES = 200
 _MAY_HAVE_EVENTS = re.compile(
     r"\.(zero_grad|clear_grad|backward|manual_backward|step|train|eval|unscale_|zero_|clip_grad_\w*)\s*\(|\.grad\b|clip_grad"
 )
@@ -338,7 +354,10 @@ class LoopModel:
         """Scopes worth tracing (see :meth:`_relevant_scopes`), found on first use."""
         if self._relevant is None:
             # Cheap text pre-filter: without any event-like call in the source there is nothing to trace.
-            self._relevant = self._relevant_scopes() if _MAY_HAVE_EVENTS.search(self.ctx.source) else set()
+            # Without the event names in its text a file can still train through helpers of other
+            # modules (`model.train_emb(batch)`, `validate(model)` -> `model.val_start()`): with a
+            # project, calls whose summary has events count too.
+            self._relevant = self._relevant_scopes() if _MAY_HAVE_EVENTS.search(self.ctx.source) or self.ctx.project is not None else set()
         return self._relevant
 
     @property
@@ -382,6 +401,8 @@ class LoopModel:
         for name, calls in by_name.items():
             if name in _EVENT_METHODS or name.endswith(("clip_grad_norm_", "clip_grad_value_")):
                 direct.update(ctx.enclosing_function(c) or ctx.tree for c in calls)
+        if ctx.project is not None:
+            direct.update(self._scopes_calling_summarised_events(by_name, direct))
         relevant = set(direct)
         frontier = set(direct)
         for _ in range(INLINE_DEPTH):
@@ -391,6 +412,46 @@ class LoopModel:
             relevant |= callers
         # closures defined in a relevant function (LBFGS closure) are walked through their parent
         return relevant
+
+    def _scopes_calling_summarised_events(self, by_name: dict[str, list[ast.Call]], known: set[ast.AST]) -> set[ast.AST]:
+        """Scopes not yet known to train that call a function of another module, or a method of a project
+        class's instance, whose summary has training events. Bounded: names that cannot be a project
+        helper (methods of modules such as ``torch``/``np``, the commonest tensor and container methods)
+        are skipped, and at most ``_SUMMARY_PROBES`` distinct calls are resolved per file."""
+        ctx = self.ctx
+        imports = ctx.imports
+        found: set[ast.AST] = set()
+        probes = 0
+        for name, calls in by_name.items():
+            if name in _EVENT_METHODS or name in _NOT_HELPERS or name.startswith("__"):
+                continue
+            for call in calls:
+                scope = ctx.enclosing_function(call) or ctx.tree
+                if scope in known or scope in found:
+                    continue
+                func = call.func
+                if isinstance(func, ast.Attribute):
+                    head = value_origins.root_name(func.value)
+                    if head is None or head == "self" or head in imports and not self._project_import(head):
+                        continue
+                elif isinstance(func, ast.Name):
+                    if func.id not in imports or not self._project_import(func.id):
+                        continue
+                else:
+                    continue
+                probes += 1
+                if probes > _SUMMARY_PROBES:
+                    return found
+                bind = isinstance(func, ast.Attribute) and head in value_origins.function_params(scope)
+                if self.summary_of(call, bind_params=bind) is not None:
+                    found.add(scope)
+        return found
+
+    def _project_import(self, name: str) -> bool:
+        """``name`` is imported from a module the project has (not torch, numpy, ...)."""
+        target = self.ctx.imports.get(name, "")
+        top = target.split(".", 1)[0]
+        return bool(top) and top not in _LIBRARY_TOPS
 
     # -- objects ---------------------------------------------------------------------------
     def object_of(self, expr: ast.AST | None, env: _Env | None = None) -> ObjectInfo | None:
@@ -508,6 +569,24 @@ class LoopModel:
                     found = (target[1], events)
         cache[key] = found
         return found
+
+    def summary_through(self, call: ast.Call, env: _Env) -> tuple[ast.AST, tuple] | None:
+        """Like :meth:`summary_of` for ``param.method(...)`` inside an inlined helper: the receiver is what the
+        caller passed (``train(model, ...)`` with ``model = VSE(opt)``), so its class is known without a caller search."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return None
+        passed, _ = _through_env(func.value, env)
+        if passed is func.value:
+            return None
+        owner = value_origins.instance_class(self.ctx, passed, bind_params=False)
+        if owner is None:
+            return None
+        method = value_origins.class_method(owner[0], owner[1], func.attr)
+        if method is None:
+            return None
+        events = function_summaries.effects(method[0], method[1])
+        return (method[1], events) if events else None
 
     def callee(self, call: ast.Call) -> FunctionNode | None:
         """Like ``FileContext.callee_definition``, with the module's functions looked up in a dict."""
@@ -835,6 +914,9 @@ class _TraceBuilder:
     def _helper(self, call: ast.Call, state: _State) -> None:
         if len(state.via) < INLINE_DEPTH:
             self._inline(call, state)
+        elif self.model.callee(call) is None:
+            # past the inlining depth a summary still costs nothing new: it is built once per function
+            self._summarised(call, state)
         elif self.model.callee(call) in self.model.relevant:
             # A helper too deep to inline: rules that need an event to be *absent* stay silent here.
             self._add("opaque", call, state, target=dotted(call.func))
@@ -937,6 +1019,8 @@ class _TraceBuilder:
     def _summarised(self, call: ast.Call, state: _State) -> None:
         """A call into another module or a method of an instance: replay its summary at the call site."""
         found = self.model.summary_of(call, bind_params=False)  # binding a parameter costs a caller search per call
+        if not found and state.env is not None:
+            found = self.model.summary_through(call, state.env)
         if not found:
             return
         callee, events = found
