@@ -120,6 +120,8 @@ _LIBRARY_TOPS = frozenset({
     "collections", "itertools", "functools", "pathlib", "typing", "wandb", "tqdm", "matplotlib", "einops",
 })
 _SUMMARY_PROBES = 200
+# what a training or evaluation loop iterates over: a loader, batches, epochs, steps
+_DATA_LOOP = re.compile(r"load|batch|data|epoch|step|iter|sampl|train|val|test", re.IGNORECASE)
 _MAY_HAVE_EVENTS = re.compile(
     r"\.(zero_grad|clear_grad|backward|manual_backward|step|train|eval|unscale_|zero_|clip_grad_\w*)\s*\(|\.grad\b|clip_grad"
 )
@@ -422,12 +424,21 @@ class LoopModel:
         imports = ctx.imports
         found: set[ast.AST] = set()
         probes = 0
+        # training happens in loops: only scopes that loop, or that a loop calls, are probed
+        looping: set[ast.AST] = set()
+        for loop in ctx.nodes_of(ast.For, ast.AsyncFor):
+            if not _DATA_LOOP.search(ctx.segment(loop.iter, 120)):
+                continue  # `for p in params`, `for rank in range(world)`: not a training loop
+            looping.add(ctx.enclosing_function(loop) or ctx.tree)
+            for call in ctx.calls(loop):
+                if isinstance(call.func, ast.Name) and call.func.id in by_name:
+                    looping.update(f for f in ctx.functions if f.name == call.func.id)
         for name, calls in by_name.items():
             if name in _EVENT_METHODS or name in _NOT_HELPERS or name.startswith("__"):
                 continue
             for call in calls:
                 scope = ctx.enclosing_function(call) or ctx.tree
-                if scope in known or scope in found:
+                if scope in known or scope in found or scope not in looping:
                     continue
                 func = call.func
                 if isinstance(func, ast.Attribute):
@@ -442,7 +453,8 @@ class LoopModel:
                 probes += 1
                 if probes > _SUMMARY_PROBES:
                     return found
-                bind = isinstance(func, ast.Attribute) and head in value_origins.function_params(scope)
+                bind = (isinstance(func, ast.Attribute) and head in value_origins.function_params(scope)
+                        and ctx.project.may_define_training_helper(name))
                 if self.summary_of(call, bind_params=bind) is not None:
                     found.add(scope)
         return found
