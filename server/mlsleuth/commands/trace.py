@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="kill the script after S seconds (default 300)")
     p.add_argument("--memory-limit", type=int, metavar="MB", help="cap the child's address space (CPU runs only; CUDA needs a large address space)")
     p.add_argument("--cwd", metavar="DIR", help="working directory for the script (default: the current one)")
+    p.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks of a DDP/FSDP script (like torchrun) and merge them into one report")
     add_selection_options(p)
     add_output_options(p)
     p.set_defaults(handler=run, _parser=p)
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     selection = selection_from_args(args, tools=("trace",))
     try:
         prepared = prepare_trace(args.script, args=script_args, steps=args.steps, python=args.python, timeout_s=args.timeout,
-                                 memory_limit_mb=args.memory_limit, cwd=args.cwd, selection=selection)
+                                 memory_limit_mb=args.memory_limit, cwd=args.cwd, selection=selection,
+                                 nproc_per_node=args.nproc_per_node)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
     if sys.stderr.isatty() and not args.quiet:
