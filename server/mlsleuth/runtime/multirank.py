@@ -98,7 +98,7 @@ def stopped_error(entry: dict[str, Any], path: str | None):
     steps = entry.get("last_step")
     where = f"after {steps} completed step(s)" if isinstance(steps, int) else "before its first completed step"
     kind = "timeout" if "timeout" in (entry.get("why_killed") or "") else "rank-stopped"
-    return ErrorEntry(kind=kind, path=path, message=f"rank {entry.get('rank')} was stopped by mlsleuth {where}: {entry.get('why_killed')}",
+    return ErrorEntry(kind=kind, path=path, message=f"stopped by mlsleuth {where}: {entry.get('why_killed')}",
                       detail=(entry.get("stderr_tail") or "")[-3000:] or None)
 
 
@@ -124,7 +124,7 @@ def build_ranks_report(result: Any, *, tool: str, path: str | None, per_rank: Ca
         sub = per_rank(rank_child_result(entry))
         finding_sets.append((rank, list(sub.findings)))
         errors = [e for e in sub.errors if not (entry.get("why_killed") and e.kind in ("crash", "no-result", "timeout", "out-of-memory"))]
-        if entry.get("why_killed"):
+        if entry.get("why_killed") and entry.get("ended") != "lingered":
             errors.append(stopped_error(entry, path))
         error_sets.append((rank, errors))
         statuses[str(rank)] = {"status": (entry.get("result") or {}).get("status") or ("stopped" if entry.get("why_killed") else "no result"),

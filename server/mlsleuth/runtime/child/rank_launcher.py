@@ -39,6 +39,7 @@ HANG_AT_ENV = "MLSLEUTH_HANG_AT"
 PEER_GRACE_S = 8.0  # after one rank ended badly, how long the others may take to end on their own
 NAN_GRACE_S = 3.0  # after one rank found a non-finite value, how long the others may take to stop
 STACK_WAIT_S = 0.7
+LINGER_S = 3.0  # a rank that wrote its result may take this long to exit
 TAIL = 4000
 POLL_S = 0.1
 
@@ -113,6 +114,9 @@ class Rank:
         self.started = time.monotonic()
         self.ended_at: float | None = None
         self.why_killed: str | None = None
+        self.lingering = False  # wrote its result, process still running
+        self.noted = False
+        self.saved_result: dict[str, Any] | None = None  # what the rank had written when it was stopped
 
     def path(self, name: str) -> str:
         return os.path.join(self.folder, name)
@@ -121,22 +125,7 @@ class Rank:
         return _read_json(self.path("result.json"))
 
     def stop(self, why: str) -> None:
-        """Ask for the stacks (SIGUSR1), then end the rank: SIGTERM, SIGKILL."""
-        if self.proc.poll() is not None:
-            return
-        self.why_killed = why
-        for sig, wait in ((getattr(signal, "SIGUSR1", None), STACK_WAIT_S), (signal.SIGTERM, 1.0), (signal.SIGKILL, 2.0)):
-            if sig is None:
-                continue
-            try:
-                self.proc.send_signal(sig)
-            except OSError:
-                return
-            try:
-                self.proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+        stop_ranks([self], why)
 
     def entry(self) -> dict[str, Any]:
         stacks = None
@@ -145,10 +134,40 @@ class Rank:
                 stacks = fh.read()[-20000:] or None
         except OSError:
             pass
-        return {"rank": self.rank, "returncode": self.proc.returncode, "result": self.result(), "last_step": _step(self.path("step")),
-                "ended": "killed" if self.why_killed else "exited", "why_killed": self.why_killed, "stacks": stacks,
+        result = self.saved_result if self.saved_result is not None else self.result()
+        return {"rank": self.rank, "returncode": self.proc.returncode, "result": result, "last_step": _step(self.path("step")),
+                "ended": "lingered" if self.lingering and self.why_killed else ("killed" if self.why_killed else "exited"), "why_killed": self.why_killed, "stacks": stacks,
                 "duration_s": round((self.ended_at or time.monotonic()) - self.started, 3),
                 "stdout_tail": _tail(self.path("stdout.txt")), "stderr_tail": _tail(self.path("stderr.txt"))}
+
+
+def stop_ranks(ranks: list[Rank], why: str) -> None:
+    """Ask every rank for its stacks (SIGUSR1) first, keep what each had written, then end them all.
+
+    All at once: killing one rank makes its peers' collectives fail, and their stack and result
+    would then show that failure instead of where they were stuck."""
+    ranks = [r for r in ranks if r.proc.poll() is None]
+    if not ranks:
+        return
+    for r in ranks:
+        r.why_killed = why
+    for sig, wait in ((getattr(signal, "SIGUSR1", None), STACK_WAIT_S), (signal.SIGTERM, 1.0), (signal.SIGKILL, 2.0)):
+        if sig is None:
+            continue
+        for r in ranks:
+            if r.proc.poll() is None:
+                try:
+                    r.proc.send_signal(sig)
+                except OSError:
+                    pass
+        end = time.monotonic() + wait
+        while time.monotonic() < end and any(r.proc.poll() is None for r in ranks):
+            time.sleep(0.05)
+        if sig == getattr(signal, "SIGUSR1", None):
+            for r in ranks:
+                r.saved_result = r.result()
+        if all(r.proc.poll() is not None for r in ranks):
+            return
 
 
 def start_world(config: dict[str, Any], entry: str, nproc: int, folder: str, hang_at: float, *, progress: bool) -> list[Rank]:
@@ -175,38 +194,59 @@ def start_world(config: dict[str, Any], entry: str, nproc: int, folder: str, han
     return ranks
 
 
+FINAL = ("finished", "max-steps", "non-finite", "stopped-by-peer", "exception", "exit", "harness-error")
+
+
 def wait_world(ranks: list[Rank], deadline: float, *, nan: bool) -> None:
-    """Wait for every rank; stop the rest after one ended badly, after a non-finite value, or at the deadline."""
+    """Wait for every rank; stop the rest after one ended badly, after a non-finite value, or at the deadline.
+
+    A rank whose result says it ended counts as ended even while its process lingers (a process
+    group torn down at interpreter exit can block forever); it is stopped after ``LINGER_S``.
+    """
     trouble_at: float | None = None
     trouble = ""
     grace = PEER_GRACE_S
     stop_file = os.path.join(os.path.dirname(ranks[0].folder), "stop")
+    last_look = 0.0
     while True:
-        live = [r for r in ranks if r.proc.poll() is None]
         now = time.monotonic()
+        if now - last_look >= 0.5:  # results of ranks still running: did one end without exiting?
+            last_look = now
+            for r in ranks:
+                if r.ended_at is None and r.proc.poll() is None and ((r.result() or {}).get("status") in FINAL):
+                    r.ended_at = now
+                    r.lingering = True
         for r in ranks:
-            if r.ended_at is None and r.proc.poll() is not None:
+            if r.lingering and r.proc.poll() is None and now - (r.ended_at or now) >= LINGER_S:
+                r.stop(f"it wrote its result but its process did not exit within {LINGER_S:.0f}s (stuck at interpreter exit)")
+        live = [r for r in ranks if r.proc.poll() is None]
+        running = [r for r in live if not r.lingering]
+        for r in ranks:
+            if r.noted or (r.ended_at is None and r.proc.poll() is None):
+                continue
+            r.noted = True
+            if r.ended_at is None:
                 r.ended_at = now
-                if trouble_at is None:
-                    res = r.result() or {}
-                    status = res.get("status")
-                    if nan and status == "non-finite":
-                        trouble_at, grace = now, NAN_GRACE_S
-                        trouble = f"rank {r.rank} found a non-finite value"
-                        with open(stop_file, "w", encoding="utf-8") as fh:
-                            fh.write(str(r.rank))
-                    elif status not in ("finished", "max-steps", "non-finite", "stopped-by-peer") and live:
-                        trouble_at, grace = now, PEER_GRACE_S
-                        trouble = f"rank {r.rank} ended ({status or 'without a result'}) while this rank still ran"
+            if trouble_at is not None:
+                continue
+            status = (r.result() or {}).get("status")
+            if nan and status == "non-finite":
+                trouble_at, grace = now, NAN_GRACE_S
+                trouble = f"rank {r.rank} found a non-finite value"
+                with open(stop_file, "w", encoding="utf-8") as fh:
+                    fh.write(str(r.rank))
+            elif status not in ("finished", "max-steps", "non-finite", "stopped-by-peer") and any(x is not r for x in running):
+                trouble_at, grace = now, PEER_GRACE_S
+                trouble = f"rank {r.rank} ended ({status or 'without a result'}) while this rank still ran"
         if not live:
             return
         if now >= deadline:
-            for r in live:
-                r.stop("the run's timeout was reached while this rank still ran")
+            stop_ranks(running, "the run's timeout was reached while this rank still ran")
+            stop_ranks(live, "it wrote its result but its process did not exit (stuck at interpreter exit)")
             return
         if trouble_at is not None and now - trouble_at >= grace:
-            for r in live:
-                r.stop(f"{trouble}; this rank did not end within {grace:.0f}s (probably waiting in a collective for it)")
+            stop_ranks(running, f"{trouble}; this rank did not end within {grace:.0f}s (probably waiting in a collective for it)")
+            stop_ranks(live, "it wrote its result but its process did not exit (stuck at interpreter exit)")
             return
         time.sleep(POLL_S)
 
@@ -237,12 +277,14 @@ def run_world_and_replay(config: dict[str, Any], entry: str) -> dict[str, Any]:
 
 
 def first_failure(entries: list[dict[str, Any]]) -> int | None:
-    """The rank whose non-finite value came first (lowest step, then earliest detection)."""
+    """The rank whose non-finite value came first: the lowest step, then the earliest part of that step (a
+    value born in one rank's forward reaches the others only through the gradient all-reduce in backward)."""
+    order = {"data": 0, "forward": 1, "loss": 2, "backward": 3, "optimizer": 4}
     found = []
     for e in entries:
         failure = (((e.get("result") or {}).get("observers") or {}).get("nan") or {}).get("failure")
         if failure and isinstance(failure.get("step"), int):
-            found.append((failure["step"], float(failure.get("seconds") or 0.0), e["rank"]))
+            found.append((failure["step"], order.get(failure.get("phase"), 5), e["rank"]))
     return min(found)[2] if found else None
 
 

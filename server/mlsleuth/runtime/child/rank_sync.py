@@ -104,7 +104,8 @@ def free_rendezvous() -> dict[str, str] | None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    return {"MASTER_PORT": str(port), "MASTER_ADDR": os.environ.get("MASTER_ADDR", "127.0.0.1")}
+    # a rank under torchrun joins the agent's store; the lone replay must host its own
+    return {"MASTER_PORT": str(port), "MASTER_ADDR": os.environ.get("MASTER_ADDR", "127.0.0.1"), "TORCHELASTIC_USE_AGENT_STORE": "False"}
 
 
 class RankObserver(Observer):

@@ -123,6 +123,7 @@ def prepare_nan(
         "timeout_s": timeout_s,
         "tool": "nan",
         "nproc_per_node": nproc_per_node,
+        "hang_dump_after_s": timeout_s - min(max(0.15 * timeout_s, 3.0), 20.0),
     }
     if function:
         config["spec"] = f"{path.resolve()}:{function}"

@@ -52,7 +52,10 @@ def world_report(result: Any, *, info: dict, path: str, command: str, build_sing
     world = {**payload, "ranks": entries}
 
     def single(child_result: Any):
-        return build_single(child_result, info=info, path=path, command=command)
+        report = build_single(child_result, info=info, path=path, command=command)
+        if failure and child_result.result is not entries[failing].get("result"):
+            report.findings = []  # another rank's value came first; this rank only received it (or was stopped)
+        return report
 
     combined = dataclasses.replace(result, result=world)
     report, stats = multirank.build_ranks_report(combined, tool="nan", path=path, per_rank=single, info=info)

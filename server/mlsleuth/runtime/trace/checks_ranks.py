@@ -17,6 +17,7 @@ from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import decode_non_finite
 from mlsleuth.runtime.registry import Found, runtime_check
 
+HARNESS_FILES = {"run_user_script.py", "trace_main.py", "nan_main.py", "rank_sync.py"}
 RANK_CHECK_IDS = ("ddp-params-differ-across-ranks", "ddp-grads-differ-across-ranks", "ddp-sampler-same-order-each-epoch", "ddp-rank-hung")
 
 
@@ -246,11 +247,18 @@ def _frames_from_faulthandler(text: str) -> list[dict[str, Any]]:
 
 def rank_stack(entry: dict[str, Any]) -> list[dict[str, Any]]:
     """Where a rank that did not finish was: its watchdog's stack, else its faulthandler dump (outermost first)."""
-    hang = (entry.get("result") or {}).get("hang") or {}
-    frames = hang.get("frames") or []
-    if not frames and entry.get("stacks"):
-        frames = _frames_from_faulthandler(entry["stacks"])
+    frames = _frames_from_faulthandler(entry["stacks"]) if entry.get("stacks") else []
+    if not frames:
+        frames = ((entry.get("result") or {}).get("hang") or {}).get("frames") or []
     return frames
+
+
+def _shown(run: RanksRun, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The frames worth showing: from the first frame of the user's script on, without mlsleuth's own."""
+    user = _user_frames(run, frames)
+    if user:
+        frames = frames[frames.index(user[0]):]
+    return [f for f in frames if os.path.basename(str(f.get("file", ""))) not in HARNESS_FILES]
 
 
 def _user_frames(run: RanksRun, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -295,7 +303,8 @@ def ddp_rank_hung(run: Any) -> Iterator[Found]:
     """
     if not isinstance(run, RanksRun) or run.world_size < 2:
         return
-    stuck = [e for e in run.entries if e.get("ended") == "killed" or (e.get("result") or {}).get("status") == "hang"]
+    stuck = [e for e in run.entries if (e.get("ended") == "killed" and (e.get("result") or {}).get("status") in (None, "hang"))
+             or (e.get("result") or {}).get("status") == "hang"]
     if not stuck:
         return
     parts, stacks = [], {}
@@ -311,7 +320,7 @@ def ddp_rank_hung(run: Any) -> Iterator[Found]:
             status = (e.get("result") or {}).get("status") or "no result"
             parts.append(f"rank {rank} ended ({status}) after {steps} step(s)")
         if frames:
-            stacks[str(rank)] = "\n".join(_where(run, f) for f in frames[-12:])
+            stacks[str(rank)] = "\n".join(_where(run, f) for f in _shown(run, frames)[-12:])
     first = stuck[0]
     why = first.get("why_killed") or "it was still running when the run's timeout came"
     user = _user_frames(run, rank_stack(first))
