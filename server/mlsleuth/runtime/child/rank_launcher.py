@@ -172,13 +172,16 @@ def stop_ranks(ranks: list[Rank], why: str) -> None:
 
 def start_world(config: dict[str, Any], entry: str, nproc: int, folder: str, hang_at: float, *, progress: bool) -> list[Rank]:
     os.makedirs(folder, exist_ok=True)
-    cfg_path = _write_config(folder, config)
     port = free_port()
     stop_file = os.path.join(folder, "stop")
     ranks = []
     for rank in range(nproc):
         sub = os.path.join(folder, f"rank{rank}")
         os.makedirs(sub, exist_ok=True)
+        own = dict(config)
+        if own.get("save_dir") and nproc > 1:  # each rank's saved batch and snapshot in its own folder
+            own["save_dir"] = os.path.join(own["save_dir"], f"rank{rank}")
+        cfg_path = _write_config(sub, own)
         env = dict(os.environ)
         env.update({"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(nproc), "LOCAL_WORLD_SIZE": str(nproc),
                     "GROUP_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), RANK_CHILD_ENV: "1",
