@@ -103,6 +103,8 @@ def prepare_nan(
     from mlsleuth.runtime import multirank
 
     multirank.check_nproc(nproc_per_node)
+    if nproc_per_node and multirank.external_world():
+        raise RuntimeInputError("--nproc-per-node launches the ranks itself; under torchrun/srun (RANK and WORLD_SIZE set) leave it out")
     if nproc_per_node and function is not None:
         raise RuntimeInputError("--nproc-per-node applies to SCRIPT mode only, not to FILE:FUNCTION")
     interpreter, chosen_by = choose_interpreter(python, path.parent)

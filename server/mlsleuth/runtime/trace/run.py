@@ -72,6 +72,8 @@ def prepare_trace(
     from mlsleuth.runtime.trace import world
 
     multirank.check_nproc(nproc_per_node)
+    if nproc_per_node and multirank.external_world():
+        raise RuntimeInputError("--nproc-per-node launches the ranks itself; under torchrun/srun (RANK and WORLD_SIZE set) leave it out")
     interpreter, chosen_by = choose_interpreter(python, path.parent)
     workdir = Path(cwd) if cwd is not None else Path.cwd()
     display = _display_path(path, workdir)
