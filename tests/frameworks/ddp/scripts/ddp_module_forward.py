@@ -1,4 +1,6 @@
-"""Bug: the loss is computed through `net.module`, bypassing DDP: gradients are never averaged."""
+"""Bug: the loss is computed through `net.module`, bypassing DDP: gradients are never averaged.
+Modelled on jingyaogong/minimind PR #854 (an RL trainer ran its loss forward through `.module`).
+"""
 
 import torch
 import torch.distributed as dist

@@ -1,4 +1,6 @@
-"""Bug: the DistributedSampler's epoch is never set, so every epoch shuffles the same way."""
+"""Bug: the DistributedSampler's epoch is never set, so every epoch shuffles the same way.
+Modelled on pytorch/pytorch#31771 and lucidrains/DALLE-pytorch PR #230.
+"""
 
 import torch
 import torch.distributed as dist

@@ -1,5 +1,8 @@
-"""Bug: a validation metric is all-reduced inside `if rank == 0:`; rank 0 waits there forever
-while rank 1 goes on training."""
+"""Bug: a barrier inside `if rank == 0:` after each epoch's validation; rank 0 waits there
+forever while rank 1 goes on training.
+Modelled on huggingface/transformers PR #1081 and transformers-bloom-inference PR #40 (a barrier
+reached by rank 0 only during evaluation).
+"""
 
 import torch
 import torch.distributed as dist
