@@ -85,7 +85,7 @@ def merge_errors(per_rank: list[tuple[int, list]], world_size: int) -> list:
         for e in errors:
             groups.setdefault((e.kind, e.message), []).append((rank, e))
     out = []
-    for (_kind, _message), members in groups.items():
+    for members in groups.values():
         ranks = sorted({r for r, _ in members})
         first = members[0][1]
         out.append(first.model_copy(update={"message": f"[{label(ranks, world_size)}] {first.message}"}))

@@ -41,3 +41,11 @@ def test_drift_after_training_is_left_to_the_gradient_check_when_gradients_diffe
 
 def test_a_single_process_trace_draws_nothing():
     assert not [f for f in trace_findings({"params": []}, path="t.py", command="c") if f.rule == CHECK]
+
+
+def test_independent_copies_that_never_join_a_process_group_are_not_compared():
+    other = {"0": [0.7, 0.1], "10": [0.5, 0.05]}
+    entries = [rank_entry(0, params=SAME, wrappers=()), rank_entry(1, params=other, wrappers=())]
+    for e in entries:
+        e["result"]["observers"]["ranks"]["process_group"] = False
+    assert not findings_for(CHECK, entries)

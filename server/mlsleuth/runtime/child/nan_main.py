@@ -49,9 +49,8 @@ def _exception(exc: BaseException) -> dict[str, str]:
 
 # -- script mode ------------------------------------------------------------------------------
 def run_script(config: dict[str, Any]) -> dict[str, Any]:
-    from nan_watch import NanObserver, NanReplayObserver
-
     import rank_sync
+    from nan_watch import NanObserver, NanReplayObserver
 
     obs = (NanObserver if config.get("replay_step") is None else NanReplayObserver)(config)
     payload = run_user_script.run(

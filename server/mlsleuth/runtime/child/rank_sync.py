@@ -77,6 +77,17 @@ def _sums(tensors: list[Any]) -> list[float | None]:
     return out
 
 
+def empty_shard(tensor: Any) -> bool:
+    """Whether ``tensor`` is a sharded parameter (DTensor) of which this rank holds no element."""
+    local = getattr(tensor, "to_local", None)
+    if not callable(local):
+        return False
+    try:
+        return local().numel() == 0
+    except Exception:  # noqa: BLE001 - not a DTensor after all
+        return False
+
+
 def frames_of(frame: Any) -> list[dict[str, Any]]:
     """The stack of ``frame``, outermost first, as ``{"file", "line", "function", "code"}``."""
     out = []
@@ -122,6 +133,7 @@ class RankObserver(Observer):
         self._sampler_ids: dict[int, int] = {}
         self.wrappers: list[str] = []
         self.sharded = False
+        self.process_group: bool | None = None  # whether the script had joined a process group by its first step
         self.stopped_by_peer = False
         self.runner: Any = None
         self._stop_file = os.environ.get(STOP_ENV)
@@ -222,6 +234,10 @@ class RankObserver(Observer):
         step = runner.step
         if step == 0:
             self.params["0"] = _sums(params)
+            with contextlib.suppress(Exception):
+                import torch.distributed as dist
+
+                self.process_group = bool(dist.is_available() and dist.is_initialized())
         if step < GRAD_STEPS:
             self.grads[str(step)] = _sums([p.grad for p in params])
         self._check_stop(runner)
@@ -259,5 +275,5 @@ class RankObserver(Observer):
     def result(self) -> dict[str, Any]:
         return {"rank": self.rank, "world_size": self.world_size, "params": dict(self.params), "grads": dict(self.grads),
                 "param_names": list(self.param_names), "samplers": list(self.samplers), "wrappers": list(self.wrappers),
-                "sharded": self.sharded, "stopped_by_peer": self.stopped_by_peer,
+                "sharded": self.sharded, "process_group": self.process_group, "stopped_by_peer": self.stopped_by_peer,
                 "steps": self.runner.step if self.runner is not None else 0}

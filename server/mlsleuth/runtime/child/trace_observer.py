@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import probes
+import rank_sync
 from observer import Observer
 from trace_numerics import NumericsWatch
 
@@ -525,7 +526,7 @@ class TraceObserver(Observer):
             else:
                 gn = float(g.detach().float().norm())
                 rec["grad_norms"].append(gn)
-                if gn == 0.0:
+                if gn == 0.0 and not rank_sync.empty_shard(p):  # an FSDP rank may hold no element of a small parameter
                     rec["grad_zero_steps"] += 1
             self._snap[id(p)] = p.detach().clone()
         del torch

@@ -1387,4 +1387,4 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
 
 
 # the cross-rank checks of multi-process runs live in their own module (registered on import)
-from mlsleuth.runtime.trace import checks_ranks  # noqa: E402,F401
+from mlsleuth.runtime.trace import checks_ranks  # noqa: F401

@@ -56,7 +56,10 @@ class RanksRun:
 
 
 def _is_ranks(run: Any) -> bool:
-    return isinstance(run, RanksRun) and run.world_size > 1 and len(run.data) > 1
+    """A world whose ranks can be compared: several ranks reported, and they joined a process group (a script
+    that never calls init_process_group runs N independent copies, which may well differ)."""
+    return (isinstance(run, RanksRun) and run.world_size > 1 and len(run.data) > 1
+            and not any(d.get("process_group") is False for d in run.data.values()))
 
 
 def _differs(a: float | None, b: float | None) -> bool:
@@ -203,25 +206,32 @@ def ddp_sampler_same_order_each_epoch(run: Any) -> Iterator[Found]:
     """
     if not isinstance(run, RanksRun):
         return
+    seen: list[tuple[int, int, dict[str, Any], int]] = []  # (rank, sampler index, first pass, passes)
     for rank in sorted(run.data):
         for i, sampler in enumerate(run.data[rank].get("samplers") or []):
             epochs = sampler.get("epochs") or []
             if not sampler.get("shuffle") or len(epochs) < 2:
                 continue
             first, second = epochs[0], epochs[1]
-            if first.get("n", 0) < 2 or first.get("digest") != second.get("digest") or first.get("epoch") != second.get("epoch"):
-                continue
-            yield Found(
-                "the DistributedSampler repeats the same order every epoch: set_epoch() is not called",
-                observation=f"sampler {i} (shuffle=True) was iterated {len(epochs)} times, each time with epoch "
-                            f"{first.get('epoch')}; the first two passes gave identical orders of {first.get('n')} indices "
-                            f"(starting {first.get('head', [])[:6]})",
-                measurements={"sampler": i, "passes": len(epochs), "epoch": first.get("epoch"), "indices": first.get("n")},
-                next_test="Print list(sampler)[:5] at the start of two epochs; without set_epoch they are equal.",
-                fix="Call sampler.set_epoch(epoch) at the start of every epoch, before iterating the DataLoader.",
-                phase="data", step=second.get("step"),
-            )
-            return
+            if first.get("n", 0) >= 2 and first.get("digest") == second.get("digest") and first.get("epoch") == second.get("epoch"):
+                seen.append((rank, i, {**first, "second_step": second.get("step")}, len(epochs)))
+                break
+    if not seen:
+        return
+    from mlsleuth.runtime.multirank import label
+
+    rank, i, first, passes = seen[0]
+    ranks = [r for r, *_ in seen]
+    yield Found(
+        f"[{label(ranks, run.world_size)}] the DistributedSampler repeats the same order every epoch: set_epoch() is not called",
+        observation=f"sampler {i} (shuffle=True) was iterated {passes} times on rank {rank}, each time with epoch "
+                    f"{first.get('epoch')}; the first two passes gave identical orders of {first.get('n')} indices "
+                    f"(starting {first.get('head', [])[:6]})",
+        measurements={"sampler": i, "passes": passes, "epoch": first.get("epoch"), "indices": first.get("n"), "ranks": ranks},
+        next_test="Print list(sampler)[:5] at the start of two epochs; without set_epoch they are equal.",
+        fix="Call sampler.set_epoch(epoch) at the start of every epoch, before iterating the DataLoader.",
+        phase="data", step=first.get("second_step"),
+    )
 
 
 def _frames_from_faulthandler(text: str) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 import torch
 import torch.distributed as dist
-import torch.nn as nn
+from torch import nn
 from torch.utils.data import TensorDataset
 
 

@@ -4,9 +4,9 @@ Modelled on jingyaogong/minimind PR #854 (an RL trainer ran its loss forward thr
 
 import torch
 import torch.distributed as dist
-import torch.nn as nn
 import torch.nn.functional as F
 from ddp_common import dataset, setup
+from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
