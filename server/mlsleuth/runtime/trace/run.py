@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import (
     CHILD_DIR,
     RuntimeInputError,
@@ -26,6 +25,7 @@ from mlsleuth.runtime.common import (
     choose_interpreter,
     write_config,
 )
+from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.prepared import PreparedRun
 
 DEFAULT_STEPS = 20
