@@ -36,6 +36,13 @@ def test_a_clean_two_rank_ddp_run_draws_no_warning_or_error():
     assert report.summary.stats["steps_traced"] == {"0": 8, "1": 8}
 
 
+def test_a_clean_fsdp2_run_is_not_flagged_for_its_sharded_parameters():
+    pytest.importorskip("torch.distributed.fsdp", reason="FSDP2 (fully_shard) needs a recent torch")
+    report = _trace("fsdp_clean.py", steps=6)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert not _rules(report, ("error", "warning")), [f.message for f in report.findings]
+
+
 def test_missing_set_epoch_is_seen_at_runtime():
     report = _trace("ddp_no_set_epoch.py", steps=10)
     assert "ddp-sampler-same-order-each-epoch" in _rules(report)

@@ -507,6 +507,8 @@ class TraceObserver(Observer):
         # discriminator or another replica's, steps its parameters outside the primary's step)
         names = self._names(runner)
         for p in _params_of(optimizer):
+            if rank_sync.empty_shard(p):  # an FSDP rank may hold no element of a small parameter: nothing to measure
+                continue
             rec = self.params.get(id(p))
             if rec is None:
                 name, module = names.get(id(p), (None, None))
@@ -526,7 +528,7 @@ class TraceObserver(Observer):
             else:
                 gn = float(g.detach().float().norm())
                 rec["grad_norms"].append(gn)
-                if gn == 0.0 and not rank_sync.empty_shard(p):  # an FSDP rank may hold no element of a small parameter
+                if gn == 0.0:
                     rec["grad_zero_steps"] += 1
             self._snap[id(p)] = p.detach().clone()
         del torch
