@@ -262,6 +262,9 @@ def main() -> None:
         channel.write_result({"status": "harness-error", "steps": 0, "last_good_step": None, "exception": {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()[-6000:]}, "observers": {}, "observer_errors": []})
         raise
     channel.write_result(payload)
+    import rank_sync
+
+    rank_sync.leave_if_rank()
 
 
 if __name__ == "__main__":

@@ -77,6 +77,17 @@ def _sums(tensors: list[Any]) -> list[float | None]:
     return out
 
 
+def leave_if_rank() -> None:
+    """After a rank wrote its result: end the process now. Tearing down a process group at interpreter exit can
+    block forever when a peer is gone or stuck (and a peer stuck in a collective is freed by this exit)."""
+    if world() is None:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
+
+
 def empty_shard(tensor: Any) -> bool:
     """Whether ``tensor`` is a sharded parameter (DTensor) of which this rank holds no element."""
     local = getattr(tensor, "to_local", None)

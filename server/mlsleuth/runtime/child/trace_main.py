@@ -19,3 +19,4 @@ from trace_observer import TraceObserver
 
 if __name__ == "__main__":
     run_user_script.main_with_config(lambda config: [TraceObserver(config)] + ([rank_sync.RankObserver(config)] if rank_sync.world() else []))
+    rank_sync.leave_if_rank()
