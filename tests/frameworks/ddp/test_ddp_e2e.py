@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -91,17 +92,19 @@ def test_nan_stops_every_rank_and_replays_the_failing_one(tmp_path):
     assert not [e for e in report.errors if e.kind == "replay-failed"], [e.message for e in report.errors]
 
 
-def _torchrun(nproc: int, logs: Path, *args: str, timeout: float = 400) -> list[dict]:
-    """Run ``mlsleuth ARGS`` as every rank of torchrun; the JSON report each rank printed."""
+def _torchrun(nproc: int, folder: Path, *args: str, timeout: float = 400) -> list[dict]:
+    """Run ``mlsleuth ARGS`` as every rank of torchrun in a copy of the scripts; the JSON report each rank printed."""
     program = Path(sys.executable).parent / "mlsleuth"
     if not program.exists():
         pytest.skip("no mlsleuth console script next to this interpreter")
-    command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc), "--log-dir", str(logs),
+    workdir = folder / "project"  # ranks under torchrun write .mlsleuth/ranks/ in their working directory
+    shutil.copytree(SCRIPTS, workdir, ignore=shutil.ignore_patterns(".mlsleuth", "__pycache__"))
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc), "--log-dir", str(folder / "logs"),
                "--redirects", "3", "--no-python", str(program), *args]
-    done = subprocess.run(command, cwd=SCRIPTS, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True,
+    done = subprocess.run(command, cwd=workdir, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True,
                           timeout=timeout, check=False)
     reports = []
-    for out in sorted(logs.rglob("stdout.log")):
+    for out in sorted((folder / "logs").rglob("stdout.log")):
         text = out.read_text()
         if "{" in text:
             reports.append(json.loads(text[text.index("{"):]))
@@ -117,7 +120,7 @@ def test_trace_under_torchrun_merges_every_rank_on_rank_0(tmp_path):
 
 
 def test_nan_under_torchrun_at_world_size_1_replays_without_a_port_clash(tmp_path):
-    (report,) = _torchrun(1, tmp_path / "logs", "nan", "ddp_nan_one_rank.py", "--max-steps", "30", "--timeout", "200",
+    (report,) = _torchrun(1, tmp_path, "nan", "ddp_nan_one_rank.py", "--max-steps", "30", "--timeout", "200",
                           "--save-dir", str(tmp_path / "saved"), "--format", "json")
     assert report["errors"] == [], report["errors"]
     rules = {f["rule"] for f in report["findings"]}
