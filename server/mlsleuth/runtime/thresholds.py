@@ -103,3 +103,8 @@ EXP_NEAR_OVERFLOW = 0.9
 # share of the token batch, and that id holding at least this share of the loss's class-index targets.
 PADDING_FRACTION = 0.2
 PADDING_TARGET_SHARE = 0.2
+
+# cross-rank checks (multi-process runs): per-parameter sums of values or gradients that data-parallel
+# training keeps identical on every rank count as different when they differ by more than this relative
+# amount (all-reduce hands every rank the same bits; the slack covers a reduction order that differs).
+RANK_SUM_RTOL = 1e-5

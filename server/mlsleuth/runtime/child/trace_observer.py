@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import probes
+import rank_sync
 from observer import Observer
 from trace_numerics import NumericsWatch
 
@@ -506,6 +507,8 @@ class TraceObserver(Observer):
         # discriminator or another replica's, steps its parameters outside the primary's step)
         names = self._names(runner)
         for p in _params_of(optimizer):
+            if rank_sync.empty_shard(p):  # an FSDP rank may hold no element of a small parameter: nothing to measure
+                continue
             rec = self.params.get(id(p))
             if rec is None:
                 name, module = names.get(id(p), (None, None))
