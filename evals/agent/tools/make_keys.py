@@ -76,7 +76,7 @@ CASES = [
         also_see=["https://github.com/PolymathicAI/the_well/issues/77", "https://github.com/D-X-Y/NAS-Bench-201/issues/19",
                   "https://github.com/lightly-ai/lightly-train/pull/301"],
         category="checkpoint resume", multi_file=True, misleading_symptom=True,
-        file="surrogate/checkpoint.py", marker="def load_checkpoint(", before=0, after=6,
+        file="surrogate/checkpoint.py", marker="def load_checkpoint(", before=0, after=5,
         explanation="save_checkpoint stores scheduler.state_dict(), but load_checkpoint never calls "
                     "scheduler.load_state_dict. The resumed LambdaLR starts again at step 0: warmup restarts and the "
                     "LR jumps back to the peak (3e-3 instead of ~8e-4), which causes the loss spike. Data order/RNG is "
