@@ -216,6 +216,25 @@ CASES = [
         must_not_change=[],
         check_metric="final_val_logloss",
     ),
+    dict(
+        id="eval-missing-normalize", title="Evaluation transform skips the mean/std normalisation used in training",
+        inspired_by_url="https://github.com/JeasunLok/ResNet-pytorch/issues/1",
+        also_see=["https://github.com/mlpack/examples/pull/213", "https://github.com/nttcslab/byol-a/issues/5"],
+        category="normalisation mismatch", multi_file=True, misleading_symptom=True,
+        file="leafnet/transforms.py", marker="def build_transform(", before=0, after=3,
+        explanation="build_transform adds Normalize(mean, std) only to the training pipeline; the validation (and "
+                    "predict.py's test) pipeline is ToFloat alone. The model is trained on standardised inputs "
+                    "(centred near 0, unit variance) and evaluated on raw [0, 1] inputs centred near 0.4, so "
+                    "validation accuracy sits at chance while the training accuracy climbs. Not overfitting: "
+                    "weight decay or fewer epochs cannot help.",
+        keywords=[["normaliz", "normalis", "mean/std", "mean and std", "standardiz", "standardis"],
+                  ["eval", "validation", "val ", "test"]],
+        fix_description="Use Compose([ToFloat(), Normalize(mean, std)]) for non-training splits (flip stays train-only).",
+        must_change=[R("leafnet/transforms.py", r"Normalize\(", "added")],
+        must_not_change=["leafnet/synth.py", "leafnet/model.py", "leafnet/engine.py", "train.py",
+                         "configs/default.yaml"],
+        check_metric="val_acc",
+    ),
 ]
 
 

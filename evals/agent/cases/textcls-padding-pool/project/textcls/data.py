@@ -98,7 +98,11 @@ class BucketBatchSampler(Sampler):
         return iter(batches)
 
     def __len__(self) -> int:
-        return (len(self.lengths) + self.batch_size - 1) // self.batch_size
+        n, total = len(self.lengths), 0
+        for start in range(0, n, self.bucket_size):
+            size = min(self.bucket_size, n - start)
+            total += (size + self.batch_size - 1) // self.batch_size
+        return total
 
 
 def make_train_loader(ds: ReviewDataset, vocab: Vocab, batch_size: int, seed: int = 0) -> DataLoader:
