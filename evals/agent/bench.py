@@ -199,7 +199,7 @@ def apply_patch(patch_file: Path, target: Path) -> None:
     for cmd in cmds:
         if shutil.which(cmd[0]) is None:
             continue
-        r = subprocess.run(cmd, cwd=target, capture_output=True, text=True)
+        r = subprocess.run(cmd, check=False, cwd=target, capture_output=True, text=True)
         if r.returncode == 0:
             return
         errors.append(f"{' '.join(cmd)}: {r.stdout}{r.stderr}")
@@ -218,7 +218,7 @@ def run_check(case: Case, project_dir: Path, timeout: float = 600) -> dict:
     env.setdefault("OMP_NUM_THREADS", "1")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     try:
-        r = subprocess.run([sys.executable, str(case.dir / "check.py"), str(Path(project_dir).resolve())],
+        r = subprocess.run([sys.executable, str(case.dir / "check.py"), str(Path(project_dir).resolve())], check=False,
                            capture_output=True, text=True, timeout=timeout, env=env,
                            cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
@@ -234,7 +234,7 @@ def run_check(case: Case, project_dir: Path, timeout: float = 600) -> dict:
 
 
 # ----------------------------------------------------------------------------------------- grading
-_LINE_NEAR = re.compile(r"(?:\blines?\s*|\bL|:)(\d{1,5})(?:\s*(?:-|–|to|\.\.)\s*L?(\d{1,5}))?", re.I)
+_LINE_NEAR = re.compile(r"(?:\blines?\s*|\bL|:)(\d{1,5})(?:\s*(?:-|–|to|\.\.)\s*L?(\d{1,5}))?", re.IGNORECASE)
 
 
 def _cited_lines(text: str, file: str) -> list[tuple[int, int]]:

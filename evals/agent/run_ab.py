@@ -40,7 +40,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import all_cases, copy_project, grade_run, load_case, markdown_table, read_self_report, summarize  # noqa: E402
+from bench import (
+    all_cases,
+    copy_project,
+    grade_run,
+    load_case,
+    markdown_table,
+    read_self_report,
+    summarize,
+)
 
 ANSWER_INSTRUCTIONS = """
 
@@ -61,7 +69,8 @@ def build_prompt(case, answer_name: str = "ANSWER.md") -> str:
 
 def install_skill(workdir: Path, dest: str, cmd: str) -> None:
     target = workdir / dest
-    r = subprocess.run(shlex.split(cmd) + ["install-skill", "--dest", str(target)], capture_output=True, text=True)
+    r = subprocess.run(shlex.split(cmd) + ["install-skill", "--dest", str(target)], check=False,
+                       capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"skill install failed: {r.stdout}{r.stderr}")
 
@@ -109,7 +118,7 @@ def run_one(case, arm: str, index: int, args, out: Path) -> dict:
     timed_out = False
     with open(run_dir / "transcript.txt", "w") as tf:
         try:
-            proc = subprocess.run(["bash", "-c", command], cwd=workdir, env=env, stdout=tf,
+            proc = subprocess.run(["bash", "-c", command], check=False, cwd=workdir, env=env, stdout=tf,
                                   stderr=subprocess.STDOUT, timeout=args.timeout)
             rc = proc.returncode
         except subprocess.TimeoutExpired:

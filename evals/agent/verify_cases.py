@@ -18,7 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import all_cases, apply_patch, copy_project, grade_fix, grade_root_cause, run_check, validate_case  # noqa: E402
+from bench import (
+    all_cases,
+    apply_patch,
+    copy_project,
+    grade_fix,
+    grade_root_cause,
+    run_check,
+    validate_case,
+)
 
 
 def verify(case, timeout: float = 600) -> dict:

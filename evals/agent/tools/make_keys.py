@@ -13,12 +13,16 @@ CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 TEXT_SUFFIXES = {".py", ".yaml", ".yml", ".md", ".json", ".txt", ".cfg", ".toml"}
 
 
+def case(**fields) -> dict:
+    return fields
+
+
 def R(file, pattern, side="any"):
     return {"file": file, "pattern": pattern, "side": side}
 
 
 CASES = [
-    dict(
+    case(
         id="charlm-causal-mask", title="Char-level GPT: causal mask built with triu lets every position see the future",
         inspired_by_url="https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/19",
         also_see=["https://github.com/karpathy/minGPT/issues/75", "https://github.com/pytorch/tutorials/pull/2662"],
@@ -35,7 +39,7 @@ CASES = [
         must_not_change=["charlm/data.py", "charlm/config.py", "charlm/utils.py", "train.py"],
         check_metric="max_logit_change_from_future_tokens",
     ),
-    dict(
+    case(
         id="textcls-padding-pool", title="Transformer classifier: mean pooling over padded positions",
         inspired_by_url="https://github.com/huggingface/transformers/issues/17463",
         also_see=["https://github.com/jsboige/CoursIA/issues/15045",
@@ -53,7 +57,7 @@ CASES = [
         must_not_change=["textcls/data.py", "textcls/engine.py", "train.py", "evaluate.py"],
         check_metric="max_prob_change_single_vs_batched",
     ),
-    dict(
+    case(
         id="churn-oversample-leak", title="Tabular churn model: minority oversampling before the train/val split",
         inspired_by_url="https://bitsfolio.com/smote-data-leakage-validation-set/",
         also_see=["https://machinelearningaptitude.com/topics/machine-learning/what-are-the-drawbacks-of-oversampling-minority-class-in-imbalanced-class-problem-of-machine-learning/"],
@@ -70,7 +74,7 @@ CASES = [
                          "score_month.py", "train.py"],
         check_metric="val_f1_minus_fresh_month_f1",
     ),
-    dict(
+    case(
         id="resume-scheduler-state", title="Checkpoint resume restores model and optimizer but not the LR scheduler",
         inspired_by_url="https://github.com/PolymathicAI/the_well/pull/63",
         also_see=["https://github.com/PolymathicAI/the_well/issues/77", "https://github.com/D-X-Y/NAS-Bench-201/issues/19",
@@ -88,7 +92,7 @@ CASES = [
         must_not_change=["surrogate/model.py", "surrogate/data.py", "surrogate/schedule.py", "surrogate/config.py"],
         check_metric="max_relative_lr_mismatch_after_resume",
     ),
-    dict(
+    case(
         id="amp-clip-scaled-grads", title="AMP: gradients clipped while still multiplied by the GradScaler scale",
         inspired_by_url="https://github.com/Lightning-AI/pytorch-lightning/issues/9599",
         also_see=["https://github.com/pytorch/examples/issues/1196", "https://github.com/victorchall/EveryDream2trainer/pull/175"],
@@ -104,7 +108,7 @@ CASES = [
         must_not_change=["waveclf/model.py", "waveclf/data.py", "waveclf/config.py", "configs/base.yaml", "train.py"],
         check_metric="amp_val_acc_after_2_epochs",
     ),
-    dict(
+    case(
         id="focal-loss-nan", title="Focal loss: log(sigmoid) underflows to log(0) and 0 * -inf gives NaN",
         inspired_by_url="https://github.com/xingyizhou/CenterNet/pull/121",
         also_see=["https://github.com/gnn-tracking/gnn_tracking/issues/138", "https://github.com/mkocabas/focal-loss-keras/issues/17"],
@@ -120,7 +124,7 @@ CASES = [
         must_not_change=["tagger/model.py", "tagger/data.py", "tagger/metrics.py", "tagger/config.py", "train.py"],
         check_metric="finite_steps_of_1500",
     ),
-    dict(
+    case(
         id="softmax-into-ce", title="Softmax layer in the model feeding nn.CrossEntropyLoss",
         inspired_by_url="https://github.com/ariecattan/SciCo/issues/2",
         also_see=["https://github.com/NaJaeMin92/pytorch-DANN/issues/7", "https://github.com/illiterate/BertClassifier/issues/2"],
@@ -136,7 +140,7 @@ CASES = [
         must_not_change=[],
         check_metric="final_train_loss",
     ),
-    dict(
+    case(
         id="zero-grad-order", title="optimizer.zero_grad() between backward() and step()",
         inspired_by_url="https://github.com/patrickloeber/pytorchTutorial/issues/19",
         also_see=["https://github.com/rll/deepul/issues/12"],
@@ -151,7 +155,7 @@ CASES = [
         must_not_change=[],
         check_metric="final_val_mse",
     ),
-    dict(
+    case(
         id="mse-target-broadcast", title="MSELoss between (B, 1) predictions and (B,) targets broadcasts to (B, B)",
         inspired_by_url="https://github.com/deepset-ai/FARM/issues/229",
         also_see=[],
@@ -167,7 +171,7 @@ CASES = [
         must_not_change=[],
         check_metric="val_r2",
     ),
-    dict(
+    case(
         id="bn-eval-mode", title="Evaluation without model.eval(): BatchNorm uses per-batch statistics",
         inspired_by_url="https://github.com/wolny/pytorch-3dunet/issues/53",
         also_see=["https://github.com/ugent-korea/pytorch-unet-segmentation/issues/18",
@@ -185,7 +189,7 @@ CASES = [
         must_not_change=[],
         check_metric="test_acc_single_patch",
     ),
-    dict(
+    case(
         id="ddp-sampler-set-epoch", title="DistributedSampler without set_epoch: same order every epoch",
         inspired_by_url="https://github.com/pytorch/pytorch/issues/31771",
         also_see=["https://github.com/lucidrains/DALLE-pytorch/pull/230", "https://github.com/kan-bayashi/ParallelWaveGAN/issues/177"],
@@ -200,7 +204,7 @@ CASES = [
         must_not_change=[],
         check_metric="distinct_epoch_orders_of_3",
     ),
-    dict(
+    case(
         id="grad-accum-zero-grad", title="Gradient accumulation with zero_grad() on every micro-batch",
         inspired_by_url="https://github.com/wandb/senpai/pull/262",
         also_see=["https://github.com/ultralytics/yolov5/issues/1630"],
@@ -216,7 +220,7 @@ CASES = [
         must_not_change=[],
         check_metric="final_val_logloss",
     ),
-    dict(
+    case(
         id="eval-missing-normalize", title="Evaluation transform skips the mean/std normalisation used in training",
         inspired_by_url="https://github.com/JeasunLok/ResNet-pytorch/issues/1",
         also_see=["https://github.com/mlpack/examples/pull/213", "https://github.com/nttcslab/byol-a/issues/5"],

@@ -12,8 +12,8 @@ project = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.
 sys.path.insert(0, project)
 os.chdir(project)
 
-from charlm.config import TrainConfig  # noqa: E402
-from charlm.model import build_model  # noqa: E402
+from charlm.config import TrainConfig
+from charlm.model import build_model
 
 torch.manual_seed(0)
 cfg = TrainConfig()

@@ -21,14 +21,13 @@ month_f1 = json.loads(month)["f1"]
 
 sys.path.insert(0, project)
 os.chdir(project)
-import numpy as np  # noqa: E402
-
-from churn.config import load_config  # noqa: E402
-from churn.data import build_splits  # noqa: E402
-from churn.simulate import NUMERIC  # noqa: E402
+import numpy as np
+from churn.config import load_config
+from churn.data import build_splits
+from churn.simulate import NUMERIC
 
 _, train, val = build_splits(load_config("configs/default.yaml"))
-key = lambda t: {tuple(r) for r in np.stack([t[c] for c in NUMERIC], 1).tolist()}  # noqa: E731
+key = lambda t: {tuple(r) for r in np.stack([t[c] for c in NUMERIC], 1).tolist()}
 shared = len(key(train) & key(val))
 gap = val_f1 - month_f1
 print(json.dumps({"metric": "val_f1_minus_fresh_month_f1", "value": gap, "shared_rows": shared,

@@ -16,12 +16,11 @@ subprocess.run([sys.executable, "train.py", "--epochs", "2", "--n-train", "1500"
 sys.path.insert(0, project)
 os.chdir(project)
 
-import torch  # noqa: E402
-
-from textcls.config import Config  # noqa: E402
-from textcls.data import build_datasets, make_eval_loader  # noqa: E402
-from textcls.engine import predict_logits  # noqa: E402
-from textcls.model import build_model  # noqa: E402
+import torch
+from textcls.config import Config
+from textcls.data import build_datasets, make_eval_loader
+from textcls.engine import predict_logits
+from textcls.model import build_model
 
 cfg = Config.load(os.path.join(out, "config.json"))
 vocab, _, val_ds = build_datasets(cfg)
