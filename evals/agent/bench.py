@@ -313,6 +313,22 @@ def count_commands(transcript: str) -> int | None:
     return len(prompts) if prompts else None
 
 
+def transcript_minutes(transcript: str) -> float | None:
+    """Duration reported inside a JSON-lines transcript (e.g. Claude Code's final
+    {"type": "result", "duration_ms": ...}); None when absent."""
+    for line in reversed((transcript or "").splitlines()):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("duration_ms"), (int, float)):
+            return obj["duration_ms"] / 60000
+    return None
+
+
 def _count_tool_calls(obj) -> int:
     if isinstance(obj, list):
         return sum(_count_tool_calls(o) for o in obj)
@@ -352,7 +368,8 @@ def grade_run(case: Case, answer: str, workdir: Path, transcript: str = "", self
         "root_cause_right": rc["root_cause_right"],
         "fix_right": fx["fix_right"],
         "no_unrelated_edits": fx["no_unrelated_edits"],
-        "minutes": minutes if minutes is not None else report.get("minutes"),
+        "minutes": next((m for m in (minutes, transcript_minutes(transcript), report.get("minutes"))
+                         if m is not None), None),
         "commands": cmds if cmds is not None else report.get("commands"),
         "root_cause": rc,
         "fix": fx,

@@ -91,6 +91,8 @@ def test_count_commands():
     assert bench.count_commands(jsonl) == 2
     assert bench.count_commands("$ python train.py\nok\n$ ls\n") == 2
     assert bench.count_commands("no commands here") is None
+    assert bench.transcript_minutes(jsonl + "\n" + json.dumps({"type": "result", "duration_ms": 90000})) == 1.5
+    assert bench.transcript_minutes("plain text") is None
 
 
 @pytest.mark.slow
