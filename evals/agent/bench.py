@@ -234,21 +234,27 @@ def run_check(case: Case, project_dir: Path, timeout: float = 600) -> dict:
 
 
 # ----------------------------------------------------------------------------------------- grading
-_LINE_NEAR = re.compile(r"(?:\blines?\s*|\bL|:)(\d{1,5})(?:\s*(?:-|–|to|\.\.)\s*L?(\d{1,5}))?", re.IGNORECASE)
+_RANGE = r"(\d{1,5})(?:\s*(?:-|–|to|\.\.)\s*L?(\d{1,5}))?"
+# "file:12", "file:12-15", "file#L12", "file, line 12", "file (lines 12-15)", "file line 12"
+_AFTER = re.compile(r"^[`'\"*]*\s*(?::|#L|,?\s*\(?\s*(?:at\s+|on\s+)?(?:lines?|L)\s*)" + _RANGE, re.IGNORECASE)
+# "line 12 of file", "lines 12-15 in `file`"
+_BEFORE = re.compile(r"\b(?:lines?|L)\s*" + _RANGE + r"\s*(?:of|in)\s*[`'\"*]*\s*$", re.IGNORECASE)
 
 
 def _cited_lines(text: str, file: str) -> list[tuple[int, int]]:
-    """Line numbers or ranges cited within ~100 characters after (or 60 before) a mention of file."""
-    names = {file, Path(file).name}
+    """Line numbers or ranges cited right next to a mention of file (its path or base name)."""
     spans = []
+    names = sorted({file, Path(file).name}, key=len, reverse=True)
     for name in names:
-        for m in re.finditer(re.escape(name), text):
-            window = text[max(0, m.start() - 60) : m.end() + 100]
-            for lm in _LINE_NEAR.finditer(window):
-                lo = int(lm.group(1))
-                hi = int(lm.group(2)) if lm.group(2) else lo
-                spans.append((min(lo, hi), max(lo, hi)))
-    return spans
+        for m in re.finditer(re.escape(name), text, re.IGNORECASE):
+            after = _AFTER.match(text[m.end() : m.end() + 40])
+            before = _BEFORE.search(text[max(0, m.start() - 40) : m.start()])
+            for lm in (after, before):
+                if lm:
+                    lo = int(lm.group(1))
+                    hi = int(lm.group(2)) if lm.group(2) else lo
+                    spans.append((min(lo, hi), max(lo, hi)))
+    return sorted(set(spans))
 
 
 def grade_root_cause(key: dict, answer: str, line_slack: int = 3) -> dict:

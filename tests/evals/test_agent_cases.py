@@ -61,6 +61,14 @@ def test_root_cause_grading():
     by_concept = bench.grade_root_cause(key, f"In {f} the model applies softmax before CrossEntropyLoss.")
     assert by_concept["root_cause_right"] and by_concept["method"] == "file+keywords"
 
+    focal = bench.load_case("focal-loss-nan").key
+    lo = focal["root_cause"]["lines"][0]
+    for cite in (f"`tagger/losses.py:{lo}`", f"losses.py, line {lo}", f"line {lo} of `tagger/losses.py`",
+                 f"tagger/losses.py (lines {lo}-{lo + 1})", f"[losses.py#L{lo}](x)"):
+        assert bench.grade_root_cause(focal, f"The bug: {cite}.")["line_match"], cite
+    blames_lr = f"tagger/losses.py looks fine; the LR set at train.py line {lo + 2} is too high."
+    assert not bench.grade_root_cause(focal, blames_lr)["root_cause_right"]
+
 
 def test_fix_grading_flags_forbidden_and_unrelated_edits(tmp_path):
     case = bench.load_case("charlm-causal-mask")
