@@ -41,6 +41,15 @@ def test_case_folder_complete_and_key_valid(case_id):
 
 
 @pytest.mark.parametrize("case_id", CASE_IDS)
+def test_keywords_accept_the_explanation_and_reject_the_users_theory(case_id):
+    key = bench.load_case(case_id).key
+    f = key["root_cause"]["file"]
+    assert bench.grade_root_cause(key, f"In {f}: {key['root_cause']['explanation']}")["root_cause_right"]
+    message = bench.load_case(case_id).message
+    assert not bench.grade_root_cause(key, f"I looked at {f}. {message}")["root_cause_right"]
+
+
+@pytest.mark.parametrize("case_id", CASE_IDS)
 def test_reference_fix_applies_and_meets_the_key(case_id, tmp_path):
     case = bench.load_case(case_id)
     work = bench.copy_project(case, tmp_path / "work")

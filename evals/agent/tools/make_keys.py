@@ -85,8 +85,9 @@ CASES = [
                     "scheduler.load_state_dict. The resumed LambdaLR starts again at step 0: warmup restarts and the "
                     "LR jumps back to the peak (3e-3 instead of ~8e-4), which causes the loss spike. Data order/RNG is "
                     "not the cause.",
-        keywords=[["schedul", "lr_scheduler", "learning rate", "learning-rate", "warmup"],
-                  ["load", "restor", "resum", "state_dict"]],
+        keywords=[["scheduler", "lambdalr"],
+                  ["load_state_dict", "not restored", "not loaded", "never loaded", "isn't loaded", "is not loaded",
+                   "doesn't load", "does not load", "never restored", "isn't restored"]],
         fix_description="Call scheduler.load_state_dict(state['scheduler']) when resuming.",
         must_change=[R(None, r"scheduler\.load_state_dict\(", "added")],
         must_not_change=["surrogate/model.py", "surrogate/data.py", "surrogate/schedule.py", "surrogate/config.py"],
@@ -118,7 +119,9 @@ CASES = [
                     "confident (logit > ~17 in float32), sigmoid rounds to exactly 1, log(1 - p) = -inf, and the "
                     "(1 - targets) * -inf term is 0 * -inf = NaN. A lower LR only delays it; clipping cannot help "
                     "because the NaN is produced in the forward pass.",
-        keywords=[["log"], ["sigmoid", "underflow", "saturat", "log(0", "log of 0", "log of zero", "-inf", "inf"]],
+        keywords=[["torch.log", "log(p", "log(1 - p", "log(1-p", "log of", "logarithm", "logsigmoid", "with_logits"],
+                  ["-inf", " inf", "underflow", "saturat", "rounds to", "exactly 1", "exactly 0", "log(0", "log of 0",
+                   "log of zero"]],
         fix_description="Compute the CE term from logits (F.binary_cross_entropy_with_logits / F.logsigmoid), or clamp p.",
         must_change=[R("tagger/losses.py", r"torch\.log\(p\)|torch\.log\(1 - p\)", "removed")],
         must_not_change=["tagger/model.py", "tagger/data.py", "tagger/metrics.py", "tagger/config.py", "train.py"],
@@ -165,7 +168,8 @@ CASES = [
                     "compares every prediction with every target, whose minimiser is the batch mean. The model "
                     "learns a near-constant price (R^2 ~0.1). The broadcasting UserWarning is hidden by "
                     "warnings.filterwarnings('ignore'). Not depth, epochs or LR.",
-        keywords=[["shape", "broadcast", "squeeze", "(b, 1)", "[b, 1]", "(64, 1)", "dimension"]],
+        keywords=[["broadcast", "squeeze", "(b, 1)", "[b, 1]", "(64, 1)", "(64, 64)", "target size",
+                   "shape mismatch", "mismatched shape"]],
         fix_description="Make prediction and target the same shape: criterion(model(xb).squeeze(1), yb) (or unsqueeze the target).",
         must_change=[R("fit_prices.py", r"squeeze|view\(|reshape|flatten|\[:, *None\]|\[:, *0\]", "added")],
         must_not_change=[],
