@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import grade_run, load_case, read_self_report
+from agentbench import grade_run, load_case, read_self_report
 
 
 def main(argv=None) -> int:

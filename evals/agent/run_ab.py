@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import (
+from agentbench import (
     all_cases,
     copy_project,
     grade_run,

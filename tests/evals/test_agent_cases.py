@@ -11,7 +11,7 @@ import pytest
 AGENT_DIR = Path(__file__).resolve().parents[2] / "evals" / "agent"
 sys.path.insert(0, str(AGENT_DIR))
 
-import bench
+import agentbench as bench
 
 CASE_IDS = sorted(p.name for p in bench.CASES_DIR.iterdir() if p.is_dir())
 

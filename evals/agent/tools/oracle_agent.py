@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench import apply_patch, load_case
+from agentbench import apply_patch, load_case
 
 
 def main(argv=None) -> int:
