@@ -119,9 +119,9 @@ _LIBRARY_TOPS = frozenset({
     "accelerate", "torchvision", "timm", "os", "sys", "math", "random", "json", "time", "logging", "argparse",
     "collections", "itertools", "functools", "pathlib", "typing", "wandb", "tqdm", "matplotlib", "einops",
 })
-_SUMMARY_PROBES = 200
+_SUMMARY_PROBES = 60
 # what a training or evaluation loop iterates over: a loader, batches, epochs, steps
-_DATA_LOOP = re.compile(r"load|batch|data|epoch|step|iter|sampl|train|val|test", re.IGNORECASE)
+_DATA_LOOP = re.compile(r"load|batch|data|epoch|sampl|train", re.IGNORECASE)
 _MAY_HAVE_EVENTS = re.compile(
     r"\.(zero_grad|clear_grad|backward|manual_backward|step|train|eval|unscale_|zero_|clip_grad_\w*)\s*\(|\.grad\b|clip_grad"
 )
@@ -359,7 +359,12 @@ class LoopModel:
             # Without the event names in its text a file can still train through helpers of other
             # modules (`model.train_emb(batch)`, `validate(model)` -> `model.val_start()`): with a
             # project, calls whose summary has events count too.
-            self._relevant = self._relevant_scopes() if _MAY_HAVE_EVENTS.search(self.ctx.source) or self.ctx.project is not None else set()
+            if _MAY_HAVE_EVENTS.search(self.ctx.source):
+                self._relevant = self._relevant_scopes()
+            elif self.ctx.project is not None:
+                self._relevant = self._relevant_scopes(through_helpers=True)
+            else:
+                self._relevant = set()
         return self._relevant
 
     @property
@@ -382,7 +387,7 @@ class LoopModel:
             if func in self.relevant:
                 yield func
 
-    def _relevant_scopes(self) -> set[ast.AST]:
+    def _relevant_scopes(self, *, through_helpers: bool = False) -> set[ast.AST]:
         """Scopes that contain a training event, directly or through in-file helpers (a cheap pre-filter).
 
         Building a trace costs a walk of the root and its inlined helpers; most functions of a
@@ -403,7 +408,7 @@ class LoopModel:
         for name, calls in by_name.items():
             if name in _EVENT_METHODS or name.endswith(("clip_grad_norm_", "clip_grad_value_")):
                 direct.update(ctx.enclosing_function(c) or ctx.tree for c in calls)
-        if ctx.project is not None:
+        if through_helpers:
             direct.update(self._scopes_calling_summarised_events(by_name, direct))
         relevant = set(direct)
         frontier = set(direct)
@@ -640,6 +645,12 @@ class LoopModel:
                 found.append(ObjectInfo("optimizer", f"@{call.lineno}:{call.col_offset}", call, kind[1]))
         self._optimizers = found
         return found
+
+
+def mentions_training_events(text: str) -> bool:
+    """The text calls an event method itself (``.backward(``, ``.step(``, ``.eval(``, ...); a file without
+    any trains, if at all, only through helpers of other modules."""
+    return _MAY_HAVE_EVENTS.search(text) is not None
 
 
 def loop_model(ctx: FileContext) -> LoopModel:
@@ -926,9 +937,12 @@ class _TraceBuilder:
     def _helper(self, call: ast.Call, state: _State) -> None:
         if len(state.via) < INLINE_DEPTH:
             self._inline(call, state)
-        elif self.model.callee(call) is None:
-            # past the inlining depth a summary still costs nothing new: it is built once per function
-            self._summarised(call, state)
+        elif self.model.callee(call) is None and state.env is not None and isinstance(call.func, ast.Attribute):
+            # past the inlining depth, a method called on what the caller passed in (`model.val_start()` in
+            # `validate(model)`) is still replayed: its class is known through the caller, its summary is cached
+            found = self.model.summary_through(call, state.env)
+            if found:
+                self._replay(call, state, found)
         elif self.model.callee(call) in self.model.relevant:
             # A helper too deep to inline: rules that need an event to be *absent* stay silent here.
             self._add("opaque", call, state, target=dotted(call.func))
@@ -1033,8 +1047,10 @@ class _TraceBuilder:
         found = self.model.summary_of(call, bind_params=False)  # binding a parameter costs a caller search per call
         if not found and state.env is not None:
             found = self.model.summary_through(call, state.env)
-        if not found:
-            return
+        if found:
+            self._replay(call, state, found)
+
+    def _replay(self, call: ast.Call, state: _State, found: tuple[ast.AST, tuple]) -> None:
         callee, events = found
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         inner = state.but(via=state.via + (call,))

@@ -6,9 +6,12 @@ import ast
 from collections.abc import Iterator
 
 from mlsleuth.scan.analysis.torch_idioms import NOT_TRAINED, trained_models
-from mlsleuth.scan.analysis.training_step_model import Trace, dedupe, loop_model
+from mlsleuth.scan.analysis.training_step_model import Trace, dedupe, loop_model, mentions_training_events
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
+
+
+_OWN_EVIDENCE = (".eval(", "backward", "train(False", "train(mode=False")
 
 
 @register_rule
@@ -39,6 +42,12 @@ class TrainModeNotRestored(Rule):
     reach = "project"
 
     def check(self, ctx):
+        src = ctx.source
+        own = any(w in src for w in _OWN_EVIDENCE) and (".eval(" in src or STEP_CALL.search(src) is not None)
+        if not own and mentions_training_events(src):
+            # the wide gate is for files that train only through helpers; one that steps or switches
+            # modes itself without any switch to eval here has nothing for this rule
+            return
         model = loop_model(ctx)
         yield from dedupe(f for trace in model.traces for f in self._trace(ctx, model, trace))
 
