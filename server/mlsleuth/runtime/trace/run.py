@@ -102,6 +102,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
     if payload:
         stats.update({"status": payload.get("status"), "steps_traced": payload.get("steps", 0),
                       "environment": payload.get("environment", {})})
+        if payload.get("compile_calls"):
+            stats["torch_compile"] = "torch.compile ran eagerly under trace (same maths; the compiler itself is not observed)"
     if data is not None:
         script = (payload.get("config") or {}).get("script")
         if script:
