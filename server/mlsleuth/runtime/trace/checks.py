@@ -1061,6 +1061,8 @@ def symmetric_weights(run: TraceRun) -> Iterator[Found]:
     What to do instead: random init (Kaiming/Xavier) for hidden layers; zero init only for a final layer or biases.
     """
     for s in run.data.get("symmetric", [])[:10]:
+        if not math.isfinite(s.get("max_abs", 0.0)):
+            continue  # weights blown up to inf/NaN are "identical" rows by accident (non-finite-loss tells that story)
         yield Found(
             f"all {s['rows']} output units of '{s['module']}' still have identical weights after training steps: symmetry was never broken, so the layer acts as one unit",
             observation=f"{s['name']}: every row equal to the first {_zero_note(s)} after the traced steps",
