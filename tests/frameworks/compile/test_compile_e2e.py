@@ -54,3 +54,29 @@ def test_trace_finds_the_missing_zero_grad_through_compile():
     report = traced(FW, "zero_grad_missing_compiled.py")
     assert report.errors == []
     assert "zero-grad-missing" in flagged(report.findings)
+
+
+@pytest.mark.slow
+def test_nan_locates_the_log_through_a_compiled_model():
+    """Regression: the instrumented replay crashed in dynamo ('already tracked for mutation')."""
+    from mlsleuth.runtime.nan import locate_nan
+
+    from ..traced_scripts import script
+
+    path = script(FW, "log_of_softmax_compiled.py")
+    report = locate_nan(path, cwd=path.parent, timeout_s=240)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert any(f.location.op == "aten::log" for f in report.findings)
+
+
+@pytest.mark.slow
+def test_diagnose_checks_a_compiled_model_from_a_setup_function():
+    """Regression: the overfit phase crashed in dynamo; the model inside the compile wrapper is checked."""
+    from mlsleuth.runtime.diagnose import diagnose
+
+    from ..traced_scripts import script
+
+    path = script(FW, "setup_compiled.py")
+    report = diagnose(f"{path}:setup", timeout_s=240)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert not flagged(report.findings)
