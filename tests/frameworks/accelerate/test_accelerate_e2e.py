@@ -16,6 +16,14 @@ def test_scan_is_quiet_on_the_clean_accumulate_loop():
     assert not flagged(scanned(FW, "clean_accumulate.py"))
 
 
+def test_scan_finds_loss_backward_inside_accumulate():
+    assert "backward-bypasses-accelerator" in flagged(scanned(FW, "backward_bypassed.py"))
+
+
+def test_scan_finds_the_loss_divided_before_accelerator_backward():
+    assert "loss-divided-under-accelerate-accumulate" in flagged(scanned(FW, "loss_divided_twice.py"))
+
+
 @pytest.mark.slow
 def test_trace_is_quiet_on_the_clean_accumulate_loop():
     report = traced(FW, "clean_accumulate.py")
