@@ -60,7 +60,7 @@ class EagerCompile:
         if self._config is not None:
             return
         try:
-            import torch._dynamo.config as config
+            from torch._dynamo import config
         except Exception:  # noqa: BLE001 - a torch without dynamo compiles nothing: nothing to turn off
             return
         if not hasattr(config, "disable"):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from typing import Any
 
 MAX_RECORDS = 20
@@ -54,7 +55,7 @@ def _accelerate_self(method: str, depth: int = 16) -> Any:
 class AmpWatch:
     def __init__(self) -> None:
         self.scalers: dict[int, dict] = {}  # id(scaler) -> record
-        self._scaled: dict[int, float] = {}  # id(tensor scale() returned) -> the scale it was multiplied by
+        self._scaled: tuple | None = None  # (weak reference to the tensor scale() returned last, the scale it holds)
         self._pending: dict[int, set] = {}  # id(scaler) -> ids of optimizers whose grads hold the scale (not unscaled/stepped yet)
         self.clips_on_scaled: list[dict] = []
         self.clips = 0
@@ -88,6 +89,8 @@ class AmpWatch:
         watch = self
 
         def scale(scaler, outputs):
+            import torch
+
             out = original(scaler, outputs)
             if not runner._muted and scaler.is_enabled():
                 try:
@@ -96,8 +99,8 @@ class AmpWatch:
                     if rec["initial_scale"] is None:
                         rec["initial_scale"] = value
                     rec["current_scale"] = value
-                    if hasattr(out, "backward"):
-                        watch._scaled = {id(out): value}
+                    if isinstance(out, torch.Tensor):
+                        watch._scaled = (weakref.ref(out), value)
                     watch._pending[id(scaler)] = {id(o) for o in runner.optimizers}
                 except Exception:  # noqa: BLE001 - never break the user's scaler; recorded as an observer error
                     runner.record_error("trace", "GradScaler.scale patch")
@@ -195,7 +198,9 @@ class AmpWatch:
         accumulation steps ``accelerator.backward`` divided by.
         """
         self.backward_roots["total"] += 1
-        scale = self._scaled.pop(id(root), None) if root is not None else None
+        scale = None
+        if self._scaled is not None and root is not None and self._scaled[0]() is root:
+            scale, self._scaled = self._scaled[1], None
         undo, amp_scale = 1.0, 1.0
         if scale:
             self.backward_roots["scaled"] += 1
