@@ -1,5 +1,6 @@
 """Bug: the script divides the loss by the accumulation steps, as in a hand-written accumulation
-loop, and accelerator.backward divides it again: every update is 4x smaller than intended."""
+loop, and accelerator.backward divides it again: every update is 4x smaller than intended.
+Modelled on huggingface/accelerate issues 3533 and 1773 (a loss divided before accelerator.backward)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

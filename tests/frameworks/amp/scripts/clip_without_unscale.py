@@ -1,7 +1,7 @@
 """Bug: gradients are clipped while still multiplied by the GradScaler's scale (no scaler.unscale_(opt)
 first), so the clip threshold applies to gradients ~65,536x too large: every step is clipped to a tiny
-update and training crawls. Modelled on the pattern the AMP docs warn about and forum reports of
-"loss barely moves after switching to GradScaler"."""
+update and training crawls: the ordering the PyTorch AMP examples warn about (unscale_ before
+clipping)"""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

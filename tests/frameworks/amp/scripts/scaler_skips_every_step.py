@@ -1,7 +1,8 @@
 """Bug: an embedding-distance loss takes sqrt of squared distances that include exact zeros
 (each sample against itself); the gradient of sqrt at 0 is inf, the GradScaler sees inf gradients
 and skips optimizer.step() on every iteration while the loss prints as a finite number.
-Nothing trains and nothing fails."""
+Nothing trains and nothing fails. Modelled on reports of a loss scale that halves until it reaches
+zero (lucidrains/stylegan2-pytorch#100, Junjue-Wang/FactSeg#6, lpiccinelli-eth/UniK3D#16)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,4 +1,7 @@
-"""A small classifier trained through torch.compile, validated with model.eval() every few steps."""
+"""A small classifier trained through torch.compile, validated with model.eval() every few steps.
+
+Regression script: `mlsleuth trace` used to crash here before step 0, because dynamo traced mlsleuth's global
+forward hook (see pytorch/pytorch#149502 on global hooks and OptimizedModule)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
