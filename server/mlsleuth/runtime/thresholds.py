@@ -92,6 +92,14 @@ LOST_UPDATE_WEIGHT_SHARE = 0.25
 # micro-batches stays near 1x (below, when they disagree); a plain sum lands between sqrt(k)x and kx.
 # Flagged above the midpoint (1 + sqrt(k)) / 2, on the median over the traced steps.
 ACCUMULATION_MIN_STEPS = 3
+# loss divided twice (by hand and again by accelerator.backward): the scale reaching backward is within this
+# factor of 1/k**2 (k micro-batches per step), against 1/k for a plain average.
+ACCUMULATION_DOUBLE_TOLERANCE = 1.5
+
+# mixed precision: GradScaler skipping optimizer.step() on inf/NaN gradients. A few skips at the start are how
+# the scale is calibrated; flagged when at least AMP_SKIPPED_MIN steps and AMP_SKIPPED_FRACTION of all attempts were skipped.
+AMP_SKIPPED_MIN = 5
+AMP_SKIPPED_FRACTION = 0.5
 
 # numerics early warning: log of values below tiny ** LOG_TINY_POWER (1e-30 for float32) is one
 # underflow away from log(0) = -inf; exp of inputs above EXP_NEAR_OVERFLOW x ln(dtype max) (80 for

@@ -53,6 +53,8 @@ Patches installed (all removed on exit)
   ``on_module_forward``) - installed only when an observer overrides
   ``on_module_forward`` or sets ``wants_module_stack = True``, because they cost
   time on every module call;
+* ``torch.compile``: compiled code runs eagerly while observed, and the forward hooks skip the
+  compile wrapper (its ``_orig_mod`` is the root); see ``compile_guard``;
 * ``nn.Module.train`` (and so ``eval``): ``on_mode_change`` for the outermost call only;
 * any extra ``(owner, attribute, wrapper_factory)`` an observer lists in its
   ``patches`` attribute: ``setattr(owner, attribute, wrapper_factory(runner, original))``.
@@ -86,6 +88,7 @@ import traceback
 from typing import Any
 
 import channel
+from compile_guard import EagerCompile, is_compile_wrapper
 from observer import Observer, StopTraining
 
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
@@ -135,6 +138,7 @@ class Runner:
         self._patched_sched: set[type] = set()
         self._sched_init_depth = 0
         self._sched_step_depth = 0
+        self.compile_guard = EagerCompile()  # torch.compile'd code runs eagerly under observation (see compile_guard)
 
     # -- for observers ---------------------------------------------------------
     def record_error(self, observer: str, hook: str) -> None:
@@ -234,6 +238,7 @@ class Runner:
         from torch.optim import optimizer as optim_mod
 
         runner = self
+        self.compile_guard.install()
 
         # optimizer creation, zero_grad, step
         orig_opt_init = torch.optim.Optimizer.__init__
@@ -371,6 +376,8 @@ class Runner:
             stack = self.module_stack
 
             def pre_hook(mod, inputs):
+                if is_compile_wrapper(mod):  # torch.compile's wrapper: its _orig_mod is the model
+                    return
                 if not stack and not runner._muted:
                     runner._register_root(mod)
                     if runner.phase in ("setup", "data", "optimizer"):
@@ -378,6 +385,8 @@ class Runner:
                 stack.append(mod)
 
             def post_hook(mod, inputs, output):
+                if is_compile_wrapper(mod):
+                    return
                 if stack and stack[-1] is mod:
                     stack.pop()
                 elif mod in stack:  # an inner forward raised; drop what it left behind
@@ -409,6 +418,7 @@ class Runner:
             self._backward_depth -= 1
 
     def uninstall(self) -> None:
+        self.compile_guard.uninstall()
         for handle in reversed(self._handles):
             handle.remove()
         self._handles.clear()
@@ -528,6 +538,7 @@ def run(
         "observers": {},
         "observer_errors": runner.observer_errors,
         "environment": environment_info(),
+        "compile_calls": runner.compile_guard.compile_calls,  # torch.compile calls, run eagerly here
     }
     for obs in runner.observers:
         try:

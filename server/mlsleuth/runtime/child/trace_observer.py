@@ -15,6 +15,7 @@ from typing import Any
 import probes
 import rank_sync
 from observer import Observer
+from trace_amp import AmpWatch
 from trace_numerics import NumericsWatch
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -92,6 +93,8 @@ class TraceObserver(Observer):
         self.patches += [(F, "kl_div", self._wrap_kl_div())]
         self.patches += [(torch.nn.Module, "load_state_dict", self._wrap_load_state_dict())]
         self.patches += self.numerics.patches()
+        self.amp = AmpWatch()  # GradScaler and accelerate: the loss as computed, skipped steps, clipping on scaled grads
+        self.patches += self.amp.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -425,14 +428,16 @@ class TraceObserver(Observer):
         seq.append("B")
         self._backward_this_step += 1
         root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
+        undo, amp_scale = self.amp.loss_factor(root)  # root * undo: the loss before GradScaler / accelerator.backward
         if runner.step < DETAILED_STEPS and isinstance(root, torch.Tensor) and root.numel() == 1:
             # how the loss passed to backward relates to the last loss function's value (1: as is; 1/k: divided)
             last = self._last_loss
             self._last_loss = None
             if last is not None and float(last.detach()) != 0:
-                self._root_scales.append(float(root.detach()) / float(last.detach()))
+                self._root_scales.append(float(root.detach()) / amp_scale / float(last.detach()))
         if first and isinstance(root, torch.Tensor) and root.numel() == 1:
-            value = float(root.detach())
+            value = float(root.detach()) * undo
+            self._loss_undone = undo * amp_scale != 1.0
             self.losses.append(value)
             if not math.isfinite(value) and self.non_finite_loss is None:
                 self.non_finite_loss = {"step": runner.step, "value": value}
@@ -494,6 +499,9 @@ class TraceObserver(Observer):
             if k >= 2 and self._norm_after_backward and len(self._root_scales) >= k and "Z" not in seq[seq.index("B"):]:
                 self.accumulation.append({"step": runner.step, "backward": k, "root_scale": _median(self._root_scales[-k:]),
                                           "post_scale": _grad_norm(_params_of(optimizer)) / self._norm_after_backward})
+                if self.losses and not getattr(self, "_loss_undone", True) and abs(self.accumulation[-1]["root_scale"] * k - 1) < 0.05:
+                    self.losses[-1] *= k  # a loss divided by the accumulation steps by hand: record the loss itself
+            self.amp.on_step_start(runner, optimizer)
             self._norm_after_backward = None
             self._root_scales = []
             seq.append("S")
@@ -719,6 +727,7 @@ class TraceObserver(Observer):
             "state_dict_loads": self.state_dict_loads,
             "accumulation": self.accumulation[:50],
             "numerics": self.numerics.result(),
+            "amp": self.amp.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

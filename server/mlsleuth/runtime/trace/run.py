@@ -124,6 +124,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
     if payload:
         stats.update({"status": payload.get("status"), "steps_traced": payload.get("steps", 0),
                       "environment": payload.get("environment", {})})
+        if payload.get("compile_calls"):
+            stats["torch_compile"] = "torch.compile ran eagerly under trace (same maths; the compiler itself is not observed)"
     if data is not None:
         script = (payload.get("config") or {}).get("script")
         if script:
@@ -135,6 +137,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         if data.get("lr"):
             stats["lr_first"], stats["lr_last"] = data["lr"][0], data["lr"][-1]
         stats["call_sequence"] = data.get("sequences", [])[:3]
+        scalers = (data.get("amp") or {}).get("scalers") or []
+        if scalers:  # GradScaler: optimizer steps attempted and skipped (inf/NaN gradients); losses above are unscaled
+            stats["grad_scaler"] = {k: scalers[0].get(k) for k in ("attempts", "skipped", "initial_scale", "scale_now")}
         if data.get("extension"):
             ext = data["extension"]
             stats["steps_extended"] = (f"{ext['extra']} step(s) beyond the {ext['requested']} requested were watched "
