@@ -16,6 +16,7 @@ import probes
 import rank_sync
 from observer import Observer
 from trace_numerics import NumericsWatch
+from trace_stages import StageTracker
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
                   "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # the last four: target shapes only
@@ -87,6 +88,8 @@ class TraceObserver(Observer):
         self._root_scales: list[float] = []  # per backward of this step: backward root / last loss value
         self._norm_after_backward: float | None = None
         self.numerics = NumericsWatch(self._where)
+        self.stages = StageTracker()  # under a framework (Lightning): training calls only feed the training checks
+        self.stage_loss_calls: dict[str, dict] = {}  # stage -> loss records of the non-training stages
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, "kl_div", self._wrap_kl_div())]
@@ -122,6 +125,15 @@ class TraceObserver(Observer):
             import torch
 
             def wrapped(*args, **kwargs):
+                stage = None if runner._muted else obs.stages.current()
+                if stage is not None and stage != "train":  # validation, sanity check, test: kept apart
+                    obs.stages.count(stage, "loss_calls")
+                    try:
+                        obs._record_loss_call(runner, fname, args, kwargs, obs.stage_loss_calls.setdefault(stage, {}))
+                    except Exception:  # noqa: BLE001 - never break the user's loss call; the failure is reported
+                        runner.record_error(obs.name, f"{fname} patch")
+                    return original(*args, **kwargs)
+                obs.stages.count(stage, "loss_calls")
                 if not runner._muted:
                     try:
                         obs._record_loss_call(runner, fname, args, kwargs)
@@ -144,8 +156,11 @@ class TraceObserver(Observer):
 
         return factory
 
-    def _record_loss_call(self, runner: Any, fname: str, args: tuple, kwargs: dict) -> None:
+    def _record_loss_call(self, runner: Any, fname: str, args: tuple, kwargs: dict, records: dict | None = None) -> None:
         import torch
+
+        if records is not None:  # another stage's call: its own records, no class counts
+            return self._record_other_stage_loss(runner, fname, args, kwargs, records)
 
         inp = _arg(args, kwargs, 0, "input")
         target = _arg(args, kwargs, 1, "target")
@@ -230,6 +245,22 @@ class TraceObserver(Observer):
             if (fname == "binary_cross_entropy_with_logits" and x.is_floating_point() and x.numel() > 8
                     and bool((x >= 0).all()) and bool((x <= 1).all())):
                 rec["probability_inputs"] += 1
+
+    def _record_other_stage_loss(self, runner: Any, fname: str, args: tuple, kwargs: dict, records: dict) -> None:
+        """A loss call of validation, test or the sanity check: the input's kind and the label range only."""
+        import torch
+
+        inp = _arg(args, kwargs, 0, "input")
+        target = _arg(args, kwargs, 1, "target")
+        if not isinstance(inp, torch.Tensor) or not isinstance(target, torch.Tensor):
+            return
+        rec = records.setdefault(fname, {"calls": 0, "probability_inputs": 0, "step": runner.step, "input_shape": list(inp.shape)})
+        rec["calls"] += 1
+        if rec["calls"] > 20 or fname != "cross_entropy" or inp.dim() < 2 or not inp.is_floating_point():
+            return
+        x = inp.detach().float()
+        if bool((x >= 0).all()) and bool(((x.sum(1) - 1).abs() <= 1e-3).all()):
+            rec["probability_inputs"] += 1
 
     def _wrap_dropout(self, fname: str):
         obs = self
@@ -384,7 +415,9 @@ class TraceObserver(Observer):
         import torch
 
         name = runner.root_label(root)
-        if torch.is_grad_enabled():
+        stage = self.stages.current()
+        self.stages.count(stage, "forwards")
+        if torch.is_grad_enabled() and stage not in ("sanity_check", "validate", "test", "predict"):
             self._seq().append("F")
             if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
                 self.input_stats = probes.tensor_stats(inputs[0])
@@ -420,6 +453,7 @@ class TraceObserver(Observer):
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
         import torch
 
+        self.stages.count(self.stages.current(), "backwards")
         seq = self._seq()
         first = "B" not in seq
         seq.append("B")
@@ -719,6 +753,8 @@ class TraceObserver(Observer):
             "state_dict_loads": self.state_dict_loads,
             "accumulation": self.accumulation[:50],
             "numerics": self.numerics.result(),
+            "stages": self.stages.result(),
+            "stage_loss_calls": self.stage_loss_calls,
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},
