@@ -89,7 +89,8 @@ class TraceObserver(Observer):
         self._norm_after_backward: float | None = None
         self.numerics = NumericsWatch(self._where)
         self.stages = StageTracker()  # under a framework (Lightning): training calls only feed the training checks
-        self.stage_loss_calls: dict[str, dict] = {}  # stage -> loss records of the non-training stages
+        self.stage_loss_calls: dict[str, dict] = {}
+        self._outside_grads: set[int] = set()  # stage -> loss records of the non-training stages
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, "kl_div", self._wrap_kl_div())]
@@ -530,6 +531,8 @@ class TraceObserver(Observer):
                                           "post_scale": _grad_norm(_params_of(optimizer)) / self._norm_after_backward})
             self._norm_after_backward = None
             self._root_scales = []
+            if runner.step < 3:  # gradients outside the optimizer, seen while they are fresh (a framework may clear them later)
+                self._outside_grads |= {id(p) for r in runner.roots for p in r.parameters() if p.grad is not None}
             seq.append("S")
             if "B" in seq:
                 last_b = max(i for i, e in enumerate(seq) if e == "B")
@@ -691,7 +694,7 @@ class TraceObserver(Observer):
                     self.frozen.append({"name": name, "module": module, "numel": int(p.numel()), "in_optimizer": id(p) in in_opt})
                 elif id(p) not in in_opt:
                     self.not_in_optimizer.append({"name": name, "module": module, "numel": int(p.numel()),
-                                                  "has_grad": p.grad is not None})
+                                                  "has_grad": p.grad is not None or id(p) in self._outside_grads})
         if runner.step >= 1:
             for p in self._opt_params(runner):
                 rec = self.params.get(id(p))
