@@ -26,7 +26,8 @@ SCAN_BUGS = {
     "bug_onecycle_per_epoch.py": "lightning-step-schedule-per-epoch",
 }
 TRACE_BUGS = {
-    "bug_softmax_in_forward.py": "softmax-into-cross-entropy",
+    "bug_softmax_in_forward.py": "softmax-into-cross-entropy",  # missed before trace told training from validation
+    "bug_softmax_pytorch_lightning.py": "softmax-into-cross-entropy",
     "bug_optimizer_misses_head.py": "param-not-in-optimizer",
     "bug_functional_dropout.py": "functional-dropout-in-eval",
 }

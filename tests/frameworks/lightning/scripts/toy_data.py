@@ -15,9 +15,10 @@ def loaders(batch_size=32):
             DataLoader(dataset(128, 2), batch_size=64))
 
 
-def trainer(**overrides):
-    import lightning as L
+def trainer(package="lightning", **overrides):
+    import importlib
 
+    L = importlib.import_module(package)
     settings = dict(accelerator="cpu", devices=1, max_steps=40, val_check_interval=8, enable_progress_bar=False,
                     logger=False, enable_checkpointing=False, enable_model_summary=False)
     settings.update(overrides)
