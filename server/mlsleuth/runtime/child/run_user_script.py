@@ -89,6 +89,7 @@ from typing import Any
 
 import channel
 from compile_guard import EagerCompile, is_compile_wrapper
+import closure_steps
 from observer import Observer, StopTraining
 
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
@@ -139,6 +140,7 @@ class Runner:
         self._sched_init_depth = 0
         self._sched_step_depth = 0
         self.compile_guard = EagerCompile()  # torch.compile'd code runs eagerly under observation (see compile_guard)
+        self._pending_step_start: Any = None  # an optimizer whose step started but is not announced yet (closure)
 
     # -- for observers ---------------------------------------------------------
     def record_error(self, observer: str, hook: str) -> None:
@@ -279,10 +281,16 @@ class Runner:
                 runner.optimizer_replacements.append(runner.step)
             if runner._stopping:  # the script swallowed StopTraining: do not let it train on
                 raise StopTraining(runner._stop_reason or "max-steps")
-            runner.phase = "optimizer"
-            runner.notify("on_step_start", opt)
+            runner._pending_step_start = opt
+            deferred = closure_steps.defer_step_start(args, kwargs, lambda: runner._begin_step(opt))
+            if deferred is not None:  # forward and backward run inside step(): announce the step after them
+                return deferred
+            runner._begin_step(opt)
+            return None
 
         def step_post(opt, args, kwargs):
+            if runner._pending_step_start is opt:  # a closure step() never called its closure
+                runner._begin_step(opt)
             primary = opt is runner.primary_optimizer
             if primary:
                 runner.step += 1
@@ -403,6 +411,11 @@ class Runner:
         for obs in self.observers:
             for owner, attribute, factory in getattr(obs, "patches", ()):
                 self._patch(owner, attribute, factory(self, getattr(owner, attribute)))
+
+    def _begin_step(self, opt: Any) -> None:
+        self._pending_step_start = None
+        self.phase = "optimizer"
+        self.notify("on_step_start", opt)
 
     def _backward(self, original, roots, args, kwargs):
         if self._backward_depth or self._muted:
