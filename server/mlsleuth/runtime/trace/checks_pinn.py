@@ -110,6 +110,13 @@ def loss_term_summary(pinn: dict | None) -> dict | None:
     return out
 
 
+def loss_terms_text(summary: dict) -> str:
+    """One line for the report's summary: the PINN loss split into its terms at the last sampled step."""
+    step, rows = (summary["last_step"], summary["last"]) if "last" in summary else (summary["first_step"], summary["first"])
+    terms = ", ".join(f"{r['term']} {fmt(r['value'])} (grad norm {fmt(r['grad_norm'])})" for r in rows)
+    return f"PINN loss terms at step {step}: {terms}"
+
+
 def _ratio(values: list[float]) -> float | None:
     vals = [abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v) and abs(v) > 0]
     return max(vals) / min(vals) if len(vals) >= 2 else None

@@ -140,6 +140,10 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
     report.findings = rank(report.findings, "trace")
     report.finalize(stats=stats, sort=False)
     report.summary.text = _summary(report, status, steps, info)
+    if stats.get("pinn_loss_terms"):
+        from mlsleuth.runtime.trace.checks_pinn import loss_terms_text
+
+        report.summary.text += f"; {loss_terms_text(stats['pinn_loss_terms'])}"
     return report
 
 
