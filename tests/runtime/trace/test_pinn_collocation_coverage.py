@@ -31,3 +31,8 @@ def test_a_neumann_site_on_the_boundary_does_not_count_as_the_residual():
 def test_an_evaluation_site_outside_the_training_step_is_ignored():
     data = pinn([site(line=5, coords=((0.0, 0.3),), calls=1, before_backward=1)], model_inputs=((0.0, 1.0),))
     assert not findings_for(CHECK, data)
+
+
+def test_a_gradient_penalty_on_interpolated_points_is_fine():
+    # WGAN-GP differentiates the critic at points between real and fake samples: inside the inputs' range
+    assert not findings_of("pinn_clean_gradient_penalty", CHECK)

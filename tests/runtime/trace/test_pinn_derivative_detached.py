@@ -47,3 +47,7 @@ def test_a_derivative_of_a_detached_derivative_that_raised_is_found():
 def test_dead_term_with_create_graph_everywhere_is_left_to_the_term_check():
     splits = breakdowns(*[[term("loss_pde", 5.0, 0.0, reaches=False), term("loss_bc", 0.1, 0.5)]] * 3)
     assert not findings_for(CHECK, pinn([site()], splits))
+
+
+def test_a_gradient_penalty_with_create_graph_is_fine():
+    assert not findings_of("pinn_clean_gradient_penalty", CHECK)
