@@ -267,8 +267,10 @@ class PinnObserver(Observer):
                 out = original(inp, *args, **kwargs)
                 if obs._stacks and not args and not kwargs and not runner._muted:
                     rec = obs._stacks.get(id(inp))
-                    if rec is not None and rec[0] is inp and obs._is_scalar(out):
-                        obs._sums[id(out)] = (out, rec[1])
+                    if rec is not None and rec[0] is inp and obs._is_scalar(out) and inp.dim() == 1:
+                        # the stacked tensor's own elements: weights applied to it in place (DeepXDE's
+                        # `losses *= loss_weights`) are part of each term
+                        obs._sums[id(out)] = (out, [(inp[i], 1.0, name) for i, (_t, _s, name) in enumerate(rec[1])])
                 return out
 
             return wrapped
