@@ -3,6 +3,7 @@ and model objects, then compile and train. -u'' = pi^2 sin(pi x) on [-1, 1], u(-
 """
 
 import math
+from itertools import pairwise
 
 import torch
 
@@ -41,7 +42,7 @@ class DirichletBC:
 class FNN(torch.nn.Module):
     def __init__(self, layer_sizes, activation=torch.tanh):
         super().__init__()
-        self.linears = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(layer_sizes[:-1], layer_sizes[1:]))
+        self.linears = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in pairwise(layer_sizes))
         self.activation = activation
         for lin in self.linears:
             torch.nn.init.xavier_normal_(lin.weight)

@@ -360,9 +360,6 @@ class PinnObserver(Observer):
         return out
 
     # -- hooks ------------------------------------------------------------------------------------------
-    def on_start(self, runner: Any) -> None:
-        pass
-
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
         torch = self._torch
         if runner.module_stack or self.model_input_forwards >= MAX_COORD_CALLS or not torch.is_grad_enabled():
@@ -396,11 +393,9 @@ class PinnObserver(Observer):
         if len(terms) < 2:
             self.breakdowns.append({"step": runner.step, "total": float(root.detach()), "terms": [], "split": False})
             return
-        ids = self._trained_ids(runner)
         params = [p for opt in runner.optimizers for g in opt.param_groups for p in g["params"]]
-        if not params:
+        if not params:  # no optimizer built yet: the parameters of the models that ran
             params = [p for r in runner.roots for p in r.parameters()]
-            ids = {id(p) for p in params}
         seen, unique = set(), []
         for p in params:
             if id(p) not in seen and p.requires_grad:
@@ -420,7 +415,6 @@ class PinnObserver(Observer):
                 row["reaches_parameters"] = any(g is not None for g in gs)
             rows.append(row)
         self.breakdowns.append({"step": runner.step, "total": float(root.detach()), "terms": rows, "split": True})
-        del ids
 
     def on_step_end(self, runner: Any, optimizer: Any) -> None:
         if optimizer is runner.primary_optimizer:

@@ -1387,4 +1387,4 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
 
 
 # the PINN checks live in their own module; importing it registers them with the other trace checks
-from mlsleuth.runtime.trace import checks_pinn  # noqa: E402, F401
+from mlsleuth.runtime.trace import checks_pinn  # noqa: F401

@@ -68,9 +68,8 @@ class _Taint:
             qual = self.ctx.qualname(node) or ""
             if isinstance(func, ast.Name) and func.id in self.funcs:
                 return True
-            if isinstance(func, ast.Attribute) and func.attr in _MATH_METHODS and qual not in self.funcs:
-                if func.attr not in ("detach",) and self.carries(func.value):
-                    return True
+            if isinstance(func, ast.Attribute) and func.attr in _MATH_METHODS and self.carries(func.value):
+                return True  # x.pow(2).mean(): a method of the tensor itself (.detach() is not one of them)
             if qual in _MATH_FUNCS:
                 return any(self.carries(a) for a in node.args) or any(self.carries(k.value) for k in node.keywords)
             return False
