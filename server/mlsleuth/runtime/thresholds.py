@@ -116,3 +116,18 @@ PADDING_TARGET_SHARE = 0.2
 # training keeps identical on every rank count as different when they differ by more than this relative
 # amount (all-reduce hands every rank the same bits; the slack covers a reduction order that differs).
 RANK_SUM_RTOL = 1e-5
+# physics-informed networks (runtime/trace/checks_pinn.py). Loss terms: flagged when, on the first sampled
+# steps, the largest term is at least this many times the smallest both in value and in gradient norm with
+# respect to the parameters (four orders of magnitude: a classic well-posed problem starts one to three
+# orders apart and trains; past four, the small term's share of the update is lost in the large one's).
+PINN_TERM_RATIO = 1e4
+# collocation coordinates beyond this magnitude, or a coordinate that spans less than PINN_COORD_MIN_SPAN
+# over its whole range: far from the unit scale the network's initialisation and activations assume.
+PINN_COORD_MAX = 100.0
+PINN_COORD_MIN_SPAN = 1e-2
+# the residual's points (the widest derivative site) span less than this share of the region every model
+# input spans (boundary and initial points included): part of the domain has no residual at all.
+PINN_COLLOCATION_COVERAGE = 0.5
+# a derivative call site is part of the training step when it ran before a backward in at least this share
+# of the steps that had one (an evaluation of the residual every few hundred steps is not).
+PINN_TRAINING_SITE_FRACTION = 0.5

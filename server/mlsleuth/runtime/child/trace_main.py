@@ -16,7 +16,10 @@ if __name__ == "__main__" and rank_launcher.launch_if_asked(os.path.abspath(__fi
 import rank_sync
 import run_user_script
 from trace_observer import TraceObserver
+from trace_pinn import PinnObserver
 
 if __name__ == "__main__":
-    run_user_script.main_with_config(lambda config: [TraceObserver(config)] + ([rank_sync.RankObserver(config)] if rank_sync.world() else []))
+    run_user_script.main_with_config(
+        lambda config: [TraceObserver(config), PinnObserver(config)] + ([rank_sync.RankObserver(config)] if rank_sync.world() else [])
+    )
     rank_sync.leave_if_rank()

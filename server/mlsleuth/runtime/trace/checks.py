@@ -1395,3 +1395,5 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
 # the cross-rank checks of multi-process runs live in their own module (registered on import)
 from mlsleuth.runtime.trace import checks_ranks  # noqa: F401
 from mlsleuth.runtime.trace import checks_amp  # noqa: E402 - mixed precision and accelerate checks, registered on import
+# the PINN checks live in their own module; importing it registers them with the other trace checks
+from mlsleuth.runtime.trace import checks_pinn  # noqa: F401

@@ -130,6 +130,13 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         script = (payload.get("config") or {}).get("script")
         if script:
             data = {**data, "script_dir": os.path.dirname(script)}  # user call sites are shown relative to it
+        pinn = (payload.get("observers") or {}).get("pinn")
+        if pinn:  # the PINN observer's measurements (runtime/child/trace_pinn.py), read by checks_pinn.py
+            from mlsleuth.runtime.trace.checks_pinn import loss_term_summary
+
+            data = {**data, "pinn": pinn}
+            if loss_term_summary(pinn):
+                stats["pinn_loss_terms"] = loss_term_summary(pinn)
         report.findings.extend(trace_findings(data, path=path, command=command))
         losses = data.get("losses") or []
         if losses:
@@ -160,6 +167,10 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
     report.findings = rank(report.findings, "trace")
     report.finalize(stats=stats, sort=False)
     report.summary.text = _summary(report, status, steps, info)
+    if stats.get("pinn_loss_terms"):
+        from mlsleuth.runtime.trace.checks_pinn import loss_terms_text
+
+        report.summary.text += f"; {loss_terms_text(stats['pinn_loss_terms'])}"
     return report
 
 
