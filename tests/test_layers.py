@@ -23,7 +23,7 @@ PACKAGE_DIR = Path(mlsleuth.__file__).parent
 FLOOR = {"", "report", "catalog", "config", "render", "process_runner", "process_cgroup", "child_launcher", "version"}
 CAPABILITIES = {"scan", "runtime", "sweep"}
 COMBINERS = {"triage"}  # above the capabilities, below the faces
-FACES = {"cli", "commands", "serving", "mcp_server", "docgen", "__main__"}
+FACES = {"cli", "commands", "serving", "mcp_server", "docgen", "__main__", "integrations"}
 CHILD = "runtime.child"
 
 

@@ -53,6 +53,9 @@ def _cases() -> dict[str, tuple[str, str, dict[str, Any]]]:
         cases[f"models_{function}"] = ("diagnose", f"diagnose_cases/models.py:{function}", {**battery, "steps": 30})
     for name in sorted(p.stem for p in NAN_CASES.glob("*.py")):
         cases[f"nan_{name}"] = ("nan", f"nan_cases/{name}.py", {"max_steps": 100, "timeout_s": 120, "cwd": "nan_cases"})
+    pinn = json.loads((TESTS / "zoo_pinn" / "cases.json").read_text(encoding="utf-8"))  # the PINN zoo (issue 15)
+    for name in [f"{c['name']}_{v}" for c in pinn["cases"] for v in ("bug", "fixed")] + [c["name"] for c in pinn["clean"]]:
+        cases[f"pinn_{name}"] = ("trace", f"zoo_pinn/{name}.py", {"steps": 20, "cwd": "zoo_pinn", "timeout_s": 240})
     return cases
 
 

@@ -159,6 +159,17 @@ def test_main_description_names_the_symptoms_users_report():
         assert symptom in description, f"the description should mention {symptom!r}"
 
 
+@pytest.mark.parametrize("sub, symptoms", [
+    ("rl", ("reinforcement", "ppo", "dqn", "returns", "entropy", "seed")),
+    ("pinn", ("physics-informed", "pinn", "residual", "boundary", "create_graph", "collocation", "orders of magnitude", "units")),
+])
+def test_companion_descriptions_name_the_symptoms_users_report(sub, symptoms):
+    """The companions install as skills of their own (mlsleuth-rl, mlsleuth-pinn): their descriptions must trigger alone."""
+    description = frontmatter(ROOT / sub / "SKILL.md")[0]["description"].lower()
+    for symptom in symptoms:
+        assert symptom in description, f"{sub}/SKILL.md's description should mention {symptom!r}"
+
+
 def test_main_skill_body_is_under_500_lines():
     _, body = frontmatter(ROOT / "SKILL.md")
     assert len(body.splitlines()) < 500

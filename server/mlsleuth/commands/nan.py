@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--python", metavar="PATH", help="interpreter to run the script with (default: a .venv/venv next to the script, else this one)")
     p.add_argument("--timeout", type=float, default=600.0, metavar="S", help="kill the run after S seconds (default 600)")
     p.add_argument("--cwd", metavar="DIR", help="working directory for the script (default: the current one)")
+    p.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks of a DDP/FSDP script (like torchrun); all stop at the first non-finite value and the failing rank is replayed")
     add_output_options(p)
     p.set_defaults(handler=run, _parser=p)
 
@@ -47,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         prepared = prepare_nan(args.script, args=script_args, max_steps=args.max_steps, snapshot_every=args.snapshot_every,
                                memory_budget_mb=args.memory_budget, timeout_s=args.timeout, python=args.python, cwd=args.cwd,
-                               save_dir=args.save_dir, replay=not args.no_replay)
+                               save_dir=args.save_dir, replay=not args.no_replay,
+                               nproc_per_node=args.nproc_per_node)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
     if sys.stderr.isatty() and not args.quiet:

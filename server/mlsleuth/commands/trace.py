@@ -20,13 +20,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         epilog="example: mlsleuth trace train.py --steps 30 -- --data ./small --batch-size 32",
     )
-    p.add_argument("script", help="the training script (.py)")
+    p.add_argument("script", nargs="?", help="the training script (.py)")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.add_argument("--steps", type=int, default=20, metavar="N", help="optimizer steps to watch before stopping the script (default 20)")
     p.add_argument("--python", metavar="PATH", help="interpreter to run the script with (default: a .venv/venv next to the script, else this one)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="kill the script after S seconds (default 300)")
     p.add_argument("--memory-limit", type=int, metavar="MB", help="cap the child's address space (CPU runs only; CUDA needs a large address space)")
     p.add_argument("--cwd", metavar="DIR", help="working directory for the script (default: the current one)")
+    p.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks of a DDP/FSDP script (like torchrun) and merge them into one report")
+    p.add_argument("--merge", metavar="DIR", help="merge the per-rank results that `mlsleuth trace` under torchrun/srun wrote to DIR (.mlsleuth/ranks/<launch>) into one report; no script runs")
     add_selection_options(p)
     add_output_options(p)
     p.set_defaults(handler=run, _parser=p)
@@ -40,9 +42,19 @@ def run(args: argparse.Namespace) -> int:
 
     args, script_args = split_script_args(args)
     selection = selection_from_args(args, tools=("trace",))
+    if args.merge:
+        from mlsleuth.runtime.trace.world import merge_folder
+
+        try:
+            return emit(merge_folder(args.merge, selection=selection), args)
+        except RuntimeInputError as exc:
+            raise UsageError(str(exc)) from None
+    if not args.script:
+        raise UsageError("trace needs the training script: mlsleuth trace SCRIPT (or --merge DIR)")
     try:
         prepared = prepare_trace(args.script, args=script_args, steps=args.steps, python=args.python, timeout_s=args.timeout,
-                                 memory_limit_mb=args.memory_limit, cwd=args.cwd, selection=selection)
+                                 memory_limit_mb=args.memory_limit, cwd=args.cwd, selection=selection,
+                                 nproc_per_node=args.nproc_per_node)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
     if sys.stderr.isatty() and not args.quiet:

@@ -92,6 +92,14 @@ LOST_UPDATE_WEIGHT_SHARE = 0.25
 # micro-batches stays near 1x (below, when they disagree); a plain sum lands between sqrt(k)x and kx.
 # Flagged above the midpoint (1 + sqrt(k)) / 2, on the median over the traced steps.
 ACCUMULATION_MIN_STEPS = 3
+# loss divided twice (by hand and again by accelerator.backward): the scale reaching backward is within this
+# factor of 1/k**2 (k micro-batches per step), against 1/k for a plain average.
+ACCUMULATION_DOUBLE_TOLERANCE = 1.5
+
+# mixed precision: GradScaler skipping optimizer.step() on inf/NaN gradients. A few skips at the start are how
+# the scale is calibrated; flagged when at least AMP_SKIPPED_MIN steps and AMP_SKIPPED_FRACTION of all attempts were skipped.
+AMP_SKIPPED_MIN = 5
+AMP_SKIPPED_FRACTION = 0.5
 
 # numerics early warning: log of values below tiny ** LOG_TINY_POWER (1e-30 for float32) is one
 # underflow away from log(0) = -inf; exp of inputs above EXP_NEAR_OVERFLOW x ln(dtype max) (80 for
@@ -103,3 +111,23 @@ EXP_NEAR_OVERFLOW = 0.9
 # share of the token batch, and that id holding at least this share of the loss's class-index targets.
 PADDING_FRACTION = 0.2
 PADDING_TARGET_SHARE = 0.2
+
+# cross-rank checks (multi-process runs): per-parameter sums of values or gradients that data-parallel
+# training keeps identical on every rank count as different when they differ by more than this relative
+# amount (all-reduce hands every rank the same bits; the slack covers a reduction order that differs).
+RANK_SUM_RTOL = 1e-5
+# physics-informed networks (runtime/trace/checks_pinn.py). Loss terms: flagged when, on the first sampled
+# steps, the largest term is at least this many times the smallest both in value and in gradient norm with
+# respect to the parameters (four orders of magnitude: a classic well-posed problem starts one to three
+# orders apart and trains; past four, the small term's share of the update is lost in the large one's).
+PINN_TERM_RATIO = 1e4
+# collocation coordinates beyond this magnitude, or a coordinate that spans less than PINN_COORD_MIN_SPAN
+# over its whole range: far from the unit scale the network's initialisation and activations assume.
+PINN_COORD_MAX = 100.0
+PINN_COORD_MIN_SPAN = 1e-2
+# the residual's points (the widest derivative site) span less than this share of the region every model
+# input spans (boundary and initial points included): part of the domain has no residual at all.
+PINN_COLLOCATION_COVERAGE = 0.5
+# a derivative call site is part of the training step when it ran before a backward in at least this share
+# of the steps that had one (an evaluation of the residual every few hundred steps is not).
+PINN_TRAINING_SITE_FRACTION = 0.5

@@ -19,3 +19,12 @@ def test_symmetric_weights_is_found():
 
 def test_symmetric_weights_is_not_found_without_the_bug():
     assert not findings_of("zoo_zero_init_high_lr_fixed", CHECK)
+
+
+def test_rows_blown_up_to_inf_are_not_called_symmetric():
+    """Weights an exploding update turned into inf/NaN rows match trivially; non-finite-loss tells that story."""
+    from .measurements import findings_for
+
+    row = {"name": "0.weight", "module": "0", "rows": 64, "all_zero": False}
+    assert findings_for(CHECK, {"symmetric": [{**row, "max_abs": 0.5}]})
+    assert not findings_for(CHECK, {"symmetric": [{**row, "max_abs": float("inf")}]})

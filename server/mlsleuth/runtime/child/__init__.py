@@ -15,5 +15,7 @@ tests/runtime/test_imports.py).
 * ``channel``  - report results and progress back to the parent (JSON files);
 * ``observer`` - the hook protocol the script runner calls; ``trace`` and ``nan``
   each implement an observer (``trace_observer``, ``nan_watch``);
-* ``probes``, ``diagnose_checks``, ``nan_ops``, ``nan_snapshots`` - the measurements.
+* ``probes``, ``diagnose_checks``, ``nan_ops``, ``nan_snapshots`` - the measurements;
+* ``compile_guard`` - torch.compile'd code runs eagerly while observed (dynamo would trace the hooks);
+* ``trace_amp`` - GradScaler and accelerate for trace: the loss as computed, skipped steps, scaled clipping.
 """

@@ -49,13 +49,14 @@ def _exception(exc: BaseException) -> dict[str, str]:
 
 # -- script mode ------------------------------------------------------------------------------
 def run_script(config: dict[str, Any]) -> dict[str, Any]:
+    import rank_sync
     from nan_watch import NanObserver, NanReplayObserver
 
     obs = (NanObserver if config.get("replay_step") is None else NanReplayObserver)(config)
     payload = run_user_script.run(
         config["script"],
         config.get("argv", []),
-        observers=[obs],
+        observers=[obs, rank_sync.RankObserver(config)] if rank_sync.world() else [obs],
         max_steps=config.get("max_steps"),
         extra={"mode": "script"},
         write=False,
@@ -67,7 +68,13 @@ def run_script(config: dict[str, Any]) -> dict[str, Any]:
 
 def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
     """Run the script again in a fresh process, with the locator armed for the failing step."""
+    import rank_sync
+
     step = obs.failure["step"]
+    rendezvous = rank_sync.free_rendezvous()  # this process may still hold the rendezvous port
+    if rendezvous is None:
+        return {"status": "replay-skipped", "error": "a rank of a multi-process run cannot be replayed alone; "
+                "run `mlsleuth nan --nproc-per-node N` to let mlsleuth replay every rank"}
     # inside the run's scratch folder (the result file's): removed with it even if the run is killed
     scratch = os.path.dirname(os.environ.get(channel.RESULT_ENV, "")) or None
     with tempfile.TemporaryDirectory(prefix="mlsleuth-nan-replay-", dir=scratch) as tmp:
@@ -82,6 +89,7 @@ def replay_script(config: dict[str, Any], obs: Any) -> dict[str, Any]:
         env[channel.RESULT_ENV] = result_path
         env.pop(channel.PROGRESS_ENV, None)  # the replay's steps must not look like progress of the first run
         env.pop(channel.STEP_ENV, None)
+        env.update(rendezvous)
         channel.progress(f"replaying step {step} with operation-level instrumentation", step=step, replay=True, force=True)
         with open(err_path, "wb") as err:
             proc = subprocess.run(
@@ -239,6 +247,10 @@ def replay_function(config: dict[str, Any], setup: Any, model: Any, optimizer: A
 
 
 def main() -> None:
+    import rank_launcher
+
+    if rank_launcher.launch_if_asked(os.path.abspath(__file__)):
+        return  # this process launched the ranks (--nproc-per-node) and wrote their results
     try:
         with open(sys.argv[1], encoding="utf-8") as fh:
             config = json.load(fh)
@@ -250,6 +262,9 @@ def main() -> None:
         channel.write_result({"status": "harness-error", "steps": 0, "last_good_step": None, "exception": {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()[-6000:]}, "observers": {}, "observer_errors": []})
         raise
     channel.write_result(payload)
+    import rank_sync
+
+    rank_sync.leave_if_rank()
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@ Patches installed (all removed on exit)
   ``on_module_forward``) - installed only when an observer overrides
   ``on_module_forward`` or sets ``wants_module_stack = True``, because they cost
   time on every module call;
+* ``torch.compile``: compiled code runs eagerly while observed, and the forward hooks skip the
+  compile wrapper (its ``_orig_mod`` is the root); see ``compile_guard``;
 * ``nn.Module.train`` (and so ``eval``): ``on_mode_change`` for the outermost call only;
 * any extra ``(owner, attribute, wrapper_factory)`` an observer lists in its
   ``patches`` attribute: ``setattr(owner, attribute, wrapper_factory(runner, original))``.
@@ -86,6 +88,8 @@ import traceback
 from typing import Any
 
 import channel
+from compile_guard import EagerCompile, is_compile_wrapper
+import closure_steps
 from observer import Observer, StopTraining
 
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
@@ -135,6 +139,8 @@ class Runner:
         self._patched_sched: set[type] = set()
         self._sched_init_depth = 0
         self._sched_step_depth = 0
+        self.compile_guard = EagerCompile()  # torch.compile'd code runs eagerly under observation (see compile_guard)
+        self._pending_step_start: Any = None  # an optimizer whose step started but is not announced yet (closure)
 
     # -- for observers ---------------------------------------------------------
     def record_error(self, observer: str, hook: str) -> None:
@@ -234,6 +240,7 @@ class Runner:
         from torch.optim import optimizer as optim_mod
 
         runner = self
+        self.compile_guard.install()
 
         # optimizer creation, zero_grad, step
         orig_opt_init = torch.optim.Optimizer.__init__
@@ -274,10 +281,16 @@ class Runner:
                 runner.optimizer_replacements.append(runner.step)
             if runner._stopping:  # the script swallowed StopTraining: do not let it train on
                 raise StopTraining(runner._stop_reason or "max-steps")
-            runner.phase = "optimizer"
-            runner.notify("on_step_start", opt)
+            runner._pending_step_start = opt
+            deferred = closure_steps.defer_step_start(args, kwargs, lambda: runner._begin_step(opt))
+            if deferred is not None:  # forward and backward run inside step(): announce the step after them
+                return deferred
+            runner._begin_step(opt)
+            return None
 
         def step_post(opt, args, kwargs):
+            if runner._pending_step_start is opt:  # a closure step() never called its closure
+                runner._begin_step(opt)
             primary = opt is runner.primary_optimizer
             if primary:
                 runner.step += 1
@@ -371,6 +384,8 @@ class Runner:
             stack = self.module_stack
 
             def pre_hook(mod, inputs):
+                if is_compile_wrapper(mod):  # torch.compile's wrapper: its _orig_mod is the model
+                    return
                 if not stack and not runner._muted:
                     runner._register_root(mod)
                     if runner.phase in ("setup", "data", "optimizer"):
@@ -378,6 +393,8 @@ class Runner:
                 stack.append(mod)
 
             def post_hook(mod, inputs, output):
+                if is_compile_wrapper(mod):
+                    return
                 if stack and stack[-1] is mod:
                     stack.pop()
                 elif mod in stack:  # an inner forward raised; drop what it left behind
@@ -395,6 +412,11 @@ class Runner:
             for owner, attribute, factory in getattr(obs, "patches", ()):
                 self._patch(owner, attribute, factory(self, getattr(owner, attribute)))
 
+    def _begin_step(self, opt: Any) -> None:
+        self._pending_step_start = None
+        self.phase = "optimizer"
+        self.notify("on_step_start", opt)
+
     def _backward(self, original, roots, args, kwargs):
         if self._backward_depth or self._muted:
             return original(*args, **kwargs)
@@ -409,6 +431,7 @@ class Runner:
             self._backward_depth -= 1
 
     def uninstall(self) -> None:
+        self.compile_guard.uninstall()
         for handle in reversed(self._handles):
             handle.remove()
         self._handles.clear()
@@ -528,6 +551,7 @@ def run(
         "observers": {},
         "observer_errors": runner.observer_errors,
         "environment": environment_info(),
+        "compile_calls": runner.compile_guard.compile_calls,  # torch.compile calls, run eagerly here
     }
     for obs in runner.observers:
         try:

@@ -48,6 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from compile_guard import unwrap
+
 TASKS = ("classification", "regression", "sequence")
 _PAIR_KEYS = (("inputs", "targets"), ("x", "y"), ("input", "target"))
 _KNOWN_KEYS = {"model", "batch", "loader", "loss_fn", "compute_loss", "optimizer", "num_classes", "task", "time_dim"}
@@ -266,7 +268,7 @@ def load_setup(spec: str) -> Setup:
     if spec_dict.get("num_classes") is not None and spec_dict["num_classes"] < 2:
         raise SetupError(f"{where}: 'num_classes' must be at least 2")
     setup = Setup(
-        model=model,
+        model=unwrap(model),  # a torch.compile'd model: checked as the eager model inside (see compile_guard)
         loss_fn=loss_fn,
         compute_loss=compute_loss,
         batch=spec_dict.get("batch"),

@@ -8,8 +8,18 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import rank_launcher
+
+if __name__ == "__main__" and rank_launcher.launch_if_asked(os.path.abspath(__file__)):
+    sys.exit(0)  # this process launched the ranks (--nproc-per-node) and wrote their results
+
+import rank_sync
 import run_user_script
 from trace_observer import TraceObserver
+from trace_pinn import PinnObserver
 
 if __name__ == "__main__":
-    run_user_script.main_with_config(lambda config: [TraceObserver(config)])
+    run_user_script.main_with_config(
+        lambda config: [TraceObserver(config), PinnObserver(config)] + ([rank_sync.RankObserver(config)] if rank_sync.world() else [])
+    )
+    rank_sync.leave_if_rank()

@@ -13,9 +13,12 @@ import time
 from typing import Any
 
 import probes
+import rank_sync
 from observer import Observer
+from trace_amp import AmpWatch
 from trace_causal import CausalProbe
 from trace_numerics import NumericsWatch
+from trace_stages import StageTracker
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
                   "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")  # the last four: target shapes only
@@ -88,11 +91,16 @@ class TraceObserver(Observer):
         self._root_scales: list[float] = []  # per backward of this step: backward root / last loss value
         self._norm_after_backward: float | None = None
         self.numerics = NumericsWatch(self._where)
+        self.stages = StageTracker()  # under a framework (Lightning): training calls only feed the training checks
+        self.stage_loss_calls: dict[str, dict] = {}
+        self._outside_grads: set[int] = set()  # stage -> loss records of the non-training stages
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, "kl_div", self._wrap_kl_div())]
         self.patches += [(torch.nn.Module, "load_state_dict", self._wrap_load_state_dict())]
         self.patches += self.numerics.patches()
+        self.amp = AmpWatch()  # GradScaler and accelerate: the loss as computed, skipped steps, clipping on scaled grads
+        self.patches += self.amp.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -123,6 +131,15 @@ class TraceObserver(Observer):
             import torch
 
             def wrapped(*args, **kwargs):
+                stage = None if runner._muted else obs.stages.current()
+                if stage is not None and stage != "train":  # validation, sanity check, test: kept apart
+                    obs.stages.count(stage, "loss_calls")
+                    try:
+                        obs._record_loss_call(runner, fname, args, kwargs, obs.stage_loss_calls.setdefault(stage, {}))
+                    except Exception:  # noqa: BLE001 - never break the user's loss call; the failure is reported
+                        runner.record_error(obs.name, f"{fname} patch")
+                    return original(*args, **kwargs)
+                obs.stages.count(stage, "loss_calls")
                 if not runner._muted:
                     try:
                         obs._record_loss_call(runner, fname, args, kwargs)
@@ -145,8 +162,11 @@ class TraceObserver(Observer):
 
         return factory
 
-    def _record_loss_call(self, runner: Any, fname: str, args: tuple, kwargs: dict) -> None:
+    def _record_loss_call(self, runner: Any, fname: str, args: tuple, kwargs: dict, records: dict | None = None) -> None:
         import torch
+
+        if records is not None:  # another stage's call: its own records, no class counts
+            return self._record_other_stage_loss(runner, fname, args, kwargs, records)
 
         inp = _arg(args, kwargs, 0, "input")
         target = _arg(args, kwargs, 1, "target")
@@ -233,6 +253,22 @@ class TraceObserver(Observer):
             if (fname == "binary_cross_entropy_with_logits" and x.is_floating_point() and x.numel() > 8
                     and bool((x >= 0).all()) and bool((x <= 1).all())):
                 rec["probability_inputs"] += 1
+
+    def _record_other_stage_loss(self, runner: Any, fname: str, args: tuple, kwargs: dict, records: dict) -> None:
+        """A loss call of validation, test or the sanity check: the input's kind and the label range only."""
+        import torch
+
+        inp = _arg(args, kwargs, 0, "input")
+        target = _arg(args, kwargs, 1, "target")
+        if not isinstance(inp, torch.Tensor) or not isinstance(target, torch.Tensor):
+            return
+        rec = records.setdefault(fname, {"calls": 0, "probability_inputs": 0, "step": runner.step, "input_shape": list(inp.shape)})
+        rec["calls"] += 1
+        if rec["calls"] > 20 or fname != "cross_entropy" or inp.dim() < 2 or not inp.is_floating_point():
+            return
+        x = inp.detach().float()
+        if bool((x >= 0).all()) and bool(((x.sum(1) - 1).abs() <= 1e-3).all()):
+            rec["probability_inputs"] += 1
 
     def _wrap_dropout(self, fname: str):
         obs = self
@@ -387,7 +423,9 @@ class TraceObserver(Observer):
         import torch
 
         name = runner.root_label(root)
-        if torch.is_grad_enabled():
+        stage = self.stages.current()
+        self.stages.count(stage, "forwards")
+        if torch.is_grad_enabled() and stage not in ("sanity_check", "validate", "test", "predict"):
             self._seq().append("F")
             if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
                 self.input_stats = probes.tensor_stats(inputs[0])
@@ -423,19 +461,22 @@ class TraceObserver(Observer):
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
         import torch
 
+        self.stages.count(self.stages.current(), "backwards")
         seq = self._seq()
         first = "B" not in seq
         seq.append("B")
         self._backward_this_step += 1
         root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
+        undo, amp_scale = self.amp.loss_factor(root)  # root * undo: the loss before GradScaler / accelerator.backward
         if runner.step < DETAILED_STEPS and isinstance(root, torch.Tensor) and root.numel() == 1:
             # how the loss passed to backward relates to the last loss function's value (1: as is; 1/k: divided)
             last = self._last_loss
             self._last_loss = None
             if last is not None and float(last.detach()) != 0:
-                self._root_scales.append(float(root.detach()) / float(last.detach()))
+                self._root_scales.append(float(root.detach()) / amp_scale / float(last.detach()))
         if first and isinstance(root, torch.Tensor) and root.numel() == 1:
-            value = float(root.detach())
+            value = float(root.detach()) * undo
+            self._loss_undone = undo * amp_scale != 1.0
             self.losses.append(value)
             if not math.isfinite(value) and self.non_finite_loss is None:
                 self.non_finite_loss = {"step": runner.step, "value": value}
@@ -497,8 +538,13 @@ class TraceObserver(Observer):
             if k >= 2 and self._norm_after_backward and len(self._root_scales) >= k and "Z" not in seq[seq.index("B"):]:
                 self.accumulation.append({"step": runner.step, "backward": k, "root_scale": _median(self._root_scales[-k:]),
                                           "post_scale": _grad_norm(_params_of(optimizer)) / self._norm_after_backward})
+                if self.losses and not getattr(self, "_loss_undone", True) and abs(self.accumulation[-1]["root_scale"] * k - 1) < 0.05:
+                    self.losses[-1] *= k  # a loss divided by the accumulation steps by hand: record the loss itself
+            self.amp.on_step_start(runner, optimizer)
             self._norm_after_backward = None
             self._root_scales = []
+            if runner.step < 3:  # gradients outside the optimizer, seen while they are fresh (a framework may clear them later)
+                self._outside_grads |= {id(p) for r in runner.roots for p in r.parameters() if p.grad is not None}
             seq.append("S")
             if "B" in seq:
                 last_b = max(i for i, e in enumerate(seq) if e == "B")
@@ -510,6 +556,8 @@ class TraceObserver(Observer):
         # discriminator or another replica's, steps its parameters outside the primary's step)
         names = self._names(runner)
         for p in _params_of(optimizer):
+            if rank_sync.empty_shard(p):  # an FSDP rank may hold no element of a small parameter: nothing to measure
+                continue
             rec = self.params.get(id(p))
             if rec is None:
                 name, module = names.get(id(p), (None, None))
@@ -660,7 +708,7 @@ class TraceObserver(Observer):
                     self.frozen.append({"name": name, "module": module, "numel": int(p.numel()), "in_optimizer": id(p) in in_opt})
                 elif id(p) not in in_opt:
                     self.not_in_optimizer.append({"name": name, "module": module, "numel": int(p.numel()),
-                                                  "has_grad": p.grad is not None})
+                                                  "has_grad": p.grad is not None or id(p) in self._outside_grads})
         if runner.step >= 1:
             for p in self._opt_params(runner):
                 rec = self.params.get(id(p))
@@ -723,6 +771,9 @@ class TraceObserver(Observer):
             "state_dict_loads": self.state_dict_loads,
             "accumulation": self.accumulation[:50],
             "numerics": self.numerics.result(),
+            "amp": self.amp.result(),
+            "stages": self.stages.result(),
+            "stage_loss_calls": self.stage_loss_calls,
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

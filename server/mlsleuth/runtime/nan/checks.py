@@ -311,7 +311,7 @@ def nan_replay_nondeterministic(run: NanRun) -> Iterator[Found]:
     `torch.backends.cudnn.benchmark = False`, then run `mlsleuth nan` again.
     """
     replay_run, replay, failure, step = run.replay_run, run.replay, run.failure, run.step
-    if not failure or not replay_run or replay_run.get("status") in ("no-snapshot", "replay-failed"):
+    if not failure or not replay_run or replay_run.get("status") in ("no-snapshot", "replay-failed", "replay-skipped"):
         return
     data = replay_run.get("nan") or {}
     divergence = data.get("divergence")

@@ -66,6 +66,7 @@ def prepare_nan(
     save_dir: str | os.PathLike[str] | None = None,
     replay: bool = True,
     memory_limit_mb: int | None = None,
+    nproc_per_node: int | None = None,
 ):
     """Validate and build (not start) a NaN-localisation run of a script or a ``FILE:FUNCTION`` setup.
 
@@ -99,6 +100,13 @@ def prepare_nan(
         raise RuntimeInputError(f"--memory-budget must be a positive number of MB, got {memory_budget_mb!r}")
     if not timeout_s or timeout_s <= 0:
         raise RuntimeInputError("--timeout must be a positive number of seconds")
+    from mlsleuth.runtime import multirank
+
+    multirank.check_nproc(nproc_per_node)
+    if nproc_per_node and multirank.external_world():
+        raise RuntimeInputError("--nproc-per-node launches the ranks itself; under torchrun/srun (RANK and WORLD_SIZE set) leave it out")
+    if nproc_per_node and function is not None:
+        raise RuntimeInputError("--nproc-per-node applies to SCRIPT mode only, not to FILE:FUNCTION")
     interpreter, chosen_by = choose_interpreter(python, path.parent)
     workdir = Path(cwd) if cwd is not None else Path.cwd()
     if not workdir.is_dir():
@@ -114,6 +122,10 @@ def prepare_nan(
         "memory_budget_mb": float(memory_budget_mb),
         "save_dir": str(out_dir.resolve()),
         "replay": bool(replay),
+        "timeout_s": timeout_s,
+        "tool": "nan",
+        "nproc_per_node": nproc_per_node,
+        "hang_dump_after_s": timeout_s - min(max(0.15 * timeout_s, 3.0), 20.0),
     }
     if function:
         config["spec"] = f"{path.resolve()}:{function}"
@@ -127,7 +139,15 @@ def prepare_nan(
             "timeout_s": timeout_s}
     command = f"mlsleuth nan {shown}"
 
+    if nproc_per_node:
+        info["nproc_per_node"] = nproc_per_node
+        command += f" --nproc-per-node {nproc_per_node}"
+
     def to_report(result: Any):
+        if multirank.is_world(result.result):
+            from mlsleuth.runtime.nan.world import world_report
+
+            return world_report(result, info=info, path=display, command=command, build_single=build_report)
         return build_report(result, info=info, path=display, command=command)
 
     return PreparedRun(tool="nan", child=child, to_report=to_report, description=f"nan {shown} (up to {max_steps} steps)",

@@ -81,6 +81,8 @@ def _by_module(run: TraceRun, flagged: list[dict], message: str, obs_fn, next_te
 
 def _update_ratio(run: TraceRun, low: bool) -> Iterator[Found]:
     """Weight matrices whose median per-step ||dW|| / ||W|| lies below (``low``) or above the healthy band."""
+    if checks_amp.gradients_still_scaled(run.data):
+        return  # the ratios reflect the loss scale, not the learning rate (clip-on-scaled-gradients names the cause)
     loss_falls = _loss_falls(run)
     for p in run.live:
         r = p.get("update_ratio_median")
@@ -443,6 +445,8 @@ def vanishing_gradients(run: TraceRun) -> Iterator[Found]:
     How to confirm: print each layer's gradient norm after one backward and find where it drops.
     What to do instead: ReLU/GELU, normalisation layers, residual connections, Kaiming/Xavier init.
     """
+    if checks_amp.gradients_still_scaled(run.data):
+        return
     weights = [p for p in run.live if len(p["shape"]) >= 2 and isinstance(p["grad_norm_median"], (int, float))
                and math.isfinite(p["grad_norm_median"]) and p["numel"] > 0]
     if len(weights) >= 3:
@@ -1057,6 +1061,8 @@ def symmetric_weights(run: TraceRun) -> Iterator[Found]:
     What to do instead: random init (Kaiming/Xavier) for hidden layers; zero init only for a final layer or biases.
     """
     for s in run.data.get("symmetric", [])[:10]:
+        if not math.isfinite(s.get("max_abs", 0.0)):
+            continue  # weights blown up to inf/NaN are "identical" rows by accident (non-finite-loss tells that story)
         yield Found(
             f"all {s['rows']} output units of '{s['module']}' still have identical weights after training steps: symmetry was never broken, so the layer acts as one unit",
             observation=f"{s['name']}: every row equal to the first {_zero_note(s)} after the traced steps",
@@ -1276,7 +1282,7 @@ def grad_accumulation_unscaled(run: TraceRun) -> Iterator[Found]:
     """
     acc = [a for a in run.data.get("accumulation", [])
            if a.get("backward", 0) >= 2 and isinstance(a.get("root_scale"), (int, float)) and isinstance(a.get("post_scale"), (int, float))]
-    if len(acc) < T.ACCUMULATION_MIN_STEPS:
+    if len(acc) < T.ACCUMULATION_MIN_STEPS or checks_amp.accelerate_backward_bypassed(run.data):
         return
     scales = sorted(a["root_scale"] * a["post_scale"] for a in acc)
     ks = sorted(a["backward"] for a in acc)
@@ -1384,3 +1390,10 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
                 fix="use F.binary_cross_entropy_with_logits on the logits, or clamp p before any log",
                 measurements={k: v for k, v in rec.items() if k != "per_step"}, module=_mod(rec.get("module")),
                 step=rec.get("first_exact_step"), op="sigmoid", phase="forward", **_site_location(run, rec))
+
+
+# the cross-rank checks of multi-process runs live in their own module (registered on import)
+from mlsleuth.runtime.trace import checks_ranks  # noqa: F401
+from mlsleuth.runtime.trace import checks_amp  # noqa: E402 - mixed precision and accelerate checks, registered on import
+# the PINN checks live in their own module; importing it registers them with the other trace checks
+from mlsleuth.runtime.trace import checks_pinn  # noqa: F401

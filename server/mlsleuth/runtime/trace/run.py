@@ -43,6 +43,7 @@ def prepare_trace(
     memory_limit_mb: int | None = None,
     cwd: str | os.PathLike[str] | None = None,
     selection: Any = None,
+    nproc_per_node: int | None = None,
     probes: Sequence[str] = (),
 ) -> PreparedRun:
     """Validate and build (not start) the traced run of ``script``.
@@ -52,7 +53,8 @@ def prepare_trace(
 
     ``cwd``: working directory of the script (default: the current one, as when
     the user runs ``python script.py`` themselves). ``selection``: an optional
-    :class:`mlsleuth.config.Selection` applied to the findings.
+    :class:`mlsleuth.config.Selection` applied to the findings. ``nproc_per_node``: launch
+    that many ranks (DDP/FSDP) and merge them into one report (see :mod:`mlsleuth.runtime.trace.world`).
     Raises :class:`RuntimeInputError` for input the user can fix.
     """
     from mlsleuth.process_runner import ChildRun
@@ -70,6 +72,12 @@ def prepare_trace(
         raise RuntimeInputError("--timeout must be a positive number of seconds")
     if memory_limit_mb is not None and memory_limit_mb < 64:
         raise RuntimeInputError("--memory-limit must be at least 64 MB")
+    from mlsleuth.runtime import multirank
+    from mlsleuth.runtime.trace import world
+
+    multirank.check_nproc(nproc_per_node)
+    if nproc_per_node and multirank.external_world():
+        raise RuntimeInputError("--nproc-per-node launches the ranks itself; under torchrun/srun (RANK and WORLD_SIZE set) leave it out")
     interpreter, chosen_by = choose_interpreter(python, path.parent)
     workdir = Path(cwd) if cwd is not None else Path.cwd()
     display = _display_path(path, workdir)
@@ -78,13 +86,27 @@ def prepare_trace(
     extra = min(T.VERDICT_EXTRA_STEPS_FACTOR * steps, T.VERDICT_EXTRA_STEPS_MAX)
     write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps,
                          "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s,
+                         "nproc_per_node": nproc_per_node, "tool": "trace", "hang_dump_after_s": timeout_s - world.hang_margin(timeout_s),
                          "probes": [str(p) for p in probes]})
     info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "script": display, "steps_requested": steps,
             "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb}
     command = f"mlsleuth trace {display}"
+    if nproc_per_node:
+        info["nproc_per_node"] = nproc_per_node
+        command += f" --nproc-per-node {nproc_per_node}"
+    outside = None if nproc_per_node else multirank.external_world()  # started by torchrun/srun
+    started = world.now()
 
     def to_report(result: Any):
-        return build_report(result, info=info, path=display, command=command, selection=selection)
+        shared = {"info": info, "path": display, "command": command, "selection": selection, "build_single": build_report,
+                  "script": str(path.resolve())}
+        if multirank.is_world(result.result):
+            return world.world_report(result, **shared)
+        report = build_report(result, info=info, path=display, command=command, selection=selection)
+        if outside is not None and outside[1] > 1:
+            return world.under_launcher(report, result, rank_world=outside, folder=world.ranks_folder(workdir), started=started,
+                                        wait_s=timeout_s + 30, **shared)
+        return report
 
     return PreparedRun(tool="trace", child=child, to_report=to_report, description=f"trace {display} ({steps} steps)",
                        total_steps=steps, info=info)
@@ -107,10 +129,19 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
     if payload:
         stats.update({"status": payload.get("status"), "steps_traced": payload.get("steps", 0),
                       "environment": payload.get("environment", {})})
+        if payload.get("compile_calls"):
+            stats["torch_compile"] = "torch.compile ran eagerly under trace (same maths; the compiler itself is not observed)"
     if data is not None:
         script = (payload.get("config") or {}).get("script")
         if script:
             data = {**data, "script_dir": os.path.dirname(script)}  # user call sites are shown relative to it
+        pinn = (payload.get("observers") or {}).get("pinn")
+        if pinn:  # the PINN observer's measurements (runtime/child/trace_pinn.py), read by checks_pinn.py
+            from mlsleuth.runtime.trace.checks_pinn import loss_term_summary
+
+            data = {**data, "pinn": pinn}
+            if loss_term_summary(pinn):
+                stats["pinn_loss_terms"] = loss_term_summary(pinn)
         report.findings.extend(trace_findings(data, path=path, command=command))
         losses = data.get("losses") or []
         if losses:
@@ -118,6 +149,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         if data.get("lr"):
             stats["lr_first"], stats["lr_last"] = data["lr"][0], data["lr"][-1]
         stats["call_sequence"] = data.get("sequences", [])[:3]
+        scalers = (data.get("amp") or {}).get("scalers") or []
+        if scalers:  # GradScaler: optimizer steps attempted and skipped (inf/NaN gradients); losses above are unscaled
+            stats["grad_scaler"] = {k: scalers[0].get(k) for k in ("attempts", "skipped", "initial_scale", "scale_now")}
         if data.get("extension"):
             ext = data["extension"]
             stats["steps_extended"] = (f"{ext['extra']} step(s) beyond the {ext['requested']} requested were watched "
@@ -140,6 +174,10 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
     report.findings = rank(report.findings, "trace")
     report.finalize(stats=stats, sort=False)
     report.summary.text = _summary(report, status, steps, info)
+    if stats.get("pinn_loss_terms"):
+        from mlsleuth.runtime.trace.checks_pinn import loss_terms_text
+
+        report.summary.text += f"; {loss_terms_text(stats['pinn_loss_terms'])}"
     return report
 
 

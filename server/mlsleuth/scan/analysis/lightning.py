@@ -16,9 +16,11 @@ of a batch loop instead (see :mod:`~mlsleuth.scan.analysis.training_step_model`)
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import value_origins
-from mlsleuth.scan.analysis.context import FileContext, FunctionNode
+from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant, dotted
+from mlsleuth.scan.analysis.training_step_model import classify_construction
 
 _LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
 
@@ -69,3 +71,85 @@ def is_stub(func: FunctionNode) -> bool:
     """A body that only documents, passes or raises (an abstract method meant to be overridden)."""
     body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     return all(isinstance(s, (ast.Pass, ast.Raise)) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body)
+
+
+@dataclass(frozen=True)
+class ReturnedScheduler:
+    """A scheduler that ``configure_optimizers`` builds and hands to Lightning, and how often Lightning steps it.
+
+    ``interval``: ``"step"`` or ``"epoch"`` as Lightning will read it (``"epoch"`` when the scheduler is
+    returned bare or its config dict has no ``"interval"``), None when the value is computed.
+    ``misplaced_interval``: an ``"interval"`` key written next to ``"optimizer"`` in the outer dict, where
+    Lightning does not look for it.
+    """
+
+    construction: ast.Call
+    name: str
+    interval: str | None
+    misplaced_interval: ast.AST | None
+
+
+def returned_schedulers(ctx: FileContext, method: FunctionNode) -> list[ReturnedScheduler]:
+    """The schedulers ``configure_optimizers`` builds and returns (directly, in lists or in config dicts)."""
+    built: dict[str, tuple[ast.Call, str]] = {}
+    inline: list[tuple[ast.Call, str]] = []
+    for node in ast.walk(method):
+        if not isinstance(node, ast.Call):
+            continue
+        kind = classify_construction(ctx, node)
+        if kind is None or kind[0] != "scheduler" or kind[1] == "lr_schedulers":
+            continue
+        parent = ctx.parent(node)
+        target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+        name = dotted(target) if target is not None else None
+        if name is not None:
+            built[name] = (node, kind[1])
+        else:
+            inline.append((node, kind[1]))
+    configs: dict[int, ast.Dict] = {}  # id(construction) -> the {"scheduler": ...} dict naming it
+    misplaced = None
+    for node in ast.walk(method):
+        if not isinstance(node, ast.Dict):
+            continue
+        keys = {constant(k): v for k, v in zip(node.keys, node.values) if k is not None}
+        if "optimizer" in keys and "interval" in keys:
+            misplaced = node
+        value = keys.get("scheduler")
+        if value is None:
+            continue
+        found = built.get(dotted(value) or "") if not isinstance(value, ast.Call) else next(((c, n) for c, n in inline if c is value), None)
+        if found is not None:
+            configs[id(found[0])] = node
+    returned = _returned_names(ctx, method)
+    out = []
+    for key, (call, name) in [*built.items(), *((None, item) for item in inline)]:
+        config = configs.get(id(call))
+        if config is not None:
+            keys = {constant(k): v for k, v in zip(config.keys, config.values) if k is not None}
+            raw = keys.get("interval")
+            value = constant(raw) if raw is not None else "epoch"
+            interval = value if value in ("step", "epoch") else None
+        elif (key is not None and key in returned) or (key is None and _inside_return(ctx, call)):
+            interval = "epoch"
+        else:
+            continue  # built but not visibly handed to Lightning
+        out.append(ReturnedScheduler(call, name, interval, misplaced if interval == "epoch" else None))
+    return out
+
+
+def _inside_return(ctx: FileContext, node: ast.AST) -> bool:
+    return any(isinstance(a, ast.Return) for a in ctx.ancestors(node))
+
+
+def _returned_names(ctx: FileContext, method: FunctionNode) -> set[str]:
+    """Dotted names read inside the method's return values, and inside containers assigned to names it returns."""
+    names: set[str] = set()
+    for node in ast.walk(method):
+        if isinstance(node, ast.Return) and node.value is not None:
+            names |= {d for n in ast.walk(node.value) if (d := dotted(n)) is not None}
+    for _ in range(2):  # `cfg = {"lr_scheduler": sched}; return cfg`, one level of indirection more
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]) in names:
+                if isinstance(node.value, (ast.Dict, ast.List, ast.Tuple)):
+                    names |= {d for n in ast.walk(node.value) if (d := dotted(n)) is not None}
+    return names

@@ -29,6 +29,7 @@ The index never raises for bad input: an unreadable or unparsable module is
 from __future__ import annotations
 
 import ast
+import re
 import hashlib
 import io
 import os
@@ -44,6 +45,7 @@ from mlsleuth.scan.analysis.context import FileContext, FunctionNode
 MAX_PARSED = 256  # parsed modules kept at once (least recently used are released)
 MAX_REEXPORT_HOPS = 4
 MAX_CALLER_FILES = 40  # more candidate callers than this: the binding is left unknown
+_EVENT_CALL = re.compile(r"\.(zero_grad|backward|manual_backward|step|train|eval)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -311,6 +313,18 @@ class ProjectIndex:
                 if text is not None and word in text:
                     found.append(other)
             cache[word] = found
+        return found
+
+    def may_define_training_helper(self, name: str) -> bool:
+        """Some listed file defines ``def name(`` and also calls a training event (``.backward(``,
+        ``.step(``, ``.eval(``, ...): a text test, no parsing, before a costly caller search."""
+        if self._deps:
+            self._deps[-1]["<listing>"] = self.listing_key()
+        cache = self.__dict__.setdefault("_helper_names", {})
+        found = cache.get(name)
+        if found is None:
+            found = any(_EVENT_CALL.search(self._text(other) or "") for other in self._files_with(f"def {name}("))
+            cache[name] = found
         return found
 
     def files_mentioning(self, ctx: FileContext, word: str) -> list[FileContext]:

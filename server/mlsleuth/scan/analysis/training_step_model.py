@@ -104,6 +104,24 @@ _EVENT_METHODS = {
     "zero_grad", "clear_grad", "clear_gradients", "backward", "manual_backward", "step", "clip_grad_norm_",
     "clip_grad_value_", "clip_grad_norm", "clip_gradients", "unscale_", "train", "eval", "zero_",
 }
+# calls that are never a project's training helper: library methods every file calls many times
+_NOT_HELPERS = frozenset({
+    "append", "extend", "items", "keys", "values", "get", "update", "format", "join", "split", "strip", "replace",
+    "item", "size", "view", "reshape", "to", "cuda", "cpu", "float", "long", "int", "detach", "numpy", "tolist",
+    "unsqueeze", "squeeze", "permute", "transpose", "contiguous", "mean", "sum", "max", "min", "argmax", "clone",
+    "print", "len", "range", "enumerate", "zip", "isinstance", "getattr", "setattr", "hasattr", "super", "list",
+    "dict", "tuple", "set", "str", "open", "add_argument", "parse_args", "add_scalar", "log", "info", "warning",
+    "debug", "write", "read", "exists", "makedirs", "parameters", "named_parameters", "state_dict",
+    "load_state_dict", "save", "load", "no_grad", "format_exc", "time", "perf_counter", "apply", "modules",
+})
+_LIBRARY_TOPS = frozenset({
+    "torch", "numpy", "np", "pandas", "scipy", "sklearn", "transformers", "lightning", "pytorch_lightning",
+    "accelerate", "torchvision", "timm", "os", "sys", "math", "random", "json", "time", "logging", "argparse",
+    "collections", "itertools", "functools", "pathlib", "typing", "wandb", "tqdm", "matplotlib", "einops",
+})
+_SUMMARY_PROBES = 60
+# what a training or evaluation loop iterates over: a loader, batches, epochs, steps
+_DATA_LOOP = re.compile(r"load|batch|data|epoch|sampl|train", re.IGNORECASE)
 _MAY_HAVE_EVENTS = re.compile(
     r"\.(zero_grad|clear_grad|backward|manual_backward|step|train|eval|unscale_|zero_|clip_grad_\w*)\s*\(|\.grad\b|clip_grad"
 )
@@ -338,7 +356,15 @@ class LoopModel:
         """Scopes worth tracing (see :meth:`_relevant_scopes`), found on first use."""
         if self._relevant is None:
             # Cheap text pre-filter: without any event-like call in the source there is nothing to trace.
-            self._relevant = self._relevant_scopes() if _MAY_HAVE_EVENTS.search(self.ctx.source) else set()
+            # Without the event names in its text a file can still train through helpers of other
+            # modules (`model.train_emb(batch)`, `validate(model)` -> `model.val_start()`): with a
+            # project, calls whose summary has events count too.
+            if _MAY_HAVE_EVENTS.search(self.ctx.source):
+                self._relevant = self._relevant_scopes()
+            elif self.ctx.project is not None:
+                self._relevant = self._relevant_scopes(through_helpers=True)
+            else:
+                self._relevant = set()
         return self._relevant
 
     @property
@@ -361,7 +387,7 @@ class LoopModel:
             if func in self.relevant:
                 yield func
 
-    def _relevant_scopes(self) -> set[ast.AST]:
+    def _relevant_scopes(self, *, through_helpers: bool = False) -> set[ast.AST]:
         """Scopes that contain a training event, directly or through in-file helpers (a cheap pre-filter).
 
         Building a trace costs a walk of the root and its inlined helpers; most functions of a
@@ -382,6 +408,8 @@ class LoopModel:
         for name, calls in by_name.items():
             if name in _EVENT_METHODS or name.endswith(("clip_grad_norm_", "clip_grad_value_")):
                 direct.update(ctx.enclosing_function(c) or ctx.tree for c in calls)
+        if through_helpers:
+            direct.update(self._scopes_calling_summarised_events(by_name, direct))
         relevant = set(direct)
         frontier = set(direct)
         for _ in range(INLINE_DEPTH):
@@ -391,6 +419,56 @@ class LoopModel:
             relevant |= callers
         # closures defined in a relevant function (LBFGS closure) are walked through their parent
         return relevant
+
+    def _scopes_calling_summarised_events(self, by_name: dict[str, list[ast.Call]], known: set[ast.AST]) -> set[ast.AST]:
+        """Scopes not yet known to train that call a function of another module, or a method of a project
+        class's instance, whose summary has training events. Bounded: names that cannot be a project
+        helper (methods of modules such as ``torch``/``np``, the commonest tensor and container methods)
+        are skipped, and at most ``_SUMMARY_PROBES`` distinct calls are resolved per file."""
+        ctx = self.ctx
+        imports = ctx.imports
+        found: set[ast.AST] = set()
+        probes = 0
+        # training happens in loops: only scopes that loop, or that a loop calls, are probed
+        looping: set[ast.AST] = set()
+        for loop in ctx.nodes_of(ast.For, ast.AsyncFor):
+            if not _DATA_LOOP.search(ctx.segment(loop.iter, 120)):
+                continue  # `for p in params`, `for rank in range(world)`: not a training loop
+            looping.add(ctx.enclosing_function(loop) or ctx.tree)
+            for call in ctx.calls(loop):
+                if isinstance(call.func, ast.Name) and call.func.id in by_name:
+                    looping.update(f for f in ctx.functions if f.name == call.func.id)
+        for name, calls in by_name.items():
+            if name in _EVENT_METHODS or name in _NOT_HELPERS or name.startswith("__"):
+                continue
+            for call in calls:
+                scope = ctx.enclosing_function(call) or ctx.tree
+                if scope in known or scope in found or scope not in looping:
+                    continue
+                func = call.func
+                if isinstance(func, ast.Attribute):
+                    head = value_origins.root_name(func.value)
+                    if head is None or head == "self" or head in imports and not self._project_import(head):
+                        continue
+                elif isinstance(func, ast.Name):
+                    if func.id not in imports or not self._project_import(func.id):
+                        continue
+                else:
+                    continue
+                probes += 1
+                if probes > _SUMMARY_PROBES:
+                    return found
+                bind = (isinstance(func, ast.Attribute) and head in value_origins.function_params(scope)
+                        and ctx.project.may_define_training_helper(name))
+                if self.summary_of(call, bind_params=bind) is not None:
+                    found.add(scope)
+        return found
+
+    def _project_import(self, name: str) -> bool:
+        """``name`` is imported from a module the project has (not torch, numpy, ...)."""
+        target = self.ctx.imports.get(name, "")
+        top = target.split(".", 1)[0]
+        return bool(top) and top not in _LIBRARY_TOPS
 
     # -- objects ---------------------------------------------------------------------------
     def object_of(self, expr: ast.AST | None, env: _Env | None = None) -> ObjectInfo | None:
@@ -509,6 +587,24 @@ class LoopModel:
         cache[key] = found
         return found
 
+    def summary_through(self, call: ast.Call, env: _Env) -> tuple[ast.AST, tuple] | None:
+        """Like :meth:`summary_of` for ``param.method(...)`` inside an inlined helper: the receiver is what the
+        caller passed (``train(model, ...)`` with ``model = VSE(opt)``), so its class is known without a caller search."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return None
+        passed, _ = _through_env(func.value, env)
+        if passed is func.value:
+            return None
+        owner = value_origins.instance_class(self.ctx, passed, bind_params=False)
+        if owner is None:
+            return None
+        method = value_origins.class_method(owner[0], owner[1], func.attr)
+        if method is None:
+            return None
+        events = function_summaries.effects(method[0], method[1])
+        return (method[1], events) if events else None
+
     def callee(self, call: ast.Call) -> FunctionNode | None:
         """Like ``FileContext.callee_definition``, with the module's functions looked up in a dict."""
         func = call.func
@@ -549,6 +645,12 @@ class LoopModel:
                 found.append(ObjectInfo("optimizer", f"@{call.lineno}:{call.col_offset}", call, kind[1]))
         self._optimizers = found
         return found
+
+
+def mentions_training_events(text: str) -> bool:
+    """The text calls an event method itself (``.backward(``, ``.step(``, ``.eval(``, ...); a file without
+    any trains, if at all, only through helpers of other modules."""
+    return _MAY_HAVE_EVENTS.search(text) is not None
 
 
 def loop_model(ctx: FileContext) -> LoopModel:
@@ -835,6 +937,12 @@ class _TraceBuilder:
     def _helper(self, call: ast.Call, state: _State) -> None:
         if len(state.via) < INLINE_DEPTH:
             self._inline(call, state)
+        elif self.model.callee(call) is None and state.env is not None and isinstance(call.func, ast.Attribute):
+            # past the inlining depth, a method called on what the caller passed in (`model.val_start()` in
+            # `validate(model)`) is still replayed: its class is known through the caller, its summary is cached
+            found = self.model.summary_through(call, state.env)
+            if found:
+                self._replay(call, state, found)
         elif self.model.callee(call) in self.model.relevant:
             # A helper too deep to inline: rules that need an event to be *absent* stay silent here.
             self._add("opaque", call, state, target=dotted(call.func))
@@ -937,8 +1045,12 @@ class _TraceBuilder:
     def _summarised(self, call: ast.Call, state: _State) -> None:
         """A call into another module or a method of an instance: replay its summary at the call site."""
         found = self.model.summary_of(call, bind_params=False)  # binding a parameter costs a caller search per call
-        if not found:
-            return
+        if not found and state.env is not None:
+            found = self.model.summary_through(call, state.env)
+        if found:
+            self._replay(call, state, found)
+
+    def _replay(self, call: ast.Call, state: _State, found: tuple[ast.AST, tuple]) -> None:
         callee, events = found
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         inner = state.but(via=state.via + (call,))

@@ -40,6 +40,7 @@ def register(server, env) -> None:
         max_steps: Annotated[int, Field(ge=1, le=1_000_000, description="Give up after this many optimizer steps without a NaN/Inf.")] = 1000,
         timeout_s: Annotated[float | None, Field(gt=0, description="Stop after this many seconds (capped by the server's --run-timeout).")] = None,
         max_findings: Annotated[int, Field(ge=1, le=MAX_FINDINGS_CAP, description="Return at most this many findings.")] = 50,
+        nproc_per_node: Annotated[int | None, Field(ge=1, le=64, description="For DDP/FSDP scripts: launch this many ranks (like torchrun --nproc-per-node) and merge them into one report, findings labelled by rank.")] = None,
     ) -> Annotated[CallToolResult, Report]:
         from mlsleuth.runtime.nan.run import prepare_nan, split_target
 
@@ -49,7 +50,8 @@ def register(server, env) -> None:
         return as_result(await run_user_code(
             ctx,
             env,
-            lambda timeout: prepare_nan(resolved, args=args, max_steps=max_steps, timeout_s=timeout, cwd=env.root),
+            lambda timeout: prepare_nan(resolved, args=args, max_steps=max_steps, timeout_s=timeout, cwd=env.root,
+                                         nproc_per_node=nproc_per_node),
             tool="nan",
             timeout_s=timeout_s,
             max_findings=max_findings,

@@ -67,3 +67,62 @@ def test_train_restored_or_eval_on_teacher_is_fine():
         """,
         TR,
     )
+
+
+def test_mid_epoch_validation_through_helpers_of_another_module(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(tmp_path, {
+        "model.py": """
+            import torch.nn as nn
+
+            class Retrieval(nn.Module):
+                def __init__(self, opt):
+                    super().__init__()
+                    self.img_enc = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.2))
+                    self.optimizer = torch.optim.Adam(self.parameters())
+
+                def train_start(self):
+                    self.img_enc.train()
+
+                def val_start(self):
+                    self.img_enc.eval()
+
+                def train_emb(self, images):
+                    self.optimizer.zero_grad()
+                    loss = self.img_enc(images).pow(2).mean()
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss.item()
+        """,
+        "train.py": """
+            import torch
+            from model import Retrieval
+
+            def validate(val_loader, model):
+                model.val_start()
+                with torch.no_grad():
+                    return sum(model.img_enc(x).sum().item() for x in val_loader)
+
+            def train(train_loader, model, val_loader, val_every):
+                model.train_start()
+                for i, images in enumerate(train_loader):
+                    model.train_emb(images)
+                    if i % val_every == 0:
+                        validate(val_loader, model)  # expect: train-mode-not-restored
+
+            def train_restored(train_loader, model, val_loader, val_every):
+                model.train_start()
+                for i, images in enumerate(train_loader):
+                    model.train_emb(images)
+                    if i % val_every == 0:
+                        validate(val_loader, model)
+                        model.train_start()
+
+            def main(opt, train_loader, val_loader):
+                model = Retrieval(opt)
+                for epoch in range(opt.epochs):
+                    train(train_loader, model, val_loader, opt.val_every)
+                    train_restored(train_loader, model, val_loader, opt.val_every)
+        """,
+    }, {"train-mode-not-restored"})

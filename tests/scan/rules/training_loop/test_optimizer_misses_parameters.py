@@ -215,3 +215,74 @@ def test_backbone_whose_output_reaches_the_loss_with_gradients_is_reported():
     check(src, MP)
     texts = [f.message for f in messages(src, "optimizer-misses-parameters")]
     assert sum("backbone" in t for t in texts) == 2 and sum("helper.encoder" in t for t in texts) == 1
+
+
+def test_lightning_configure_optimizers_over_one_submodule():
+    src = """
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+        import lightning as L
+
+        class Classifier(L.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Sequential(nn.Linear(16, 64), nn.ReLU())
+                self.head = nn.Linear(64, 4)
+
+            def forward(self, x):
+                return self.head(self.encoder(x))
+
+            def training_step(self, batch, batch_idx):
+                x, y = batch
+                return F.cross_entropy(self(x), y)
+
+            def configure_optimizers(self):
+                return torch.optim.Adam(self.encoder.parameters(), lr=3e-3)  # expect: optimizer-misses-parameters
+        """
+    check(src, MP)
+    (f,) = messages(src, "optimizer-misses-parameters")
+    assert "self.head" in f.message
+
+
+def test_lightning_gan_two_optimizers_and_frozen_backbone_are_fine():
+    check(
+        """
+        import torch
+        from torch import nn
+        import pytorch_lightning as pl
+
+        class GAN(pl.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.generator = nn.Linear(8, 16)
+                self.discriminator = nn.Linear(16, 1)
+                self.automatic_optimization = False
+
+            def training_step(self, batch, batch_idx):
+                g_opt, d_opt = self.optimizers()
+                fake = self.generator(batch)
+                d_loss = self.discriminator(fake.detach()).mean()
+                g_loss = -self.discriminator(fake).mean()
+
+            def configure_optimizers(self):
+                g = torch.optim.Adam(self.generator.parameters(), lr=2e-4)
+                d = torch.optim.Adam(self.discriminator.parameters(), lr=2e-4)
+                return [g, d]
+
+        class Probe(pl.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Linear(8, 8)
+                self.head = nn.Linear(8, 2)
+
+            def forward(self, x):
+                with torch.no_grad():
+                    h = self.backbone(x)
+                return self.head(h)
+
+            def configure_optimizers(self):
+                return torch.optim.SGD(self.head.parameters(), lr=0.1)
+        """,
+        MP,
+    )

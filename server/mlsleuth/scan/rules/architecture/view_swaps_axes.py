@@ -140,11 +140,17 @@ class ViewSwapsAxes(Rule):
     requires = (("shape", "size"),)
 
     def check(self, ctx: FileContext):
-        for scope in ctx.functions:
+        by_scope: dict[ast.AST, list[ast.Call]] = {}
+        for call in ctx.calls_named(*_RESHAPES):
+            if any(isinstance(a, (ast.Name, ast.BinOp, ast.Call, ast.Subscript, ast.Tuple, ast.List)) for a in call.args):
+                scope = ctx.enclosing_function(call)
+                if scope is not None:
+                    by_scope.setdefault(scope, []).append(call)
+        for scope, calls in by_scope.items():
             axes = _axis_names(ctx, scope)
-            for call in ctx.calls(scope):
-                if ctx.enclosing_function(call) is not scope:
-                    continue
+            if not axes and not any(_single_axis(a) for c in calls for a in ast.walk(c)):
+                continue
+            for call in calls:
                 func = call.func
                 if not (isinstance(func, ast.Attribute) and func.attr in _RESHAPES):
                     continue

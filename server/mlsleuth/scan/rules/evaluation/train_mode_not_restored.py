@@ -6,9 +6,12 @@ import ast
 from collections.abc import Iterator
 
 from mlsleuth.scan.analysis.torch_idioms import NOT_TRAINED, trained_models
-from mlsleuth.scan.analysis.training_step_model import Trace, dedupe, loop_model
+from mlsleuth.scan.analysis.training_step_model import Trace, dedupe, loop_model, mentions_training_events
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
+
+
+_OWN_EVIDENCE = (".eval(", "backward", "train(False", "train(mode=False")
 
 
 @register_rule
@@ -32,11 +35,19 @@ class TrainModeNotRestored(Rule):
     severity = "warning"
     # The switch to eval mode or the training step may sit in a helper of another module
     # (`model.val_start()`), which the loop model follows; one of them must show in this file.
-    triggers = (".eval(", ".train(False", "train(mode=False", "backward")
-    requires = (("backward", ".eval(", "train(False", "train(mode=False"), (STEP_CALL, ".eval("))
+    # A loop whose steps and evaluation all happen in helpers shows neither here: `validate(...)` /
+    # `model.train_emb(...)` still spell "val"/"eval" and "train".
+    triggers = (".eval(", ".train(False", "train(mode=False", "backward", "train")
+    requires = (("backward", "eval", "train(False", "train(mode=False", "val"), (STEP_CALL, "eval", "val"))
     reach = "project"
 
     def check(self, ctx):
+        src = ctx.source
+        own = any(w in src for w in _OWN_EVIDENCE) and (".eval(" in src or STEP_CALL.search(src) is not None)
+        if not own and mentions_training_events(src):
+            # the wide gate is for files that train only through helpers; one that steps or switches
+            # modes itself without any switch to eval here has nothing for this rule
+            return
         model = loop_model(ctx)
         yield from dedupe(f for trace in model.traces for f in self._trace(ctx, model, trace))
 
@@ -51,18 +62,18 @@ class TrainModeNotRestored(Rule):
                 continue
             if any(e.kind == "train" for e in events):
                 continue
-            if trace.loop_parent.get(loop) is not None and any(
-                e.kind == "train" for e in trace.in_loop(trace.loop_parent[loop])
-            ):
-                continue
+            # `model.train()` once per epoch does not restore a batch loop that evaluates mid-epoch: the
+            # rest of that epoch trains in eval mode. Only a train() after the inner loop's evaluation counts.
             evals = [e for e in events if e.kind == "eval" and self._is_trained_model(e.target, trained)]
             if not evals:
                 continue
             ev = evals[0]
             training = next(e for e in events if e.kind in {"backward", "step"})
+            # point at the call inside the loop (`validate(...)`), not at the root-most call that leads there
+            inside = [n for n in (*ev.via, ev.anchor) if loop.lineno <= getattr(n, "lineno", 0) <= (loop.end_lineno or loop.lineno)]
             yield self.finding(
                 ctx,
-                ev.anchor,
+                inside[0] if inside else ev.anchor,
                 f"{ev.target}.eval() at {ev.where()} runs inside the loop at line {loop.lineno}, which also trains ({training.kind} at "
                 f"{training.where()}), and {ev.target}.train() is never called in that loop: after the first pass the model"
                 " trains in eval mode (dropout off, batch-norm statistics frozen)",

@@ -31,7 +31,13 @@ def _param_roots(ctx: FileContext, call: ast.Call) -> tuple[set[str], bool]:
 
 
 def _class_of(ctx: FileContext, expr_name: str, at: ast.AST) -> ast.ClassDef | None:
-    """The in-file nn.Module class that ``expr_name`` (a local/module name) was built from."""
+    """The in-file nn.Module class that ``expr_name`` (a local/module name) was built from.
+
+    ``self`` in a method of a module class is that class (Lightning's ``configure_optimizers``).
+    """
+    if expr_name == "self":
+        cls = ctx.enclosing_class(at)
+        return cls if cls is not None and is_module_class(ctx, cls) else None
     if "." in expr_name:
         return None
     model = loop_model(ctx)
@@ -176,7 +182,8 @@ class OptimizerMissesParameters(Rule):
     """The optimizer is given only part of a model whose other parts are trained too.
 
     What it finds: an optimizer built over `model.encoder.parameters()` (one submodule) when `model`
-    is a class defined in the same file with other parameterised submodules, none of which is frozen
+    is a class defined in the same file with other parameterised submodules (also
+    `self.encoder.parameters()` in a method of the model, such as Lightning's `configure_optimizers`), none of which is frozen
     (`requires_grad = False`/`requires_grad_(False)`), covered by another optimizer or added with
     `add_param_group`. A submodule that is only ever run under `torch.no_grad()` /
     `inference_mode()`, or whose output is always `.detach()`ed (the backbone of a linear probe or

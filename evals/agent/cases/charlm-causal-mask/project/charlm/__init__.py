@@ -1,0 +1,1 @@
+"""Tiny character-level GPT for the synthetic-corpus experiments."""

@@ -1,0 +1,1 @@
+"""Leaf-disease classification on small field-photo crops."""

@@ -1,0 +1,294 @@
+"""Regenerates answer_key.json for every case from the metadata below.
+
+Root-cause line ranges are located by a marker string in the project file (so they stay right
+when a project is edited), and lines_total is counted from the project's text files.
+Run from anywhere: python evals/agent/tools/make_keys.py
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
+TEXT_SUFFIXES = {".py", ".yaml", ".yml", ".md", ".json", ".txt", ".cfg", ".toml"}
+
+
+def case(**fields) -> dict:
+    return fields
+
+
+def R(file, pattern, side="any"):
+    return {"file": file, "pattern": pattern, "side": side}
+
+
+CASES = [
+    case(
+        id="charlm-causal-mask", title="Char-level GPT: causal mask built with triu lets every position see the future",
+        inspired_by_url="https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/19",
+        also_see=["https://github.com/karpathy/minGPT/issues/75", "https://github.com/pytorch/tutorials/pull/2662"],
+        category="causal attention mask", multi_file=True, misleading_symptom=True,
+        file="charlm/model.py", marker="mask = torch.triu(", before=0, after=1,
+        explanation="The attention mask is built with torch.triu instead of torch.tril. Positions where the mask is 0 "
+                    "are filled with -inf, so each query attends to itself and all later tokens: the model reads the "
+                    "token it must predict, train and val loss collapse to ~0.04, and generation (where the future is "
+                    "not available) produces garbage. Not overfitting: dropout or more data cannot help.",
+        keywords=[["triu", "upper triang", "upper-triang", "future token", "future position", "attends to future",
+                   "look ahead", "look-ahead", "lookahead", "causal mask", "causal masking"]],
+        fix_description="Build the mask with torch.tril (or use scaled_dot_product_attention(is_causal=True)).",
+        must_change=[R("charlm/model.py", r"torch\.triu\(torch\.ones\(block_size, block_size\)\)", "removed")],
+        must_not_change=["charlm/data.py", "charlm/config.py", "charlm/utils.py", "train.py"],
+        check_metric="max_logit_change_from_future_tokens",
+    ),
+    case(
+        id="textcls-padding-pool", title="Transformer classifier: mean pooling over padded positions",
+        inspired_by_url="https://github.com/huggingface/transformers/issues/17463",
+        also_see=["https://github.com/jsboige/CoursIA/issues/15045",
+                  "https://github.com/huggingface/sentence-transformers/issues/230"],
+        category="masking/padding", multi_file=True, misleading_symptom=True,
+        file="textcls/model.py", marker="pooled = self.norm(h).mean(dim=1)", before=2, after=0,
+        explanation="The encoder masks padding keys, but the pooled sentence vector is h.mean(dim=1) over all T "
+                    "positions, padding included. The number of pad positions depends on the longest review in the "
+                    "batch, so the same review gets a different vector and probability alone vs. in a batch. Not "
+                    "kernel nondeterminism or dropout.",
+        keywords=[["pad", "padding"], ["mean", "pool", "average"]],
+        fix_description="Masked mean: sum the token vectors where ~pad_mask and divide by the true lengths.",
+        must_change=[R("textcls/model.py", r"\.mean\(dim=1\)", "removed"),
+                     R("textcls/model.py", r"mask|length", "added")],
+        must_not_change=["textcls/data.py", "textcls/engine.py", "train.py", "evaluate.py"],
+        check_metric="max_prob_change_single_vs_batched",
+    ),
+    case(
+        id="churn-oversample-leak", title="Tabular churn model: minority oversampling before the train/val split",
+        inspired_by_url="https://bitsfolio.com/smote-data-leakage-validation-set/",
+        also_see=["https://machinelearningaptitude.com/topics/machine-learning/what-are-the-drawbacks-of-oversampling-minority-class-in-imbalanced-class-problem-of-machine-learning/"],
+        category="data leakage/splits", multi_file=True, misleading_symptom=True,
+        file="churn/data.py", marker="table = oversample_minority(table", before=2, after=3,
+        explanation="build_splits oversamples the churners (duplicating rows) on the full table and only then splits "
+                    "into train/val. Copies of the same customer land in both splits (hundreds of shared rows), and "
+                    "the validation set is artificially balanced, so val F1 (~0.9) is inflated; a fresh month scores "
+                    "~0.35. Not distribution drift.",
+        keywords=[["oversampl", "over-sampl", "resampl", "duplicat"], ["split", "leak", "validation", "val "]],
+        fix_description="Split first, then oversample only the training table (validation keeps the natural class balance).",
+        must_change=[R("churn/data.py", r"table = oversample_minority\(table", "removed")],
+        must_not_change=["churn/simulate.py", "churn/model.py", "churn/features.py", "churn/metrics.py",
+                         "score_month.py", "train.py"],
+        check_metric="val_f1_minus_fresh_month_f1",
+    ),
+    case(
+        id="resume-scheduler-state", title="Checkpoint resume restores model and optimizer but not the LR scheduler",
+        inspired_by_url="https://github.com/PolymathicAI/the_well/pull/63",
+        also_see=["https://github.com/PolymathicAI/the_well/issues/77", "https://github.com/D-X-Y/NAS-Bench-201/issues/19",
+                  "https://github.com/lightly-ai/lightly-train/pull/301"],
+        category="checkpoint resume", multi_file=True, misleading_symptom=True,
+        file="surrogate/checkpoint.py", marker="def load_checkpoint(", before=0, after=5,
+        explanation="save_checkpoint stores scheduler.state_dict(), but load_checkpoint never calls "
+                    "scheduler.load_state_dict. The resumed LambdaLR starts again at step 0: warmup restarts and the "
+                    "LR jumps back to the peak (3e-3 instead of ~8e-4), which causes the loss spike. Data order/RNG is "
+                    "not the cause.",
+        keywords=[["scheduler", "lambdalr"],
+                  ["load_state_dict", "not restored", "not loaded", "never loaded", "isn't loaded", "is not loaded",
+                   "doesn't load", "does not load", "never restored", "isn't restored"]],
+        fix_description="Call scheduler.load_state_dict(state['scheduler']) when resuming.",
+        must_change=[R(None, r"scheduler\.load_state_dict\(", "added")],
+        must_not_change=["surrogate/model.py", "surrogate/data.py", "surrogate/schedule.py", "surrogate/config.py"],
+        check_metric="max_relative_lr_mismatch_after_resume",
+    ),
+    case(
+        id="amp-clip-scaled-grads", title="AMP: gradients clipped while still multiplied by the GradScaler scale",
+        inspired_by_url="https://github.com/Lightning-AI/pytorch-lightning/issues/9599",
+        also_see=["https://github.com/pytorch/examples/issues/1196", "https://github.com/victorchall/EveryDream2trainer/pull/175"],
+        category="mixed precision", multi_file=True, misleading_symptom=True,
+        file="waveclf/engine.py", marker="scaler.scale(loss).backward()", before=0, after=5,
+        explanation="With AMP the backward pass produces gradients multiplied by the loss scale (65536). "
+                    "clip_grad_norm_(max_norm=1.0) runs on these scaled gradients, so it shrinks them by ~1e4-1e5; "
+                    "scaler.step then divides by the scale again and SGD takes steps ~1e-5 of the intended size. "
+                    "Needs scaler.unscale_(optimizer) before clipping. Not fp16/bf16 precision loss.",
+        keywords=[["unscale", "scaled grad", "scale factor", "loss scale", "scaled gradient"], ["clip"]],
+        fix_description="Call scaler.unscale_(optimizer) after backward and before clip_grad_norm_.",
+        must_change=[R("waveclf/engine.py", r"unscale_\(", "added")],
+        must_not_change=["waveclf/model.py", "waveclf/data.py", "waveclf/config.py", "configs/base.yaml", "train.py"],
+        check_metric="amp_val_acc_after_2_epochs",
+    ),
+    case(
+        id="focal-loss-nan", title="Focal loss: log(sigmoid) underflows to log(0) and 0 * -inf gives NaN",
+        inspired_by_url="https://github.com/xingyizhou/CenterNet/pull/121",
+        also_see=["https://github.com/gnn-tracking/gnn_tracking/issues/138", "https://github.com/mkocabas/focal-loss-keras/issues/17"],
+        category="numerics (log of 0)", multi_file=True, misleading_symptom=True,
+        file="tagger/losses.py", marker="p = torch.sigmoid(logits)", before=0, after=1,
+        explanation="The loss takes torch.log(p) and torch.log(1 - p) of p = sigmoid(logits). Once the model is "
+                    "confident (logit > ~17 in float32), sigmoid rounds to exactly 1, log(1 - p) = -inf, and the "
+                    "(1 - targets) * -inf term is 0 * -inf = NaN. A lower LR only delays it; clipping cannot help "
+                    "because the NaN is produced in the forward pass.",
+        keywords=[["torch.log", "log(p", "log(1 - p", "log(1-p", "log of", "logarithm", "logsigmoid", "with_logits"],
+                  ["-inf", " inf", "underflow", "saturat", "rounds to", "exactly 1", "exactly 0", "log(0", "log of 0",
+                   "log of zero"]],
+        fix_description="Compute the CE term from logits (F.binary_cross_entropy_with_logits / F.logsigmoid), or clamp p.",
+        must_change=[R("tagger/losses.py", r"torch\.log\(p\)|torch\.log\(1 - p\)", "removed")],
+        must_not_change=["tagger/model.py", "tagger/data.py", "tagger/metrics.py", "tagger/config.py", "train.py"],
+        check_metric="finite_steps_of_1500",
+    ),
+    case(
+        id="softmax-into-ce", title="Softmax layer in the model feeding nn.CrossEntropyLoss",
+        inspired_by_url="https://github.com/ariecattan/SciCo/issues/2",
+        also_see=["https://github.com/NaJaeMin92/pytorch-DANN/issues/7", "https://github.com/illiterate/BertClassifier/issues/2"],
+        category="loss/activation mismatch", multi_file=False, misleading_symptom=True,
+        file="train_classifier.py", marker="nn.Softmax(dim=1)", before=0, after=0,
+        explanation="The network ends in nn.Softmax and its probabilities are fed to nn.CrossEntropyLoss, which applies "
+                    "log_softmax itself. Inputs in [0, 1] bound the loss below by -log(e/(e+4)) = 0.905 for 5 classes, "
+                    "gradients shrink, and the output probabilities can never be confident. Not the LR or model size.",
+        keywords=[["softmax"], ["crossentropy", "cross_entropy", "cross-entropy", "cross entropy", "log_softmax",
+                                "logits"]],
+        fix_description="Remove the final nn.Softmax and return logits (apply softmax only when probabilities are needed).",
+        must_change=[R("train_classifier.py", r"nn\.Softmax\(dim=1\)", "removed")],
+        must_not_change=[],
+        check_metric="final_train_loss",
+    ),
+    case(
+        id="zero-grad-order", title="optimizer.zero_grad() between backward() and step()",
+        inspired_by_url="https://github.com/patrickloeber/pytorchTutorial/issues/19",
+        also_see=["https://github.com/rll/deepul/issues/12"],
+        category="optimizer/scheduler/zero_grad ordering", multi_file=False, misleading_symptom=True,
+        file="train.py", marker="            loss.backward()\n            optimizer.zero_grad()", before=0, after=2,
+        explanation="zero_grad() is called after loss.backward() and before optimizer.step(), so every step sees "
+                    "zero gradients and the weights never change (loss identical to 5 decimals across epochs). Not "
+                    "saturation, init or LR.",
+        keywords=[["zero_grad", "zero grad", "zeroing"], ["step", "backward", "order"]],
+        fix_description="Call optimizer.zero_grad() before loss.backward() (or after optimizer.step()).",
+        must_change=[R("train.py", r"zero_grad\(\)|\.backward\(\)|optimizer\.step\(\)", "any")],
+        must_not_change=[],
+        check_metric="final_val_mse",
+    ),
+    case(
+        id="mse-target-broadcast", title="MSELoss between (B, 1) predictions and (B,) targets broadcasts to (B, B)",
+        inspired_by_url="https://github.com/deepset-ai/FARM/issues/229",
+        also_see=[],
+        category="label/target shape broadcasting", multi_file=False, misleading_symptom=True,
+        file="fit_prices.py", marker="loss = criterion(model(xb), yb)", before=0, after=0,
+        explanation="model(xb) has shape (64, 1) and yb has shape (64,); MSELoss broadcasts them to (64, 64) and "
+                    "compares every prediction with every target, whose minimiser is the batch mean. The model "
+                    "learns a near-constant price (R^2 ~0.1). The broadcasting UserWarning is hidden by "
+                    "warnings.filterwarnings('ignore'). Not depth, epochs or LR.",
+        keywords=[["broadcast", "squeeze", "(b, 1)", "[b, 1]", "(64, 1)", "(64, 64)", "target size",
+                   "shape mismatch", "mismatched shape"]],
+        fix_description="Make prediction and target the same shape: criterion(model(xb).squeeze(1), yb) (or unsqueeze the target).",
+        must_change=[R("fit_prices.py", r"squeeze|view\(|reshape|flatten|\[:, *None\]|\[:, *0\]", "added")],
+        must_not_change=[],
+        check_metric="val_r2",
+    ),
+    case(
+        id="bn-eval-mode", title="Evaluation without model.eval(): BatchNorm uses per-batch statistics",
+        inspired_by_url="https://github.com/wolny/pytorch-3dunet/issues/53",
+        also_see=["https://github.com/ugent-korea/pytorch-unet-segmentation/issues/18",
+                  "https://github.com/udacity/deep-learning-v2-pytorch/issues/3"],
+        category="train/eval mode", multi_file=False, misleading_symptom=True,
+        file="train_cnn.py", marker="def evaluate(model, loader):", before=0, after=7,
+        explanation="evaluate() uses torch.no_grad() but never calls model.eval(), so BatchNorm normalises with the "
+                    "statistics of the batch being scored (and updates its running stats) and dropout stays on. With "
+                    "batches of 256 that is close to the population statistics; with one patch per batch it is "
+                    "wrong, so single-patch accuracy collapses. Not a harder test set or overfitting.",
+        keywords=[["eval()", "eval mode", "evaluation mode", "train mode", "training mode", "model.eval"],
+                  ["batchnorm", "batch norm", "batch statistics", "batch-norm", "bn"]],
+        fix_description="Call model.eval() at the start of evaluate() (train_epoch already calls model.train()).",
+        must_change=[R("train_cnn.py", r"\.eval\(\)|\.train\(False\)", "added")],
+        must_not_change=[],
+        check_metric="test_acc_single_patch",
+    ),
+    case(
+        id="ddp-sampler-set-epoch", title="DistributedSampler without set_epoch: same order every epoch",
+        inspired_by_url="https://github.com/pytorch/pytorch/issues/31771",
+        also_see=["https://github.com/lucidrains/DALLE-pytorch/pull/230", "https://github.com/kan-bayashi/ParallelWaveGAN/issues/177"],
+        category="distributed sampler", multi_file=False, misleading_symptom=False,
+        file="train_ddp.py", marker="    for epoch in range(args.epochs):", before=0, after=2,
+        explanation="DistributedSampler seeds its shuffle with seed + epoch, and the epoch only changes through "
+                    "sampler.set_epoch(epoch). The loop never calls it, so every epoch uses the permutation of epoch 0: "
+                    "the same batches in the same order, hence the repeating loss pattern and weaker generalisation.",
+        keywords=[["set_epoch"]],
+        fix_description="Call sampler.set_epoch(epoch) at the start of every epoch, before iterating the loader.",
+        must_change=[R("train_ddp.py", r"set_epoch\(", "added")],
+        must_not_change=[],
+        check_metric="distinct_epoch_orders_of_3",
+    ),
+    case(
+        id="grad-accum-zero-grad", title="Gradient accumulation with zero_grad() on every micro-batch",
+        inspired_by_url="https://github.com/wandb/senpai/pull/262",
+        also_see=["https://github.com/ultralytics/yolov5/issues/1630"],
+        category="gradient accumulation", multi_file=False, misleading_symptom=True,
+        file="train.py", marker="            optimizer.zero_grad()\n            loss = F.binary", before=0, after=4,
+        explanation="optimizer.zero_grad() runs at the top of every micro-batch, so when optimizer.step() fires every "
+                    "accum_steps batches the gradient holds only the last micro-batch, divided by accum_steps: an "
+                    "effective batch of 32 with 1/8 of the LR and 1/8 of the updates. Not LR scaling or floating-point "
+                    "summation.",
+        keywords=[["zero_grad", "zero grad", "zeroing", "reset"], ["accum", "micro"]],
+        fix_description="Zero gradients only right after optimizer.step() (and once before the loop).",
+        must_change=[R("train.py", r"zero_grad\(\)", "any")],
+        must_not_change=[],
+        check_metric="final_val_logloss",
+    ),
+    case(
+        id="eval-missing-normalize", title="Evaluation transform skips the mean/std normalisation used in training",
+        inspired_by_url="https://github.com/JeasunLok/ResNet-pytorch/issues/1",
+        also_see=["https://github.com/mlpack/examples/pull/213", "https://github.com/nttcslab/byol-a/issues/5"],
+        category="normalisation mismatch", multi_file=True, misleading_symptom=True,
+        file="leafnet/transforms.py", marker="def build_transform(", before=0, after=3,
+        explanation="build_transform adds Normalize(mean, std) only to the training pipeline; the validation (and "
+                    "predict.py's test) pipeline is ToFloat alone. The model is trained on standardised inputs "
+                    "(centred near 0, unit variance) and evaluated on raw [0, 1] inputs centred near 0.4, so "
+                    "validation accuracy sits at chance while the training accuracy climbs. Not overfitting: "
+                    "weight decay or fewer epochs cannot help.",
+        keywords=[["normaliz", "normalis", "mean/std", "mean and std", "standardiz", "standardis"],
+                  ["eval", "validation", "val ", "test"]],
+        fix_description="Use Compose([ToFloat(), Normalize(mean, std)]) for non-training splits (flip stays train-only).",
+        must_change=[R("leafnet/transforms.py", r"Normalize\(", "added")],
+        must_not_change=["leafnet/synth.py", "leafnet/model.py", "leafnet/engine.py", "train.py",
+                         "configs/default.yaml"],
+        check_metric="val_acc",
+    ),
+]
+
+
+def count_lines(project: Path) -> int:
+    return sum(len(p.read_text().splitlines()) for p in sorted(project.rglob("*"))
+               if p.is_file() and p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts)
+
+
+def locate(project: Path, file: str, marker: str, before: int, after: int) -> list[int]:
+    text = (project / file).read_text()
+    assert text.count(marker) == 1, (file, marker, text.count(marker))
+    line = text[: text.index(marker)].count("\n") + 1
+    return [line - before, line + marker.count("\n") + after]
+
+
+def main() -> None:
+    for c in CASES:
+        case_dir = CASES_DIR / c["id"]
+        project = case_dir / "project"
+        key = {
+            "id": c["id"],
+            "title": c["title"],
+            "inspired_by_url": c["inspired_by_url"],
+            "also_see": c["also_see"],
+            "category": c["category"],
+            "root_cause": {
+                "file": c["file"],
+                "lines": locate(project, c["file"], c["marker"], c["before"], c["after"]),
+                "explanation": c["explanation"],
+                "keywords": c["keywords"],
+            },
+            "fix": {
+                "description": c["fix_description"],
+                "must_change": c["must_change"],
+                "must_not_change": c["must_not_change"],
+            },
+            "check": {"script": "check.py", "metric": c["check_metric"], "buggy_pass": False, "fixed_pass": True},
+            "multi_file": c["multi_file"],
+            "misleading_symptom": c["misleading_symptom"],
+            "lines_total": count_lines(project),
+            "n_files": sum(1 for p in project.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES
+                           and "__pycache__" not in p.parts),
+        }
+        (case_dir / "answer_key.json").write_text(json.dumps(key, indent=2) + "\n")
+        print(f"{c['id']:26s} {key['root_cause']['file']}:{key['root_cause']['lines']} lines={key['lines_total']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""DDP end to end: `trace` and `nan` launch two gloo ranks on the CPU (`--nproc-per-node 2`), or run under
+torchrun, and merge one report labelled by rank. Every test here starts processes (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch.distributed")
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+pytestmark = pytest.mark.slow
+
+
+def _trace(script: str, steps: int = 10, timeout: float = 240.0):
+    from mlsleuth.runtime.trace import trace
+
+    return trace(SCRIPTS / script, steps=steps, nproc_per_node=2, cwd=SCRIPTS, timeout_s=timeout)
+
+
+def _rules(report, severities=("error", "warning", "info")) -> set[str]:
+    return {f.rule for f in report.findings if f.severity in severities}
+
+
+def test_a_clean_two_rank_ddp_run_draws_no_warning_or_error():
+    report = _trace("ddp_clean.py", steps=8)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert not _rules(report, ("error", "warning")), [f.message for f in report.findings]
+    assert report.summary.stats["world_size"] == 2
+    assert report.summary.stats["steps_traced"] == {"0": 8, "1": 8}
+
+
+def test_a_clean_fsdp2_run_is_not_flagged_for_its_sharded_parameters():
+    pytest.importorskip("torch.distributed.fsdp", reason="FSDP2 (fully_shard) needs a recent torch")
+    report = _trace("fsdp_clean.py", steps=6)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert not _rules(report, ("error", "warning")), [f.message for f in report.findings]
+
+
+def test_missing_set_epoch_is_seen_at_runtime():
+    report = _trace("ddp_no_set_epoch.py", steps=10)
+    assert "ddp-sampler-same-order-each-epoch" in _rules(report)
+    assert not report.errors
+
+
+def test_loss_through_model_module_loses_gradient_sync():
+    report = _trace("ddp_module_forward.py", steps=6)
+    found = [f for f in report.findings if f.rule == "ddp-grads-differ-across-ranks"]
+    assert found and found[0].location.step == 0
+    assert "ddp-params-differ-across-ranks" not in _rules(report)  # one cause, reported once
+
+
+def test_rank_dependent_seed_without_broadcast_desyncs_the_replicas():
+    report = _trace("manual_allreduce_rank_seed.py", steps=6)
+    found = [f for f in report.findings if f.rule == "ddp-params-differ-across-ranks"]
+    assert found and "before the first update" in found[0].message
+    assert "ddp-grads-differ-across-ranks" not in _rules(report)  # the gradients are averaged by hand
+
+
+def test_a_collective_only_rank_0_reaches_is_reported_with_each_ranks_stack_within_the_timeout():
+    started = time.monotonic()
+    report = _trace("ddp_rank0_collective.py", steps=10, timeout=60)
+    assert time.monotonic() - started < 60 + 15
+    hung = [f for f in report.findings if f.rule == "ddp-rank-hung"]
+    assert hung, [f.rule for f in report.findings]
+    f = hung[0]
+    barrier = next(n for n, line in enumerate((SCRIPTS / "ddp_rank0_collective.py").read_text().splitlines(), 1)
+                   if "dist.barrier()" in line)
+    assert f.location.line == barrier and "dist.barrier()" in f.observation
+    assert f.measurements["steps"] == {"0": 4, "1": 4}
+    assert set(f.measurements["stacks"]) == {"0", "1"}
+    assert "loss.backward()" in f.measurements["stacks"]["1"]
+
+
+def test_nan_stops_every_rank_and_replays_the_failing_one(tmp_path):
+    from mlsleuth.runtime.nan import locate_nan
+
+    report = locate_nan(SCRIPTS / "ddp_nan_one_rank.py", max_steps=30, nproc_per_node=2, cwd=SCRIPTS, timeout_s=300,
+                        save_dir=tmp_path)
+    stats = report.summary.stats
+    assert stats["failing_rank"] == 1 and stats["failure_step"] == 2
+    rules = {f.rule for f in report.findings}
+    assert "nan-replay-nondeterministic" not in rules
+    assert all(f.message.startswith("[rank 1]") for f in report.findings)
+    assert not [e for e in report.errors if e.kind == "replay-failed"], [e.message for e in report.errors]
+
+
+def _torchrun(nproc: int, folder: Path, *args: str, timeout: float = 400) -> list[dict]:
+    """Run ``mlsleuth ARGS`` as every rank of torchrun in a copy of the scripts; the JSON report each rank printed."""
+    program = Path(sys.executable).parent / "mlsleuth"
+    if not program.exists():
+        pytest.skip("no mlsleuth console script next to this interpreter")
+    workdir = folder / "project"  # ranks under torchrun write .mlsleuth/ranks/ in their working directory
+    shutil.copytree(SCRIPTS, workdir, ignore=shutil.ignore_patterns(".mlsleuth", "__pycache__"))
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc), "--log-dir", str(folder / "logs"),
+               "--redirects", "3", "--no-python", str(program), *args]
+    done = subprocess.run(command, cwd=workdir, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    reports = []
+    for out in sorted((folder / "logs").rglob("stdout.log")):
+        text = out.read_text()
+        if "{" in text:
+            reports.append(json.loads(text[text.index("{"):]))
+    assert reports, done.stderr[-3000:]
+    return reports
+
+
+def test_trace_under_torchrun_merges_every_rank_on_rank_0(tmp_path):
+    reports = _torchrun(2, tmp_path, "trace", "ddp_module_forward.py", "--steps", "6", "--timeout", "200", "--format", "json")
+    merged = [r for r in reports if "ranks" in r["summary"]["stats"]]
+    assert len(merged) == 1 and len(reports) == 2
+    assert "ddp-grads-differ-across-ranks" in {f["rule"] for f in merged[0]["findings"]}
+
+
+def test_nan_under_torchrun_at_world_size_1_replays_without_a_port_clash(tmp_path):
+    (report,) = _torchrun(1, tmp_path, "nan", "ddp_nan_one_rank.py", "--max-steps", "30", "--timeout", "200",
+                          "--save-dir", str(tmp_path / "saved"), "--format", "json")
+    assert report["errors"] == [], report["errors"]
+    rules = {f["rule"] for f in report["findings"]}
+    assert rules and "nan-replay-nondeterministic" not in rules, rules

@@ -1,0 +1,86 @@
+"""The ``collective-inside-rank-branch`` rule (``mlsleuth/scan/rules/distributed/collective_inside_rank_branch.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, findings
+
+RULE = "collective-inside-rank-branch"
+
+
+def test_barrier_reached_by_rank_0_only():
+    src = """
+    import torch
+    import torch.distributed as dist
+
+    def train(model, loader, opt, rank):
+        for epoch in range(3):
+            for x, y in loader:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+            if rank == 0:
+                print("validating")
+                dist.barrier()  # expect: collective-inside-rank-branch
+    """
+    (f,) = findings(src, RULE)
+    check(src, {RULE})
+    assert f.severity == "error" and "rank == 0" in f.message
+
+
+def test_metric_all_reduced_only_on_the_main_process():
+    src = """
+    import torch
+    from torch import distributed as dist
+
+    def log_metrics(loss, is_main_process):
+        if is_main_process:
+            total = torch.tensor([loss])
+            dist.all_reduce(total)  # expect: collective-inside-rank-branch
+            print(total.item())
+    """
+    check(src, {RULE})
+
+
+def test_collectives_every_rank_calls_are_fine():
+    outside = """
+    import torch
+    import torch.distributed as dist
+
+    def log_metrics(loss, rank):
+        total = torch.tensor([loss])
+        dist.all_reduce(total)
+        if rank == 0:
+            print(total.item())
+        dist.barrier()
+    """
+    both_branches = """
+    import torch.distributed as dist
+
+    def share(obj, rank):
+        if rank == 0:
+            box = [obj]
+            dist.broadcast_object_list(box, src=0)
+        else:
+            box = [None]
+            dist.broadcast_object_list(box, src=0)
+        return box[0]
+    """
+    point_to_point = """
+    import torch
+    import torch.distributed as dist
+
+    def exchange(t, rank):
+        if rank == 0:
+            dist.send(t, dst=1)
+        else:
+            dist.recv(t, src=0)
+    """
+    not_a_rank_test = """
+    import torch.distributed as dist
+
+    def sync(world_size):
+        if world_size > 1 and dist.is_initialized():
+            dist.barrier()
+    """
+    for src in (outside, both_branches, point_to_point, not_a_rank_test):
+        check(src, {RULE})
