@@ -242,7 +242,7 @@ def judge(case: corpus.Case, tool: str, buggy: VariantResult, clean: list[Varian
 
 
 def run_corpus(cases: list[corpus.Case], tools: list[str], workers: int, steps: int, timeout: float,
-               progress: bool = True, buggy_only: bool = False, check_steps: int = 10,
+               progress: bool = True, buggy_only: bool = False, check_steps: int = 20,
                symptom: bool = False) -> tuple[list[CaseOutcome], list[VariantResult]]:
     results: list[VariantResult] = []
     start = time.perf_counter()
@@ -522,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
                              "on the runnable cases, scored on its first clue)")
     parser.add_argument("--runnable-only", action="store_true", help="only the runnable cases")
     parser.add_argument("--buggy-only", action="store_true", help="trace/check: run only the buggy variants (no false-alarm numbers)")
-    parser.add_argument("--check-steps", type=int, default=10, help="optimizer steps check traces (default 10, its own default)")
+    parser.add_argument("--check-steps", type=int, default=20, help="optimizer steps check traces (default 20, its own default)")
     parser.add_argument("--symptom", action="store_true", help="check: pass each case's recorded symptom as --symptom")
     parser.add_argument("--case", action="append", help="only these case ids (repeatable)")
     parser.add_argument("--limit", type=int, help="only the first N cases of each split (a smoke run)")

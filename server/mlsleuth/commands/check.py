@@ -11,7 +11,7 @@ from mlsleuth.commands.common import add_output_options
 def _add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", metavar="SCRIPT", help="the training script to trace (relative to PATH); its own arguments go after `--`")
     p.add_argument("--symptom", metavar="TEXT", help='what goes wrong, in words, e.g. "loss stuck at 2.3", "NaN after 300 steps"')
-    p.add_argument("--steps", type=int, default=10, metavar="N", help="optimizer steps to trace (default 10)")
+    p.add_argument("--steps", type=int, default=20, metavar="N", help="optimizer steps to trace (default 20)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="stop the traced script after S seconds (default 120)")
     p.add_argument("--max-clues", type=int, default=5, metavar="N", help="print at most N clues (default 5)")
     p.add_argument("--python", metavar="PATH", help="interpreter for the traced script (default: a .venv/venv next to it, else this one)")

@@ -28,7 +28,7 @@ from mlsleuth.report import Report
 from mlsleuth.runtime.common import RuntimeInputError
 from mlsleuth.triage.entry import Entry, find_entry, given_entry
 
-DEFAULT_STEPS = 10
+DEFAULT_STEPS = 20  # as trace: at 10 steps loss-not-decreasing fired on 5 of 28 clean dev twins, at 20 on none
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_CLUES = 5
 MAX_CLUES = 50

@@ -38,7 +38,7 @@ def register(server, env) -> None:
         args: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=100, description="Arguments for the script.")] = [],  # noqa: B006 - pydantic copies defaults
         symptom: Annotated[str | None, Field(max_length=2000, description="What goes wrong, in words.")] = None,
         auto_run: Annotated[bool, Field(description="Look for a script to trace when `run` is not given.")] = True,
-        steps: Annotated[int, Field(ge=1, le=500, description="Optimizer steps to trace.")] = 10,
+        steps: Annotated[int, Field(ge=1, le=500, description="Optimizer steps to trace.")] = 20,
         timeout_s: Annotated[float | None, Field(gt=0, description="Stop the script after this many seconds (capped by the server).")] = None,
         max_clues: Annotated[int, Field(ge=1, le=50, description="Return at most this many clues.")] = 5,
     ) -> Annotated[CallToolResult, Report]:
