@@ -18,6 +18,7 @@ from typing import Any
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import decode_non_finite, fmt, group_by_module
 from mlsleuth.runtime.registry import Found, runtime_check
+from mlsleuth.runtime.trace.rl_signs import loss_trend_not_applicable
 
 LOSS_LABEL = {"cross_entropy": "F.cross_entropy / nn.CrossEntropyLoss", "nll_loss": "F.nll_loss / nn.NLLLoss",
               "binary_cross_entropy": "F.binary_cross_entropy / nn.BCELoss",
@@ -665,6 +666,8 @@ def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
     What to do instead: act on the other findings first; then check label/input alignment and the learning rate.
     """
     losses = [v for v in run.data.get("losses", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+    if loss_trend_not_applicable(run.data):
+        return  # an RL objective need not go down: the RL checks read the episode returns instead
     if not run.data.get("non_finite_loss") and len(losses) >= T.MIN_STEPS_FOR_TREND:
         k = len(losses) // 3
         head, tail = sum(losses[:k]) / k, sum(losses[-k:]) / k
@@ -1384,3 +1387,6 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
                 fix="use F.binary_cross_entropy_with_logits on the logits, or clamp p before any log",
                 measurements={k: v for k, v in rec.items() if k != "per_step"}, module=_mod(rec.get("module")),
                 step=rec.get("first_exact_step"), op="sigmoid", phase="forward", **_site_location(run, rec))
+
+
+from mlsleuth.runtime.trace import checks_rl  # noqa: E402,F401 - registers the RL checks (kept in their own module)

@@ -27,6 +27,7 @@ from mlsleuth.runtime.common import (
 )
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.prepared import PreparedRun
+from mlsleuth.runtime.trace.rl_signs import vital_signs
 
 DEFAULT_STEPS = 20
 DEFAULT_TIMEOUT_S = 300.0
@@ -73,7 +74,8 @@ def prepare_trace(
                      memory_limit_mb=memory_limit_mb)
     extra = min(T.VERDICT_EXTRA_STEPS_FACTOR * steps, T.VERDICT_EXTRA_STEPS_MAX)
     write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps,
-                         "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s})
+                         "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s,
+                         "rl_target_watch_steps": T.RL_TARGET_WATCH_STEPS})
     info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "script": display, "steps_requested": steps,
             "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb}
     command = f"mlsleuth trace {display}"
@@ -103,6 +105,7 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         stats.update({"status": payload.get("status"), "steps_traced": payload.get("steps", 0),
                       "environment": payload.get("environment", {})})
     if data is not None:
+        data = {**data, "rl": (payload.get("observers") or {}).get("rl")}  # the RL watch (trace_rl.py), read by checks_rl
         script = (payload.get("config") or {}).get("script")
         if script:
             data = {**data, "script_dir": os.path.dirname(script)}  # user call sites are shown relative to it
@@ -113,6 +116,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         if data.get("lr"):
             stats["lr_first"], stats["lr_last"] = data["lr"][0], data["lr"][-1]
         stats["call_sequence"] = data.get("sequences", [])[:3]
+        if vital_signs(data):
+            stats["rl"] = vital_signs(data)
         if data.get("extension"):
             ext = data["extension"]
             stats["steps_extended"] = (f"{ext['extra']} step(s) beyond the {ext['requested']} requested were watched "
