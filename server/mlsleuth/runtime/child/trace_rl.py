@@ -362,7 +362,7 @@ class RLObserver(Observer):
                     rec = obs.regression
                     rec["calls"] += 1
                     if (getattr(target, "requires_grad", False) and getattr(inp, "requires_grad", False)
-                            and target.grad_fn is not None):
+                            and target.grad_fn is not None and obs._reaches_trained(runner, target.grad_fn)):
                         rec["target_requires_grad"] += 1
                         if rec["first_step"] is None:
                             rec["first_step"] = runner.step
@@ -373,6 +373,22 @@ class RLObserver(Observer):
             return wrapped
 
         return factory
+
+    def _reaches_trained(self, runner: Any, root: Any) -> bool:
+        """Whether a graph reaches a parameter some optimizer trains (a gradient into a frozen target net is harmless)."""
+        trained = self._trained_ids(runner)
+        seen: set[int] = set()
+        stack = [root]
+        while stack and len(seen) < MAX_GRAPH_NODES:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            var = getattr(node, "variable", None)
+            if var is not None and id(var) in trained:
+                return True
+            stack.extend(n for n, _ in node.next_functions)
+        return False
 
     # -- backward: policy-gradient surrogates ------------------------------------------
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
