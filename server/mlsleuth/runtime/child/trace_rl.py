@@ -63,6 +63,19 @@ def _floats(x: Any) -> list[float]:
     return []
 
 
+def _thin(rows: list, limit: int = 300, keep_max: int | None = None) -> list:
+    """At most about ``limit`` rows, evenly spaced, always with the first and the last (and the row largest in column ``keep_max``)."""
+    if len(rows) <= limit:
+        return rows
+    step = math.ceil(len(rows) / limit)
+    keep = set(range(0, len(rows), step)) | {len(rows) - 1}
+    if keep_max is not None:
+        finite = [i for i, r in enumerate(rows) if isinstance(r[keep_max], float) and math.isfinite(r[keep_max])]
+        bad = [i for i, r in enumerate(rows) if i not in finite]
+        keep |= set(bad[:1]) | ({max(finite, key=lambda i: rows[i][keep_max])} if finite else set())
+    return [rows[i] for i in sorted(keep)]
+
+
 def _summary(values: list[float]) -> dict[str, Any]:
     n = len(values)
     if not n:
@@ -394,7 +407,7 @@ class RLObserver(Observer):
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
         self.backwards += 1
         if not self._lp_nodes:
-            if self._touches_params(tensors):
+            if self.env_steps and self._touches_params(tensors):
                 self.other_trained_terms += 1
             return
         roots = [t for t in (tensors if isinstance(tensors, (list, tuple)) else [tensors]) if getattr(t, "grad_fn", None) is not None]
@@ -586,19 +599,20 @@ class RLObserver(Observer):
                          "max_abs_mean": float(mean.abs().max()), "max_std": float(std.max())}
         twins = []
         for rec in self._twins.values():
-            twins.append({k: v for k, v in rec.items() if k not in ("root", "twin")} | {"changes": rec["changes"][:500],
-                                                                                      "change_count": len(rec["changes"])})
-        entropy = [[s, v[0] / v[1], v[2]] for s, v in sorted(self._entropy_step.items()) if v[1]]
-        q_scale = [[s, v[0], v[1] / v[2]] for s, v in sorted(self.q_scale.items()) if v[2]]
+            twins.append({k: v for k, v in rec.items() if k not in ("root", "twin")} | {"changes": rec["changes"][:300],
+                                                                                      "change_count": len(rec["changes"]),
+                                                                                      "distance": _thin(rec["distance"])})
+        entropy = _thin([[s, v[0] / v[1], v[2]] for s, v in sorted(self._entropy_step.items()) if v[1]])
+        q_scale = _thin([[s, v[0], v[1] / v[2]] for s, v in sorted(self.q_scale.items()) if v[2]], keep_max=1)
         return {
             "env_steps": self.env_steps, "env_resets": self.env_resets, "vector_env": self.vector_env, "step_api": self.step_api,
-            "episodes": self.episodes, "episode_count": self.episode_count,
+            "episodes": [[round(e[0], 4), *e[1:]] for e in self.episodes[:500]], "episode_count": self.episode_count,
             "rewards": {**rs, "mean": rs["sum"] / rs["n"] if rs["n"] else None,
                         "mean_abs": rs["sum_abs"] / rs["n"] if rs["n"] else None,
                         "std": math.sqrt(max(rs["sum_sq"] / rs["n"] - (rs["sum"] / rs["n"]) ** 2, 0.0)) if rs["n"] else None},
             "observations": obs_stats,
-            "distributions": self.distributions, "categories": self.categories, "entropy": entropy[:2000],
-            "surrogates": self.surrogates, "other_trained_terms": self.other_trained_terms, "backwards": self.backwards,
-            "regression": self.regression, "target_networks": twins, "q_scale": q_scale[:2000], "extension": self.extension,
+            "distributions": self.distributions, "categories": self.categories, "entropy": entropy,
+            "surrogates": self.surrogates[:300], "other_trained_terms": self.other_trained_terms, "backwards": self.backwards,
+            "regression": self.regression, "target_networks": twins, "q_scale": q_scale, "extension": self.extension,
             "script_dir": os.path.dirname(self.config.get("script") or "") or None,
         }

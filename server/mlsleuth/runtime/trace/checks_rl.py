@@ -148,7 +148,8 @@ def rl_entropy_collapse(run: Any) -> Iterator[Found]:
 
     What it finds: the mean normalised entropy of the Categorical/Bernoulli policies built in the run (1 = uniform,
     0 = deterministic) fell from at least {T.RL_ENTROPY_START:g} to below {T.RL_ENTROPY_FLOOR:g}, or a Normal policy's
-    mean log-std fell by at least {T.RL_LOG_STD_DROP:g} (a 10x smaller std), within the traced steps.
+    mean log-std fell by at least {T.RL_LOG_STD_DROP:g} (a 10x smaller std), from the first traced step to the mean of
+    the last tenth of the steps.
     Why it matters: a near-deterministic policy stops exploring; it locks onto whatever it found first and the
     returns stall or collapse. So early it is a step size far too large, an entropy bonus with the wrong sign,
     advantages of enormous scale, or logits scaled up.
@@ -164,7 +165,7 @@ def rl_entropy_collapse(run: Any) -> Iterator[Found]:
         return
     kind = ent[0][2]
     k = max(1, len(ent) // 10)
-    head = sum(e[1] for e in ent[:k]) / k
+    head = ent[0][1]  # the policy before (or at) its first update
     tail = sum(e[1] for e in ent[-k:]) / k
     if kind == "Normal":
         hit = head - tail >= T.RL_LOG_STD_DROP

@@ -17,7 +17,7 @@ TERMINATED_WORD = re.compile(r"terminat", re.I)
 TRUNCATED_WORD = re.compile(r"truncat|time_?out|timelimit", re.I)
 GAMMA_WORD = re.compile(r"(gamma|discount)", re.I)
 REWARD_WORD = re.compile(r"(^r$|^rs$|^rew|reward|^r_|_r$|^rb_r|^batch_r$)", re.I)
-NEXT_VALUE_WORD = re.compile(r"(next|target|^q|_q|q_|value|^v$|^v_|_v$|bootstrap|max)", re.I)
+NEXT_VALUE_WORD = re.compile(r"(next|target|^q|_q|q_|value|^v$|^v_|_v$|bootstrap|max|critic|s2|s_prime)", re.I)
 
 
 def names_in(node: ast.AST) -> list[str]:

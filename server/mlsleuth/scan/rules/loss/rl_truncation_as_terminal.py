@@ -12,6 +12,11 @@ STORE_METHODS = {"push", "add", "append", "store", "insert", "add_transition", "
 BUFFER_WORDS = ("buffer", "memory", "replay", "rb", "storage", "experience", "transitions")
 
 
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
 @register_rule
 class RlTruncationAsTerminal(Rule):
     """A time-limit truncation is stored in a replay buffer, or masked in a TD target, as if the episode had ended.
@@ -60,7 +65,7 @@ class RlTruncationAsTerminal(Rule):
             operands = list(value.values)
         elif isinstance(value, ast.BinOp) and isinstance(value.op, (ast.BitOr, ast.Add)):
             operands = [value.left, value.right]
-        elif isinstance(value, ast.Call) and (names_in(value.func) or [""])[-1] in ("logical_or", "maximum"):
+        elif isinstance(value, ast.Call) and _callee(value) in ("logical_or", "maximum", "bitwise_or"):
             operands = list(value.args)
         if len(operands) < 2:
             return False
