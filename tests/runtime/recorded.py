@@ -45,6 +45,8 @@ def _cases() -> dict[str, tuple[str, str, dict[str, Any]]]:
             for variant in ("bug", "fixed"):
                 cases[f"zoo_rl_{c['name']}_{variant}"] = ("trace", f"zoo_rl/{c['name']}_{variant}.py",
                                                           {"steps": c["steps"], "cwd": "zoo_rl", "timeout_s": 240})
+    for script in ("cleanrl_style_dqn", "cleanrl_style_ppo"):  # clean RL agents: no warning, no error
+        cases[f"script_rl_{script}"] = ("trace", f"trace_scripts/rl/{script}.py", {"steps": 40, "cwd": "trace_scripts/rl", "timeout_s": 240})
     for script in ("gan_two_optimizers", "manual_grad_reset", "grad_accumulation"):
         cases[f"script_{script}"] = ("trace", f"trace_scripts/{script}.py", {"steps": 12, "cwd": "trace_scripts", "timeout_s": 120})
     for script in ("cnn_dataloader", "tiny_transformer_lm", "regression_ema_teacher", "checkpoints_scheduler"):
