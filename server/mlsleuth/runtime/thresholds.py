@@ -48,6 +48,8 @@ MIN_STEPS_FOR_TREND = 9
 RL_TARGET_MIN_STEPS = 100
 RL_TARGET_DRIFT = 0.01
 RL_TARGET_WATCH_STEPS = 300
+# ... and the target ran forward on at least this share of those steps (an evaluation snapshot of the model does not).
+RL_TARGET_FORWARD_SHARE = 0.5
 # policy-gradient weights (the constants multiplying log-probabilities): one sign on at least RL_PG_ONE_SIGN of
 # them and a mean at least RL_PG_MEAN_OVER_STD standard deviations from 0, on every one of at least
 # RL_PG_MIN_UPDATES updates, with no trained baseline or critic term anywhere in the run.

@@ -25,8 +25,9 @@ def rl_findings(check: str, losses: list | None = None, **overrides) -> list:
     return findings_for(check, data)
 
 
-def twin(steps=300, changes=(), online_changes=None, distance=0.3) -> dict:
+def twin(steps=300, changes=(), online_changes=None, distance=0.3, forward_steps=None) -> dict:
     return {"target": "target_net", "online": "q_net", "first_step": 0, "steps": steps, "changes": list(changes),
+            "forward_steps": steps if forward_steps is None else forward_steps,
             "change_count": len(changes), "online_changes": steps if online_changes is None else online_changes,
             "change_sizes": [], "distance": [[steps, distance]]}
 

@@ -20,6 +20,8 @@ def test_hard_sync_soft_update_and_short_watch_are_quiet():
     assert not rl_findings(CHECK, target_networks=[twin(steps=40)])  # too few steps watched to call it frozen
     assert not rl_findings(CHECK, target_networks=[twin(steps=320, online_changes=0)])  # nothing trains either
     assert not rl_findings(CHECK, target_networks=[twin(steps=320, distance=0.001)])  # the twin has not moved away
+    # a best-model snapshot evaluated now and then: same shapes, in no optimizer, never changes, but rarely runs
+    assert not rl_findings(CHECK, target_networks=[twin(steps=320, forward_steps=12)])
 
 
 def test_recorded_dqn_zoo_pair():

@@ -297,8 +297,8 @@ class RLObserver(Observer):
             return
         if not t.is_floating_point() and t.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8):
             return
-        t = t.detach().double().reshape(-1) if (not self.vector_env or t.dim() == 0) else t.detach().double().reshape(t.shape[0], -1)
-        rows = t.reshape(1, -1) if t.dim() == 1 else t
+        t = t.detach().double()
+        rows = t.reshape(t.shape[0], -1) if self.vector_env and t.dim() >= 1 else t.reshape(1, -1)
         if rows.shape[1] > 4096 or not bool(torch.isfinite(rows).all()):
             return
         if self._obs_sum is None or self._obs_sum.shape[0] != rows.shape[1]:
@@ -512,13 +512,22 @@ class RLObserver(Observer):
                 continue
             self._twins[id(root)] = {"target": runner.root_label(root), "online": runner.root_label(match), "root": root, "twin": match,
                                      "first_step": runner.step, "steps": 0, "changes": [], "online_changes": 0,
-                                     "change_sizes": [], "distance": []}
+                                     "change_sizes": [], "distance": [], "forward_steps": []}
             self._twin_of[id(match)] = root
             self._snap[id(root)] = [p.detach().clone() for p in params]
             self._snap[id(match)] = [p.detach().clone() for p in match.parameters()]
 
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
-        if runner.module_stack or id(module) not in self._twin_of or not hasattr(output, "detach"):
+        if runner.module_stack:
+            return
+        twin = self._twins.get(id(module))
+        if twin is not None:  # a target network runs on (nearly) every update; an evaluation snapshot does not
+            if twin["forward_steps"] and twin["forward_steps"][-1] == runner.step:
+                return
+            if len(twin["forward_steps"]) < 5000:
+                twin["forward_steps"].append(runner.step)
+            return
+        if id(module) not in self._twin_of or not hasattr(output, "detach"):
             return
         o = output.detach()
         if not o.is_floating_point() or not o.numel():
@@ -601,7 +610,8 @@ class RLObserver(Observer):
         for rec in self._twins.values():
             twins.append({k: v for k, v in rec.items() if k not in ("root", "twin")} | {"changes": rec["changes"][:300],
                                                                                       "change_count": len(rec["changes"]),
-                                                                                      "distance": _thin(rec["distance"])})
+                                                                                      "distance": _thin(rec["distance"]),
+                                                                                      "forward_steps": len(rec["forward_steps"])})
         entropy = _thin([[s, v[0] / v[1], v[2]] for s, v in sorted(self._entropy_step.items()) if v[1]])
         q_scale = _thin([[s, v[0], v[1] / v[2]] for s, v in sorted(self.q_scale.items()) if v[2]], keep_max=1)
         return {

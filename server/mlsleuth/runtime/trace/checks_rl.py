@@ -34,7 +34,8 @@ def rl_target_network_frozen(run: Any) -> Iterator[Found]:
     """The target network is never synchronised with the network being trained.
 
     What it finds: in a run that steps an environment, a model that runs forward but is in no optimizer and has
-    exactly the parameter shapes of a trained model (a DQN/DDPG/SAC target network) did not change at all over at
+    exactly the parameter shapes of a trained model (a DQN/DDPG/SAC target network), and ran forward on at least
+    {pct.RL_TARGET_FORWARD_SHARE}% of the updates (an evaluation snapshot does not), did not change at all over at
     least {T.RL_TARGET_MIN_STEPS} optimizer steps, while its trained twin moved at least {pct.RL_TARGET_DRIFT}%
     (relative distance) away from it. An unchanged target is watched up to {T.RL_TARGET_WATCH_STEPS} steps beyond
     the requested ones, so a hard sync every few dozen updates is seen; polyak (soft) updates change it every step.
@@ -56,13 +57,15 @@ def rl_target_network_frozen(run: Any) -> Iterator[Found]:
         drift = dist[-1][1] if dist else 0.0
         if changes or steps < T.RL_TARGET_MIN_STEPS or not tn.get("online_changes") or drift < T.RL_TARGET_DRIFT:
             continue
+        if tn.get("forward_steps", steps) < T.RL_TARGET_FORWARD_SHARE * steps:
+            continue  # rarely run: a snapshot kept for evaluation or checkpointing, not a bootstrap target
         ext = rl.get("extension")
         watched = f"{steps} optimizer steps" + (f" ({ext['extra']} watched beyond the {ext['requested']} requested)" if ext else "")
         yield Found(
             f"the target network {tn['target']} never changed while {tn['online']} trained: the bootstrap targets come from a "
             "frozen copy forever (the sync is never reached, or copies the wrong way)",
             observation=f"{tn['target']} has the parameter shapes of {tn['online']}, is in no optimizer and stayed bit-identical over "
-                        f"{watched}; {tn['online']} changed on {tn.get('online_changes')} of them and is now at relative distance "
+                        f"{watched} (it ran forward on {tn.get('forward_steps', '?')} of them); {tn['online']} changed on {tn.get('online_changes')} of them and is now at relative distance "
                         f"{fmt(drift)} from it (flagged from {fmt(T.RL_TARGET_DRIFT)}); {_trend_note(rl)}",
             next_test="print the step counter next to the target.load_state_dict(...) / polyak update line: it never runs. "
                       f"If the sync period is longer than {steps} updates on purpose, trace with --steps above it",
