@@ -374,7 +374,7 @@ class RLObserver(Observer):
                     inp = kwargs.get("input", args[0] if args else None)
                     rec = obs.regression
                     rec["calls"] += 1
-                    if (getattr(target, "requires_grad", False) and getattr(inp, "requires_grad", False)
+                    if (obs.env_steps and getattr(target, "requires_grad", False) and getattr(inp, "requires_grad", False)
                             and target.grad_fn is not None and obs._reaches_trained(runner, target.grad_fn)):
                         rec["target_requires_grad"] += 1
                         if rec["first_step"] is None:

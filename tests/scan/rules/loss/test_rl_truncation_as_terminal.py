@@ -24,6 +24,12 @@ def test_merged_flag_stored_or_masking_is_found():
             dones = np.logical_or(terminations, truncations)  # expect: rl-truncation-as-terminal
             rb.add(obs, next_obs, actions, rewards, dones, infos)
 
+        def tutorial(env, memory, Transition, state, action):
+            observation, reward, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated  # expect: rl-truncation-as-terminal
+            memory.push(Transition(state, action, observation, reward, done))
+            return done
+
         def online_td(critic, s, r, s2, terminated, truncated, gamma):
             done = terminated | truncated  # expect: rl-truncation-as-terminal
             return r + gamma * critic(s2) * (1 - done)

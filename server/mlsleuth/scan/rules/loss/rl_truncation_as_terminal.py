@@ -90,7 +90,9 @@ class RlTruncationAsTerminal(Rule):
                 continue
             args = list(node.args) + [k.value for k in node.keywords]
             flat = [e for a in args for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
-            if any(isinstance(e, ast.Name) and e.id == name for e in flat) and len(flat) >= 3:
+            # a transition: several fields, given directly, as a tuple, or through a constructor (Transition(s, a, r, s2, done))
+            width = max([len(flat)] + [len(c.args) + len(c.keywords) for c in flat if isinstance(c, ast.Call)])
+            if width >= 3 and any(isinstance(n, ast.Name) and n.id == name for a in args for n in ast.walk(a)):
                 return f"stored in the replay buffer ({ctx.segment(node.func, 60)})"
         return None
 
