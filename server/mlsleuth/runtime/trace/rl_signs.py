@@ -98,3 +98,21 @@ def vital_signs(data: dict[str, Any]) -> dict[str, Any] | None:
             "sync_interval": (sorted(intervals)[len(intervals) // 2] if intervals else None),
             "distance_last": (tn.get("distance") or [[None, None]])[-1][1]})
     return out
+
+
+def vital_signs_line(signs: dict[str, Any]) -> str:
+    """The vital signs in one line for the text summary (the full set is in the report's ``stats.rl``)."""
+    parts = [f"RL: {signs.get('episodes_finished', 0)} episode(s) in {signs.get('env_steps', 0)} env steps"]
+    trend = signs.get("returns_trend")
+    if trend:
+        parts.append(f"mean return {trend['first_mean']:.4g} -> {trend['last_mean']:.4g} (first/last third)")
+    elif signs.get("episode_returns_last"):
+        parts.append(f"last returns {signs['episode_returns_last']}")
+    for key, label in (("policy_entropy_normalised", "entropy"), ("policy_log_std", "log-std"), ("q_max_abs", "max |Q|")):
+        if f"{key}_first" in signs:
+            parts.append(f"{label} {signs[key + '_first']:.3g} -> {signs[key + '_last']:.3g}")
+    if "advantage_mean_last" in signs:
+        parts.append(f"advantages mean {signs['advantage_mean_last']:.3g} std {signs['advantage_std_last']:.3g}")
+    for tn in signs.get("target_networks") or []:
+        parts.append(f"{tn['target']}: {tn['syncs']} sync(s) in {tn['steps_watched']} updates")
+    return ", ".join(parts)

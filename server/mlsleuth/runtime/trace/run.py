@@ -27,7 +27,7 @@ from mlsleuth.runtime.common import (
 )
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.prepared import PreparedRun
-from mlsleuth.runtime.trace.rl_signs import vital_signs
+from mlsleuth.runtime.trace.rl_signs import vital_signs, vital_signs_line
 
 DEFAULT_STEPS = 20
 DEFAULT_TIMEOUT_S = 300.0
@@ -138,6 +138,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
     report.findings = rank(report.findings, "trace")
     report.finalize(stats=stats, sort=False)
     report.summary.text = _summary(report, status, steps, info)
+    if stats.get("rl"):
+        report.summary.text += f"; {vital_signs_line(stats['rl'])}"
     return report
 
 
