@@ -28,6 +28,14 @@ def test_unit_and_moderate_rewards_are_quiet():
     assert not rl_findings(CHECK, rewards=_rewards(18.0), target_networks=[twin()])  # a -100 crash now and then is fine
 
 
+def test_rewards_rescaled_before_the_loss_are_quiet():
+    reg = {"calls": 60, "target_requires_grad": 0, "first_step": None, "function": "smooth_l1_loss",
+           "early_targets": 20, "early_target_abs_sum": 20 * 15.0}  # targets ~15 for rewards ~1500: divided by 100
+    assert not rl_findings(CHECK, rewards=_rewards(1500.0), target_networks=[twin()], regression=reg)
+    reg_raw = {**reg, "early_target_abs_sum": 20 * 1400.0}
+    assert rl_findings(CHECK, rewards=_rewards(1500.0), target_networks=[twin()], regression=reg_raw)
+
+
 def test_recorded_zoo_pair():
     assert findings_of("zoo_rl_thermostat_reward_scale_bug", CHECK)
     assert not findings_of("zoo_rl_thermostat_reward_scale_fixed", CHECK)

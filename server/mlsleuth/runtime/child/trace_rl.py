@@ -368,12 +368,18 @@ class RLObserver(Observer):
         obs = self
 
         def factory(runner, original):
+            import torch
+
             def wrapped(*args, **kwargs):
                 if not runner._muted:
                     target = kwargs.get("target", args[1] if len(args) > 1 else None)
                     inp = kwargs.get("input", args[0] if args else None)
                     rec = obs.regression
                     rec["calls"] += 1
+                    if obs.env_steps and rec.setdefault("early_targets", 0) < 20 and hasattr(target, "detach") and target.numel():
+                        with torch.no_grad():  # how large the value targets are before the values grow (about the rewards the loss sees)
+                            rec["early_target_abs_sum"] = rec.get("early_target_abs_sum", 0.0) + float(target.detach().float().abs().mean())
+                        rec["early_targets"] += 1
                     if (obs.env_steps and getattr(target, "requires_grad", False) and getattr(inp, "requires_grad", False)
                             and target.grad_fn is not None and obs._reaches_trained(runner, target.grad_fn)):
                         rec["target_requires_grad"] += 1

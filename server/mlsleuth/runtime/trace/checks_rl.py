@@ -225,7 +225,9 @@ def rl_reward_scale_large(run: Any) -> Iterator[Found]:
     """The environment's rewards are far from unit scale and feed a value loss.
 
     What it finds: the mean |reward| per environment step is above {T.RL_REWARD_SCALE_MAX:g}, and a value is
-    trained on it (a Q network with a target twin, or a regression loss); info when no value loss was seen.
+    trained on it (a Q network with a target twin, or a regression loss); info when no value loss was seen. Not
+    reported when the first value targets are less than a tenth of that scale: the script rescales the rewards
+    after `env.step`.
     Why it matters: value targets scale with the rewards (times 1 / (1 - gamma)); squared TD errors of that size
     swamp the gradients, the step sizes tuned for unit-scale problems blow the network up, and the network's output
     layer must first grow by orders of magnitude.
@@ -240,7 +242,10 @@ def rl_reward_scale_large(run: Any) -> Iterator[Found]:
     mean_abs = rw.get("mean_abs")
     if not isinstance(mean_abs, (int, float)) or mean_abs <= T.RL_REWARD_SCALE_MAX:
         return
-    valued = bool(rl.get("target_networks")) or (rl.get("regression") or {}).get("calls", 0) > 0
+    reg = rl.get("regression") or {}
+    if reg.get("early_targets") and reg.get("early_target_abs_sum", 0.0) / reg["early_targets"] < 0.1 * mean_abs:
+        return  # the value loss sees rewards scaled down after env.step
+    valued = bool(rl.get("target_networks")) or reg.get("calls", 0) > 0
     yield Found(
         "the rewards are orders of magnitude above unit scale: value targets and TD errors inherit that scale",
         observation=f"mean |reward| per step {fmt(mean_abs)} (std {fmt(rw.get('std'))}, max |r| {fmt(rw.get('max_abs'))}) over "
