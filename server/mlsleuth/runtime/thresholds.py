@@ -103,3 +103,13 @@ EXP_NEAR_OVERFLOW = 0.9
 # share of the token batch, and that id holding at least this share of the loss's class-index targets.
 PADDING_FRACTION = 0.2
 PADDING_TARGET_SHARE = 0.2
+
+# language-model batches (labels vs input_ids): a batch's scored labels match the next position's token at least
+# LM_SHIFT_MATCH of the time and their own position's token at most LM_SHIFT_MISMATCH of the time (or the other way
+# round), over positions where the two tokens differ; random or real text matches either far less often.
+LM_SHIFT_MATCH = 0.8
+LM_SHIFT_MISMATCH = 0.2
+LM_SHIFT_BATCHES = 0.5  # share of the measured batches that must show the pattern
+# pad positions (attention_mask 0) whose label is not -100: at least this share of the scored labels, and more
+# than one per row on average (one deliberately kept end-of-text label per row is a known, legitimate recipe).
+LM_PAD_LABEL_SHARE = 0.05

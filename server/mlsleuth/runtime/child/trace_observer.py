@@ -14,6 +14,7 @@ from typing import Any
 
 import probes
 from observer import Observer
+from trace_lm_batches import LMBatchWatch
 from trace_numerics import NumericsWatch
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -91,6 +92,8 @@ class TraceObserver(Observer):
         self.patches += [(F, "kl_div", self._wrap_kl_div())]
         self.patches += [(torch.nn.Module, "load_state_dict", self._wrap_load_state_dict())]
         self.patches += self.numerics.patches()
+        self.lm_batches = LMBatchWatch()  # labels vs input_ids, pads and attention_mask of LM batches
+        self.patches += self.lm_batches.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -325,6 +328,9 @@ class TraceObserver(Observer):
         return factory
 
     # -- hooks -------------------------------------------------------------------
+    def on_start(self, runner: Any) -> None:
+        self.lm_batches.start(runner)
+
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
         import torch
 
@@ -630,6 +636,7 @@ class TraceObserver(Observer):
     def on_end(self, runner: Any, reason: str) -> None:
         import torch
 
+        self.lm_batches.stop()
         self.optimizer_replacements = list(getattr(runner, "optimizer_replacements", []))
         self.frozen: list[dict] = []
         self.not_in_optimizer: list[dict] = []
@@ -716,6 +723,7 @@ class TraceObserver(Observer):
             "state_dict_loads": self.state_dict_loads,
             "accumulation": self.accumulation[:50],
             "numerics": self.numerics.result(),
+            "lm_batches": self.lm_batches.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

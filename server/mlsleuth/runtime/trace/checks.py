@@ -1384,3 +1384,7 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
                 fix="use F.binary_cross_entropy_with_logits on the logits, or clamp p before any log",
                 measurements={k: v for k, v in rec.items() if k != "per_step"}, module=_mod(rec.get("module")),
                 step=rec.get("first_exact_step"), op="sigmoid", phase="forward", **_site_location(run, rec))
+
+
+# checks on language-model batches (labels vs input_ids, pads, attention_mask) live in their own module
+from mlsleuth.runtime.trace import checks_lm  # noqa: E402,F401
