@@ -21,7 +21,7 @@ from import_graph import find_cycles
 PACKAGE_DIR = Path(mlsleuth.__file__).parent
 FLOOR = {"", "report", "catalog", "config", "render", "process_runner", "process_cgroup", "child_launcher", "version"}
 CAPABILITIES = {"scan", "runtime", "sweep"}
-FACES = {"cli", "commands", "serving", "mcp_server", "docgen", "__main__"}
+FACES = {"cli", "commands", "serving", "mcp_server", "docgen", "__main__", "integrations"}
 CHILD = "runtime.child"
 
 

@@ -106,6 +106,7 @@ class LMBatchWatch:
         self.pad_scored = {"batches": 0, "affected": 0, "masked": 0, "scored_masked": 0, "scored": 0, "rows": 0,
                            "pad_labels": 0, "first_step": None, "label_example": None}
         self.loss_targets: dict = {"calls": 0, "rates": [], "path": None, "line": None, "model": None, "causal": False}
+        self.non_finite_loss: dict | None = None  # the first non-finite loss a model returned from labels=
         self._last: tuple | None = None  # (ids, model name, causal, got labels) of the last training model call
         self._handle: Any = None
 
@@ -176,6 +177,11 @@ class LMBatchWatch:
         labels = kwargs.get("labels")
         got_labels = isinstance(labels, torch.Tensor)
         self._last = (ids.detach(), name, causal, got_labels)
+        loss = getattr(output, "loss", None)
+        if got_labels and self.non_finite_loss is None and isinstance(loss, torch.Tensor) and loss.numel() == 1:
+            value = float(loss.detach())
+            if value != value or value in (float("inf"), float("-inf")):
+                self.non_finite_loss = {"step": self.step(), "value": value}
         if not got_labels or labels.is_floating_point() or labels.shape != ids.shape:
             return
         with torch.no_grad():
@@ -246,4 +252,4 @@ class LMBatchWatch:
     def result(self) -> dict[str, Any]:
         return {"batches": self.batches, "model": self.model, "causal": self.causal, "pad_token_id": self.pad_token_id,
                 "labeled": self.labeled, "without_targets": self.without_targets, "double_shift": self.double_shift,
-                "pad_scored": self.pad_scored, "loss_targets": self.loss_targets}
+                "pad_scored": self.pad_scored, "loss_targets": self.loss_targets, "non_finite_loss": self.non_finite_loss}

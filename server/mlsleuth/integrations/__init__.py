@@ -1,0 +1,1 @@
+"""Optional framework integrations: each module imports its framework lazily."""
