@@ -67,3 +67,65 @@ def test_train_restored_or_eval_on_teacher_is_fine():
         """,
         TR,
     )
+
+
+def test_periodic_evaluation_inside_the_step_loop_with_train_only_per_epoch():
+    src = """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+
+    def evaluate(model, loader):
+        model.eval()
+        with torch.no_grad():
+            return sum(model(**b).loss.item() for b in loader) / len(loader)
+
+    for epoch in range(3):
+        model.train()
+        for step, batch in enumerate(train_loader):
+            loss = model(**batch).loss
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            if step % 500 == 0:
+                print(evaluate(model, val_loader))  # expect: train-mode-not-restored
+    """
+    check(src, {"train-mode-not-restored"})
+
+
+def test_periodic_evaluation_restored_or_only_at_the_epoch_end_stays_silent():
+    src = """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+
+    def evaluate(model, loader):
+        model.eval()
+        with torch.no_grad():
+            return sum(model(**b).loss.item() for b in loader) / len(loader)
+
+    for epoch in range(3):
+        model.train()
+        for step, batch in enumerate(train_loader):
+            loss = model(**batch).loss
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            if step % 500 == 0:
+                print(evaluate(model, val_loader))
+                model.train()
+
+    for epoch in range(3):
+        model.train()
+        for step, batch in enumerate(train_loader):
+            model(**batch).loss.backward()
+            opt.step()
+            opt.zero_grad()
+            if step == len(train_loader) - 1:
+                print(evaluate(model, val_loader))
+    """
+    check(src, {"train-mode-not-restored"})
