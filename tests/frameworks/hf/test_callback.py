@@ -63,6 +63,7 @@ def test_report_from_measurements_uses_the_trace_checks():
 @pytest.mark.slow
 @pytest.mark.parametrize("script, expected", [
     ("clean_trainer.py", set()),
+    ("collator_lm_trainer.py", set()),
     ("pad_labels_trainer.py", {"lm-pad-labels-scored"}),
     ("double_shift_trainer.py", {"lm-labels-double-shifted"}),
     ("unshifted_compute_loss_trainer.py", {"lm-targets-unshifted"}),
