@@ -23,11 +23,8 @@ class TrainModeNotRestored(Rule):
     statistics freeze at their epoch-one values, and the curves change shape after the first
     evaluation.
     How to confirm: print `model.training` at the first batch of the second epoch: it is False.
-    It also finds an evaluation every N steps of a step loop (`if step % N == 0: evaluate(model)`,
-    the usual custom-loop copy of the Hugging Face Trainer's `eval_steps`) when only the enclosing
-    epoch loop calls `model.train()`: the rest of that epoch trains in eval mode.
     What to do instead: call `model.train()` at the start of every epoch (or of the training
-    function), not once before the loop, and right after a mid-epoch evaluation.
+    function), not once before the loop.
     """
 
     id = "train-mode-not-restored"
@@ -54,13 +51,11 @@ class TrainModeNotRestored(Rule):
                 continue
             if any(e.kind == "train" for e in events):
                 continue
-            evals = [e for e in events if e.kind == "eval" and self._is_trained_model(e.target, trained)]
             if trace.loop_parent.get(loop) is not None and any(
                 e.kind == "train" for e in trace.in_loop(trace.loop_parent[loop])
             ):
-                # the outer loop restores train mode once per pass; an evaluation every N steps of this loop
-                # (`if step % N == 0`) still leaves the rest of the pass in eval mode
-                evals = [e for e in evals if _periodic_in(e, loop)]
+                continue
+            evals = [e for e in events if e.kind == "eval" and self._is_trained_model(e.target, trained)]
             if not evals:
                 continue
             ev = evals[0]
@@ -81,14 +76,3 @@ class TrainModeNotRestored(Rule):
         if trained:
             return target in trained or any(t.startswith(target + ".") for t in trained)
         return not NOT_TRAINED.search(target)
-
-
-def _periodic_in(event, loop: ast.AST) -> bool:
-    """Whether ``event`` runs under an ``if ... % ...`` test inside ``loop`` (every N iterations)."""
-    if loop not in event.loops:
-        return False
-    depth = event.loops.index(loop) + 1
-    return any(
-        g.branch == "body" and g.depth >= depth and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(g.test))
-        for g in event.guards
-    )
