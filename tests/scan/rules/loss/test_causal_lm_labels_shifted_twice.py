@@ -93,3 +93,18 @@ def test_own_compute_loss_or_a_plain_torch_model_is_not_flagged():
         return {"input_ids": seq[:, :-1], "labels": seq[:, 1:]}
     """
     check(plain, {RULE})
+
+
+def test_a_model_class_written_in_the_file_is_not_assumed_to_shift():
+    src = """
+    import torch
+
+    class TinyLMHeadModel(torch.nn.Module):
+        def forward(self, input_ids, labels=None):
+            logits = self.head(self.body(input_ids))
+            return torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten())
+
+    def step(model, seq):
+        return model(input_ids=seq[:, :-1], labels=seq[:, 1:])
+    """
+    check(src, {RULE})

@@ -94,7 +94,8 @@ class CausalLmLabelsShiftedTwice(Rule):
     `AutoModelForCausalLM`, `*LMHeadModel`), a model call or a batch dict whose `input_ids` is `seq[..., :-1]`
     and whose `labels` is `seq[..., 1:]` of the same tensor, directly, through names and copies, or written
     into padded buffers by slice assignment in a collate function. Files that define their own `compute_loss`
-    (which may use pre-shifted labels correctly) and encoder-decoder calls (`decoder_input_ids=`) are left alone.
+    (which may use pre-shifted labels correctly) or the model class itself, and encoder-decoder calls
+    (`decoder_input_ids=`), are left alone.
     Why it matters: the model shifts the labels by one more position, so it is trained to predict the token
     after next. The loss still falls and nothing errors, but generation is poor and the perplexity is wrong.
     How to confirm: print `input_ids[0, :8]` and `labels[0, :8]` of one batch: for these models they should be
@@ -114,6 +115,8 @@ class CausalLmLabelsShiftedTwice(Rule):
         model = _SHIFTING_MODEL.search(ctx.source)
         if model is None or "def compute_loss" in ctx.source:
             return
+        if any(cls.name == model.group(0) for cls in ctx.classes()):
+            return  # a model class written here: its forward may not shift (the runtime check decides)
         for node, ids, labels in _pairs(ctx):
             a, b = _shift(ctx, ids), _shift(ctx, labels)
             if a is None or b is None or a[0] != b[0] or (a[1], b[1]) != ("head", "tail"):
