@@ -115,7 +115,7 @@ class CausalLmLabelsShiftedTwice(Rule):
         model = _SHIFTING_MODEL.search(ctx.source)
         if model is None or "def compute_loss" in ctx.source:
             return
-        if any(cls.name == model.group(0) for cls in ctx.classes()):
+        if any(cls.name == model.group(0) for cls in ctx.classes):
             return  # a model class written here: its forward may not shift (the runtime check decides)
         for node, ids, labels in _pairs(ctx):
             a, b = _shift(ctx, ids), _shift(ctx, labels)
