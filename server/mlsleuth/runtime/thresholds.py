@@ -160,3 +160,12 @@ PINN_COLLOCATION_COVERAGE = 0.5
 # a derivative call site is part of the training step when it ran before a backward in at least this share
 # of the steps that had one (an evaluation of the residual every few hundred steps is not).
 PINN_TRAINING_SITE_FRACTION = 0.5
+# language-model batches (labels vs input_ids): a batch's scored labels match the next position's token at least
+# LM_SHIFT_MATCH of the time and their own position's token at most LM_SHIFT_MISMATCH of the time (or the other way
+# round), over positions where the two tokens differ; random or real text matches either far less often.
+LM_SHIFT_MATCH = 0.8
+LM_SHIFT_MISMATCH = 0.2
+LM_SHIFT_BATCHES = 0.5  # share of the measured batches that must show the pattern
+# pad positions (attention_mask 0) whose label is not -100: at least this share of the scored labels, and more
+# than one per row on average (one deliberately kept end-of-text label per row is a known, legitimate recipe).
+LM_PAD_LABEL_SHARE = 0.05

@@ -1401,3 +1401,5 @@ from mlsleuth.runtime.trace import checks_amp  # noqa: E402 - mixed precision an
 # the PINN checks live in their own module; importing it registers them with the other trace checks
 from mlsleuth.runtime.trace import checks_pinn  # noqa: F401
 from mlsleuth.runtime.trace import checks_rl  # noqa: E402,F401 - registers the RL checks (kept in their own module)
+# checks on language-model batches (labels vs input_ids, pads, attention_mask) live in their own module
+from mlsleuth.runtime.trace import checks_lm  # noqa: E402,F401
