@@ -40,6 +40,13 @@ def _cases() -> dict[str, tuple[str, str, dict[str, Any]]]:
     for c in json.loads((ZOO / "cases.json").read_text(encoding="utf-8")):
         for variant in ("bug", "fixed"):
             cases[f"zoo_{c['name']}_{variant}"] = ("trace", f"zoo/{c['name']}_{variant}.py", {"steps": c["steps"], "cwd": "zoo", "timeout_s": 240})
+    for c in json.loads((TESTS / "zoo_rl" / "cases.json").read_text(encoding="utf-8")):
+        if c["tool"] == "trace":  # the RL zoo (issue 15); its scan cases need no child
+            for variant in ("bug", "fixed"):
+                cases[f"zoo_rl_{c['name']}_{variant}"] = ("trace", f"zoo_rl/{c['name']}_{variant}.py",
+                                                          {"steps": c["steps"], "cwd": "zoo_rl", "timeout_s": 240})
+    for script in ("cleanrl_style_dqn", "cleanrl_style_ppo"):  # clean RL agents: no warning, no error
+        cases[f"script_rl_{script}"] = ("trace", f"trace_scripts/rl/{script}.py", {"steps": 40, "cwd": "trace_scripts/rl", "timeout_s": 240})
     for script in ("gan_two_optimizers", "manual_grad_reset", "grad_accumulation"):
         cases[f"script_{script}"] = ("trace", f"trace_scripts/{script}.py", {"steps": 12, "cwd": "trace_scripts", "timeout_s": 120})
     for script in ("cnn_dataloader", "tiny_transformer_lm", "regression_ema_teacher", "checkpoints_scheduler"):

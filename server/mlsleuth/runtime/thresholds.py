@@ -41,6 +41,35 @@ VERDICT_EXTRA_STEPS_MAX = 100
 # loss-not-decreasing needs at least this many losses to compare thirds.
 MIN_STEPS_FOR_TREND = 9
 
+# reinforcement learning (trace, checks_rl): a target network (an untrained model with the trained one's
+# parameter shapes) unchanged over at least RL_TARGET_MIN_STEPS optimizer steps while its trained twin moved at
+# least RL_TARGET_DRIFT (relative distance) away is never synchronised; an unchanged target is watched up to
+# RL_TARGET_WATCH_STEPS steps beyond the requested ones (a sync period longer than the trace).
+RL_TARGET_MIN_STEPS = 100
+RL_TARGET_DRIFT = 0.01
+RL_TARGET_WATCH_STEPS = 300
+# ... and the target ran forward on at least this share of those steps (an evaluation snapshot of the model does not).
+RL_TARGET_FORWARD_SHARE = 0.5
+# policy-gradient weights (the constants multiplying log-probabilities): one sign on at least RL_PG_ONE_SIGN of
+# them and a mean at least RL_PG_MEAN_OVER_STD standard deviations from 0, on every one of at least
+# RL_PG_MIN_UPDATES updates, with no trained baseline or critic term anywhere in the run.
+RL_PG_ONE_SIGN = 0.99
+RL_PG_MEAN_OVER_STD = 1.0
+RL_PG_MIN_UPDATES = 3
+# policy entropy (normalised: 1 uniform, 0 deterministic) falling from at least RL_ENTROPY_START to below
+# RL_ENTROPY_FLOOR within the traced steps; a Normal policy's mean log-std falling by RL_LOG_STD_DROP (10x).
+RL_ENTROPY_START = 0.5
+RL_ENTROPY_FLOOR = 0.1
+RL_LOG_STD_DROP = 2.3
+# Q values: diverging once |Q| exceeds what any return can reach with gamma = 0.999 (RL_Q_HORIZON x the largest
+# |reward| seen), or turns non-finite.
+RL_Q_HORIZON = 1000.0
+# rewards: a mean |reward| per environment step above this swamps a value loss (squared errors ~ its square).
+RL_REWARD_SCALE_MAX = 100.0
+# episode returns rising: the mean return of the last third of the episodes above the first third's by this factor.
+RL_RETURNS_RISE = 1.1
+RL_MIN_EPISODES_FOR_TREND = 6
+
 # inputs: features are expected near unit scale; 10x off is a missing normalisation.
 INPUT_SCALE_LIMIT = 10.0
 RAW_PIXEL_MAX = 255.0
@@ -131,3 +160,12 @@ PINN_COLLOCATION_COVERAGE = 0.5
 # a derivative call site is part of the training step when it ran before a backward in at least this share
 # of the steps that had one (an evaluation of the residual every few hundred steps is not).
 PINN_TRAINING_SITE_FRACTION = 0.5
+# language-model batches (labels vs input_ids): a batch's scored labels match the next position's token at least
+# LM_SHIFT_MATCH of the time and their own position's token at most LM_SHIFT_MISMATCH of the time (or the other way
+# round), over positions where the two tokens differ; random or real text matches either far less often.
+LM_SHIFT_MATCH = 0.8
+LM_SHIFT_MISMATCH = 0.2
+LM_SHIFT_BATCHES = 0.5  # share of the measured batches that must show the pattern
+# pad positions (attention_mask 0) whose label is not -100: at least this share of the scored labels, and more
+# than one per row on average (one deliberately kept end-of-text label per row is a known, legitimate recipe).
+LM_PAD_LABEL_SHARE = 0.05

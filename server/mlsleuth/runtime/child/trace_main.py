@@ -17,9 +17,11 @@ import rank_sync
 import run_user_script
 from trace_observer import TraceObserver
 from trace_pinn import PinnObserver
+from trace_rl import RLObserver
 
 if __name__ == "__main__":
     run_user_script.main_with_config(
-        lambda config: [TraceObserver(config), PinnObserver(config)] + ([rank_sync.RankObserver(config)] if rank_sync.world() else [])
+        lambda config: [TraceObserver(config), PinnObserver(config), RLObserver(config)]
+        + ([rank_sync.RankObserver(config)] if rank_sync.world() else [])
     )
     rank_sync.leave_if_rank()

@@ -17,6 +17,7 @@ import rank_sync
 from observer import Observer
 from trace_amp import AmpWatch
 from trace_causal import CausalProbe
+from trace_lm_batches import LMBatchWatch
 from trace_numerics import NumericsWatch
 from trace_stages import StageTracker
 
@@ -101,6 +102,8 @@ class TraceObserver(Observer):
         self.patches += self.numerics.patches()
         self.amp = AmpWatch()  # GradScaler and accelerate: the loss as computed, skipped steps, clipping on scaled grads
         self.patches += self.amp.patches()
+        self.lm_batches = LMBatchWatch()  # labels vs input_ids, pads and attention_mask of LM batches
+        self.patches += self.lm_batches.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -365,6 +368,9 @@ class TraceObserver(Observer):
         return factory
 
     # -- hooks -------------------------------------------------------------------
+    def on_start(self, runner: Any) -> None:
+        self.lm_batches.start(runner)
+
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
         import torch
 
@@ -684,6 +690,7 @@ class TraceObserver(Observer):
     def on_end(self, runner: Any, reason: str) -> None:
         import torch
 
+        self.lm_batches.stop()
         self.optimizer_replacements = list(getattr(runner, "optimizer_replacements", []))
         self.frozen: list[dict] = []
         self.not_in_optimizer: list[dict] = []
@@ -774,6 +781,7 @@ class TraceObserver(Observer):
             "amp": self.amp.result(),
             "stages": self.stages.result(),
             "stage_loss_calls": self.stage_loss_calls,
+            "lm_batches": self.lm_batches.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

@@ -18,6 +18,7 @@ from typing import Any
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import decode_non_finite, fmt, group_by_module
 from mlsleuth.runtime.registry import Found, runtime_check
+from mlsleuth.runtime.trace.rl_signs import loss_trend_not_applicable
 
 LOSS_LABEL = {"cross_entropy": "F.cross_entropy / nn.CrossEntropyLoss", "nll_loss": "F.nll_loss / nn.NLLLoss",
               "binary_cross_entropy": "F.binary_cross_entropy / nn.BCELoss",
@@ -669,6 +670,8 @@ def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
     What to do instead: act on the other findings first; then check label/input alignment and the learning rate.
     """
     losses = [v for v in run.data.get("losses", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+    if loss_trend_not_applicable(run.data):
+        return  # an RL objective need not go down: the RL checks read the episode returns instead
     if not run.data.get("non_finite_loss") and len(losses) >= T.MIN_STEPS_FOR_TREND:
         k = len(losses) // 3
         head, tail = sum(losses[:k]) / k, sum(losses[-k:]) / k
@@ -1397,3 +1400,6 @@ from mlsleuth.runtime.trace import checks_ranks  # noqa: F401
 from mlsleuth.runtime.trace import checks_amp  # noqa: E402 - mixed precision and accelerate checks, registered on import
 # the PINN checks live in their own module; importing it registers them with the other trace checks
 from mlsleuth.runtime.trace import checks_pinn  # noqa: F401
+from mlsleuth.runtime.trace import checks_rl  # noqa: E402,F401 - registers the RL checks (kept in their own module)
+# checks on language-model batches (labels vs input_ids, pads, attention_mask) live in their own module
+from mlsleuth.runtime.trace import checks_lm  # noqa: E402,F401

@@ -27,6 +27,7 @@ from mlsleuth.runtime.common import (
 )
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.prepared import PreparedRun
+from mlsleuth.runtime.trace.rl_signs import vital_signs, vital_signs_line
 
 DEFAULT_STEPS = 20
 DEFAULT_TIMEOUT_S = 300.0
@@ -87,7 +88,7 @@ def prepare_trace(
     write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps,
                          "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s,
                          "nproc_per_node": nproc_per_node, "tool": "trace", "hang_dump_after_s": timeout_s - world.hang_margin(timeout_s),
-                         "probes": [str(p) for p in probes]})
+                         "rl_target_watch_steps": T.RL_TARGET_WATCH_STEPS, "probes": [str(p) for p in probes]})
     info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "script": display, "steps_requested": steps,
             "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb}
     command = f"mlsleuth trace {display}"
@@ -132,6 +133,7 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         if payload.get("compile_calls"):
             stats["torch_compile"] = "torch.compile ran eagerly under trace (same maths; the compiler itself is not observed)"
     if data is not None:
+        data = {**data, "rl": (payload.get("observers") or {}).get("rl")}  # the RL watch (trace_rl.py), read by checks_rl
         script = (payload.get("config") or {}).get("script")
         if script:
             data = {**data, "script_dir": os.path.dirname(script)}  # user call sites are shown relative to it
@@ -152,6 +154,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         scalers = (data.get("amp") or {}).get("scalers") or []
         if scalers:  # GradScaler: optimizer steps attempted and skipped (inf/NaN gradients); losses above are unscaled
             stats["grad_scaler"] = {k: scalers[0].get(k) for k in ("attempts", "skipped", "initial_scale", "scale_now")}
+        if vital_signs(data):
+            stats["rl"] = vital_signs(data)
         if data.get("extension"):
             ext = data["extension"]
             stats["steps_extended"] = (f"{ext['extra']} step(s) beyond the {ext['requested']} requested were watched "
@@ -178,6 +182,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         from mlsleuth.runtime.trace.checks_pinn import loss_terms_text
 
         report.summary.text += f"; {loss_terms_text(stats['pinn_loss_terms'])}"
+    if stats.get("rl"):
+        report.summary.text += f"; {vital_signs_line(stats['rl'])}"
     return report
 
 

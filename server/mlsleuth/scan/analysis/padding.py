@@ -2,7 +2,8 @@
 
 A sequence batch is padded to one length by a buffer filled with a pad id and then
 partly overwritten with real tokens (``torch.full(..., pad)`` and ``buf[i, :n] = seq``),
-by ``pad_sequence(..., padding_value=pad)``, or by a tokenizer called with
+by ``pad_sequence(..., padding_value=pad)``, by a list of ids extended with
+``seq + [pad] * (max_len - len(seq))``, or by a tokenizer called with
 ``padding=...`` (its ``input_ids``). When such a tensor becomes the target of a
 cross-entropy whose ``ignore_index`` is not the pad value, every pad position is a
 training target.
@@ -89,6 +90,9 @@ def padded_source(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Pad
             if bound is not None and bound is not expr:
                 return padded_source(ctx, bound, depth + 1)
         return None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        pad = _list_padding(expr.right)
+        return Padded(expr, ctx, pad) if pad is not None else None
     if not isinstance(expr, ast.Call):
         return None
     qual = vo.normalize(ctx.qualname(expr))
@@ -107,6 +111,16 @@ def padded_source(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Pad
     if isinstance(expr.func, ast.Attribute) and method in _COPY_METHODS and not _is_module_ref(ctx, expr.func.value):
         return padded_source(ctx, expr.func.value, depth + 1)
     return _returned(ctx, expr, depth)
+
+
+def _list_padding(expr: ast.AST) -> ast.expr | None:
+    """``pad`` of ``[pad] * n`` or ``n * [pad]``, the tail a list of token ids is padded with (``seq + [pad] * n``)."""
+    if not isinstance(expr, ast.BinOp) or not isinstance(expr.op, ast.Mult):
+        return None
+    for side in (expr.left, expr.right):
+        if isinstance(side, ast.List) and len(side.elts) == 1:
+            return side.elts[0]
+    return None
 
 
 def _padded_name(ctx: FileContext, name: ast.Name, depth: int) -> Padded | None:

@@ -82,3 +82,58 @@ def test_sequence_autoencoder_reconstructing_its_tokens_is_not_flagged():
         opt.step()
     """
     check(src, {UNSHIFTED})
+
+
+TRAINER_HEAD = """
+import torch.nn.functional as F
+from transformers import AutoModelForCausalLM, Trainer
+"""
+
+
+def test_trainer_compute_loss_without_shift():
+    src = TRAINER_HEAD + """
+class TokenLossTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        labels = inputs.pop("labels")
+        outputs = model(**inputs)
+        logits = outputs.logits
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)  # expect: causal-lm-unshifted-labels
+        return (loss, outputs) if return_outputs else loss
+"""
+    check(src, {UNSHIFTED})
+    (f,) = findings(src, UNSHIFTED)
+    assert "compute_loss" in f.message
+
+
+def test_trainer_compute_loss_shifted_or_from_the_model_is_not_flagged():
+    src = TRAINER_HEAD + """
+class ShiftedTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        labels = inputs.pop("labels")
+        logits = model(**inputs).logits
+        shift_logits = logits[:, :-1, :].contiguous()
+        shift_labels = labels[:, 1:].contiguous()
+        return F.cross_entropy(shift_logits.view(-1, shift_logits.size(-1)), shift_labels.view(-1))
+
+
+class WeightedTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        outputs = model(**inputs)
+        return outputs.loss * 2.0
+"""
+    check(src, {UNSHIFTED})
+
+
+def test_token_classification_trainer_is_not_flagged():
+    # per-token tags are scored at their own positions on purpose, even with a GPT-2 backbone
+    src = """
+import torch.nn.functional as F
+from transformers import GPT2ForTokenClassification, Trainer
+
+class TagTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        labels = inputs.pop("labels")
+        logits = model(**inputs).logits
+        return F.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1))
+"""
+    check(src, {UNSHIFTED})

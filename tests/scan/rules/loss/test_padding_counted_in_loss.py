@@ -222,3 +222,41 @@ def test_a_stored_pad_index_that_is_used_or_matches_the_loss_stays_silent():
                 return F.cross_entropy(self.out(h).transpose(1, 2), y)
         """
     check(src, PAD)
+
+
+def test_hf_labels_copied_from_ids_padded_by_list_extension():
+    check(
+        """
+        import torch
+        from transformers import GPT2LMHeadModel, Trainer
+
+        PAD, MAX_LEN = 0, 32
+
+        class Sentences(torch.utils.data.Dataset):
+            def __getitem__(self, i):
+                row = self.rows[i]
+                ids = row + [PAD] * (MAX_LEN - len(row))
+                mask = [1] * len(row) + [0] * (MAX_LEN - len(row))
+                return {"input_ids": torch.tensor(ids), "attention_mask": torch.tensor(mask), "labels": torch.tensor(ids).clone()}  # expect: padding-counted-in-loss
+        """,
+        PAD,
+    )
+
+
+def test_list_padded_labels_with_the_ignore_index_stay_silent():
+    check(
+        """
+        import torch
+        from transformers import GPT2LMHeadModel, Trainer
+
+        PAD, MAX_LEN = 0, 32
+
+        class Sentences(torch.utils.data.Dataset):
+            def __getitem__(self, i):
+                row = self.rows[i]
+                ids = row + [PAD] * (MAX_LEN - len(row))
+                labels = row + [-100] * (MAX_LEN - len(row))
+                return {"input_ids": torch.tensor(ids), "labels": torch.tensor(labels)}
+        """,
+        PAD,
+    )

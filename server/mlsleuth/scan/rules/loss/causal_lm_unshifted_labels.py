@@ -14,6 +14,10 @@ _CAUSAL_HINTS = re.compile(
     r"causal|gpt|llama|mistral|tril\(|subsequent_mask|lm_head|next[_ ]token|autoregress|generate\(", re.IGNORECASE
 )
 
+# A Trainer's compute_loss is checked only in a file that builds a causal LM and no per-token classifier.
+_CAUSAL_MODEL = re.compile(r"ForCausalLM|LMHeadModel|CausalLM")
+_PER_TOKEN_TASK = re.compile(r"TokenClassification|MaskedLM|mlm\s*=\s*True|ForConditionalGeneration")
+
 _TOKEN_NAMES = re.compile(r"^(input_ids|token_ids|tokens|input_tokens|ids)$")
 
 _SHAPE_ONLY = value_origins.PASSTHROUGH_METHODS | {"long"}
@@ -92,6 +96,37 @@ def _masked_lm(ctx: FileContext, func: ast.AST | None) -> bool:
     return False
 
 
+def _batch_labels(ctx: FileContext, expr: ast.AST | None) -> bool:
+    """``inputs.pop("labels")``, ``inputs["labels"]`` or ``inputs.get("labels")``: the labels of a Trainer batch."""
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and expr.slice.value == "labels":
+        return True
+    return (isinstance(expr, ast.Call) and call_method(expr) in ("pop", "get") and bool(expr.args)
+            and isinstance(expr.args[0], ast.Constant) and expr.args[0].value == "labels")
+
+
+def _logits_of_call(ctx: FileContext, expr: ast.AST | None) -> ast.Call | None:
+    """The model call whose ``.logits`` (``["logits"]``, ``[0]``) ``expr`` is, when that call gets no ``labels=``."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "logits":
+        inner, _ = _strip_shape(ctx, expr.value)
+    elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and expr.slice.value in (0, "logits"):
+        inner, _ = _strip_shape(ctx, expr.value)
+    else:
+        return None
+    if not isinstance(inner, ast.Call) or any(kw.arg == "labels" for kw in inner.keywords):
+        return None
+    return inner
+
+
+def _in_trainer_compute_loss(ctx: FileContext, node: ast.AST) -> bool:
+    func = ctx.enclosing_function(node)
+    cls = ctx.enclosing_class(node)
+    if func is None or cls is None or func.name != "compute_loss":
+        return False
+    if not _CAUSAL_MODEL.search(ctx.source) or _PER_TOKEN_TASK.search(ctx.source):
+        return False
+    return any("Trainer" in (ast.unparse(base) or "") for base in cls.bases)
+
+
 @register_rule
 class CausalLmUnshiftedLabels(Rule):
     """A hand-written next-token loss that compares each position's logits with its own input token.
@@ -108,6 +143,9 @@ class CausalLmUnshiftedLabels(Rule):
     How to confirm: the training loss falls far below what the dataset allows (near 0 nats per token)
     while sampled text is nonsense; compute the loss once with `logits[:, :-1]` and `tokens[:, 1:]` and
     see it jump back up.
+    The same check covers a Hugging Face `Trainer` subclass whose `compute_loss` scores `outputs.logits` of a
+    model called without `labels=` against the batch's `labels` (`inputs.pop("labels")`, `inputs["labels"]`),
+    which the usual collators fill with a copy of `input_ids`.
     What to do instead: shift by one: `F.cross_entropy(logits[:, :-1].reshape(-1, V), tokens[:, 1:].reshape(-1))`,
     or build `x, y = seq[:, :-1], seq[:, 1:]` in the data pipeline, or pass `labels=` to a Hugging Face
     model, which shifts internally.
@@ -116,7 +154,7 @@ class CausalLmUnshiftedLabels(Rule):
     id = "causal-lm-unshifted-labels"
     category = "loss"
     severity = "error"
-    triggers = ("input_ids", "tokens", "token_ids")
+    triggers = ("input_ids", "tokens", "token_ids", "compute_loss")
     requires = (("cross_entropy", "CrossEntropyLoss"), (_CAUSAL_HINTS,))
 
     def check(self, ctx: FileContext):
@@ -126,6 +164,9 @@ class CausalLmUnshiftedLabels(Rule):
             return  # a sequence autoencoder legitimately reconstructs its own input
         for lc in value_origins.loss_calls(ctx):
             if lc.name != "cross_entropy" or lc.input is None or lc.target is None:
+                continue
+            if _in_trainer_compute_loss(ctx, lc.call):
+                yield from self._trainer_loss(ctx, lc)
                 continue
             target, t_sliced = _strip_shape(ctx, lc.target)
             # labels = input_ids.clone(): follow once more through the clone
@@ -156,3 +197,30 @@ class CausalLmUnshiftedLabels(Rule):
                     "current training loss, the model has been learning to copy."
                 ),
             )
+
+    def _trainer_loss(self, ctx: FileContext, lc):
+        """A ``Trainer.compute_loss`` override scoring ``outputs.logits`` against the batch's unshifted ``labels``."""
+        target, t_sliced = _strip_shape(ctx, lc.target)
+        if t_sliced or not _batch_labels(ctx, target):
+            return
+        pred, p_sliced = _strip_shape(ctx, lc.input)
+        if p_sliced:
+            return
+        model_call = _logits_of_call(ctx, pred)
+        if model_call is None or _masked_lm(ctx, ctx.enclosing_function(lc.call)):
+            return
+        yield self.finding(
+            ctx,
+            lc.call,
+            f"next-token loss without a shift in compute_loss: the logits of {ctx.segment(model_call, 60)} are scored "
+            f"against the batch's labels at the same positions, so each position is trained to copy its own input",
+            observation=(
+                f"labels `{ctx.segment(target, 50)}` (a copy of input_ids in causal-LM collators) and the model's "
+                f"logits (line {model_call.lineno}) reach {ctx.segment(lc.call, 100)} at line {lc.call.lineno} unsliced; "
+                "the model gets no labels=, so nothing shifts them"
+            ),
+            next_test=(
+                "Recompute this loss with logits[:, :-1] and labels[:, 1:]: if it is much higher than the logged "
+                "training loss, the model has been learning to copy (mlsleuth trace confirms it at runtime: lm-targets-unshifted)."
+            ),
+        )

@@ -49,7 +49,7 @@ class PaddingCountedInLoss(Rule):
     severity = "warning"
     reach = "project"
     triggers = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "labels")
-    requires = (("pad", "full", "zeros", "ignore_index"),)
+    requires = (("pad", "PAD", "full", "zeros", "ignore_index"),)
 
     def check(self, ctx: FileContext):
         seen: set[int] = set()
