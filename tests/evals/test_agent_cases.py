@@ -13,7 +13,7 @@ sys.path.insert(0, str(AGENT_DIR))
 
 import agentbench as bench
 
-CASE_IDS = sorted(p.name for p in bench.CASES_DIR.iterdir() if p.is_dir())
+CASE_IDS = sorted(p.name for p in bench.CASES_DIR.iterdir() if p.is_dir() and not p.name.startswith("."))  # not a cache a scan left
 
 
 def test_enough_cases_and_half_multi_file():

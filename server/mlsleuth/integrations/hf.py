@@ -133,7 +133,6 @@ def _build_class():
                 self._watch.observe_model_call(module, args, kwargs, output)
             except Exception:  # noqa: BLE001 - never break the user's training; reported in the report's errors
                 self._runner.record_error("callback", "model call")
-            return None
 
         def _stop(self) -> None:
             if self._handle is not None:

@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from mlsleuth import __version__
-from mlsleuth.config import Config, ConfigError, Selection, check_file_size_mb, load_config
+from mlsleuth.config import (
+    Config,
+    ConfigError,
+    Selection,
+    check_file_size_mb,
+    load_config,
+)
 from mlsleuth.report import SEVERITY_RANK, ErrorEntry, Finding, Report
 from mlsleuth.scan import discovery
 from mlsleuth.scan.analysis.project import ProjectIndex

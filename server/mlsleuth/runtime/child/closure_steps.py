@@ -12,7 +12,8 @@ returns: gradients are then this step's and the parameters are not updated yet, 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def closure_of(args: tuple, kwargs: dict) -> Any:

@@ -88,8 +88,8 @@ import traceback
 from typing import Any
 
 import channel
-from compile_guard import EagerCompile, is_compile_wrapper
 import closure_steps
+from compile_guard import EagerCompile, is_compile_wrapper
 from observer import Observer, StopTraining
 
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept

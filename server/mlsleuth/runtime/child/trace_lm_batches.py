@@ -120,12 +120,12 @@ class LMBatchWatch:
 
         def hook(module, args, kwargs, output):
             if runner.module_stack or runner._muted or id(module) not in runner._root_ids:
-                return None
+                return
             try:
                 watch.observe_model_call(module, args, kwargs, output)
             except Exception:  # noqa: BLE001 - never break the user's forward; recorded as an observer error
                 runner.record_error("trace", "lm batches")
-            return None
+            return
 
         self._handle = module_mod.register_module_forward_hook(hook, with_kwargs=True)
 

@@ -18,6 +18,7 @@ from typing import Any
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import decode_non_finite, fmt, group_by_module
 from mlsleuth.runtime.registry import Found, runtime_check
+from mlsleuth.runtime.trace.locations import site_location
 from mlsleuth.runtime.trace.rl_signs import loss_trend_not_applicable
 
 LOSS_LABEL = {"cross_entropy": "F.cross_entropy / nn.CrossEntropyLoss", "nll_loss": "F.nll_loss / nn.NLLLoss",
@@ -1074,15 +1075,6 @@ def symmetric_weights(run: TraceRun) -> Iterator[Found]:
             measurements=s, module=s["module"], parameter=s["name"], phase="setup")
 
 
-def _site_location(run: TraceRun, rec: dict) -> dict[str, Any]:
-    """``path``/``line`` of a user call site the child recorded: beside the traced script's path when in its folder."""
-    path, line = rec.get("path"), rec.get("line")
-    if not path or not line:
-        return {}
-    script_dir = run.data.get("script_dir")
-    if script_dir and path.startswith(script_dir.rstrip(os.sep) + os.sep):
-        return {"path": os.path.join(os.path.dirname(run.path or ""), os.path.relpath(path, script_dir)), "line": line}
-    return {"path": path, "line": line}
 
 
 # -- model structure (beyond parameters) -----------------------------------------------------
@@ -1142,7 +1134,7 @@ def kl_div_input_not_log_probs(run: TraceRun) -> Iterator[Found]:
                         f"(range {fmt(kl.get('input_min'))}..{fmt(kl.get('input_max'))}); log-probabilities are never positive",
             next_test="print(input.max()) right before the KL loss: log-probabilities are <= 0",
             fix="pass F.log_softmax(logits, dim=-1) as the input; keep the target a probability (or use log_target=True)",
-            measurements=kl, module=_mod(kl.get("where")), step=kl.get("step"), phase="loss", **_site_location(run, kl))
+            measurements=kl, module=_mod(kl.get("where")), step=kl.get("step"), phase="loss", **site_location(run, kl))
 
 
 @runtime_check("unshuffled-class-sorted-batches", tool="trace", category="data", severity="warning")
@@ -1266,7 +1258,7 @@ def state_dict_load_matched_nothing(run: TraceRun) -> Iterator[Found]:
                             f"{rec.get('given_keys')} keys unused (e.g. missing {rec.get('missing_examples')}, unexpected {rec.get('unexpected_examples')})",
                 next_test="print(model.load_state_dict(state_dict, strict=False)): compare the missing and unexpected key names",
                 fix="strip the wrapper prefix (k.removeprefix('module.')) or save the unwrapped model, and check the returned keys or load with strict=True",
-                measurements=rec, step=rec.get("step"), phase="setup", **_site_location(run, rec))
+                measurements=rec, step=rec.get("step"), phase="setup", **site_location(run, rec))
 
 
 @runtime_check("grad-accumulation-unscaled", tool="trace", category="training-loop", severity="warning")
@@ -1342,7 +1334,7 @@ def log_of_near_zero(run: TraceRun) -> Iterator[Found]:
                         + f"; flagged below {fmt(limit)} ({rec.get('dtype')})",
             next_test=_nan_next_test(run, rec, step),
             fix="compute the log in log space (F.log_softmax, F.logsigmoid, a with-logits loss) or clamp the input first (x.clamp_min(1e-12))",
-            measurements=rec, module=_mod(rec.get("module")), step=step, op=rec.get("function"), phase="forward", **_site_location(run, rec))
+            measurements=rec, module=_mod(rec.get("module")), step=step, op=rec.get("function"), phase="forward", **site_location(run, rec))
 
 
 @runtime_check("exp-near-overflow", tool="trace", category="numerical", severity="warning")
@@ -1371,7 +1363,7 @@ def exp_near_overflow(run: TraceRun) -> Iterator[Found]:
             observation=f"largest input per step ({trend}); flagged at {fmt(near)} (overflow at {fmt(rec['limit'])}, {rec.get('dtype')})",
             next_test=_nan_next_test(run, rec, step),
             fix="subtract the maximum before exp (x - x.amax(dim, keepdim=True)) or use torch.softmax / torch.logsumexp",
-            measurements=rec, module=_mod(rec.get("module")), step=step, op="exp", phase="forward", **_site_location(run, rec))
+            measurements=rec, module=_mod(rec.get("module")), step=step, op="exp", phase="forward", **site_location(run, rec))
 
 
 @runtime_check("sigmoid-saturated-exactly", tool="trace", category="numerical", severity="info", role="symptom")
@@ -1392,14 +1384,16 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
                 next_test=_nan_next_test(run, rec, rec.get("first_exact_step")),
                 fix="use F.binary_cross_entropy_with_logits on the logits, or clamp p before any log",
                 measurements={k: v for k, v in rec.items() if k != "per_step"}, module=_mod(rec.get("module")),
-                step=rec.get("first_exact_step"), op="sigmoid", phase="forward", **_site_location(run, rec))
+                step=rec.get("first_exact_step"), op="sigmoid", phase="forward", **site_location(run, rec))
 
 
 # the cross-rank checks of multi-process runs live in their own module (registered on import)
-from mlsleuth.runtime.trace import checks_ranks  # noqa: F401
-from mlsleuth.runtime.trace import checks_amp  # noqa: E402 - mixed precision and accelerate checks, registered on import
 # the PINN checks live in their own module; importing it registers them with the other trace checks
-from mlsleuth.runtime.trace import checks_pinn  # noqa: F401
-from mlsleuth.runtime.trace import checks_rl  # noqa: E402,F401 - registers the RL checks (kept in their own module)
 # checks on language-model batches (labels vs input_ids, pads, attention_mask) live in their own module
-from mlsleuth.runtime.trace import checks_lm  # noqa: E402,F401
+from mlsleuth.runtime.trace import (
+    checks_amp,
+    checks_lm,  # noqa: F401
+    checks_pinn,  # noqa: F401
+    checks_ranks,  # noqa: F401
+    checks_rl,  # noqa: F401 - registers the RL checks (kept in their own module)
+)

@@ -10,28 +10,19 @@ torch. ``run`` is a ``checks.TraceRun``; only ``run.data``, ``run.path`` and ``r
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator
 from typing import Any
 
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import fmt
 from mlsleuth.runtime.registry import Found, runtime_check
+from mlsleuth.runtime.trace.locations import site_location
 
 
 def _amp(run: Any) -> dict:
     return run.data.get("amp") or {}
 
 
-def _site(run: Any, rec: dict) -> dict[str, Any]:
-    """``path``/``line`` of the user's call site, shown beside the traced script's path when in its folder."""
-    path, line = rec.get("path"), rec.get("line")
-    if not path or not line:
-        return {}
-    script_dir = run.data.get("script_dir")
-    if script_dir and path.startswith(script_dir.rstrip(os.sep) + os.sep):
-        return {"path": os.path.join(os.path.dirname(run.path or ""), os.path.relpath(path, script_dir)), "line": line}
-    return {"path": path, "line": line}
 
 
 def gradients_still_scaled(data: dict) -> bool:
@@ -115,7 +106,7 @@ def clip_on_scaled_gradients(run: Any) -> Iterator[Found]:
         fix="call scaler.unscale_(optimizer) right before clip_grad_norm_ (keep scaler.step(optimizer); scaler.update() after it); "
             "with accelerate use accelerator.clip_grad_norm_",
         measurements={"clips": len(clips), "scale": first.get("scale"), "max_norm": first.get("max_norm"), "total_norms": norms[:20]},
-        step=first.get("step"), phase="optimizer", op="clip_grad_norm_", **_site(run, first))
+        step=first.get("step"), phase="optimizer", op="clip_grad_norm_", **site_location(run, first))
 
 
 @runtime_check("optimizer-stepped-on-scaled-gradients", tool="trace", category="training-loop", severity="error")
@@ -141,7 +132,7 @@ def optimizer_stepped_on_scaled_gradients(run: Any) -> Iterator[Found]:
         next_test="print(next(model.parameters()).grad.norm()) before the step: it is about the scale times its value without the scaler",
         fix="call scaler.step(optimizer) and then scaler.update() instead of optimizer.step()",
         measurements={"steps": len(steps), "scale": first.get("scale")},
-        step=first.get("step"), phase="optimizer", **_site(run, first))
+        step=first.get("step"), phase="optimizer", **site_location(run, first))
 
 
 @runtime_check("grad-accumulation-divided-twice", tool="trace", category="training-loop", severity="warning")

@@ -17,6 +17,7 @@ from typing import Any
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import fmt
 from mlsleuth.runtime.registry import Found, runtime_check
+from mlsleuth.runtime.trace.locations import site_location
 
 RATIO_STEPS = 5  # the imbalance verdict reads the first sampled steps (the loss split at initialisation)
 
@@ -27,15 +28,6 @@ def pinn_data(run: Any) -> dict | None:
     return data if data and data.get("active") and data.get("sites") else None
 
 
-def _location(run: Any, site: dict) -> dict[str, Any]:
-    """``path``/``line`` of a derivative call site, beside the traced script's path when in its folder."""
-    path, line = site.get("path"), site.get("line")
-    if not path or not line:
-        return {}
-    script_dir = run.data.get("script_dir")
-    if script_dir and path.startswith(script_dir.rstrip(os.sep) + os.sep):
-        return {"path": os.path.join(os.path.dirname(run.path or ""), os.path.relpath(path, script_dir)), "line": line}
-    return {"path": path, "line": line}
 
 
 def _where(site: dict) -> str:
@@ -175,7 +167,7 @@ def pinn_derivative_detached(run: Any) -> Iterator[Found]:
                       "torch.autograd.grad(loss_pde, list(model.parameters()), allow_unused=True)",
             fix="pass create_graph=True to every torch.autograd.grad whose result enters the loss",
             measurements={"site": {k: v for k, v in site.items() if k != "steps"}, "dead_terms": dead},
-            phase="loss", **_location(run, site))
+            phase="loss", **site_location(run, site))
 
 
 @runtime_check("pinn-loss-term-no-grad", tool="trace", category="loss", severity="error")
@@ -252,7 +244,7 @@ def pinn_collocation_no_grad(run: Any) -> Iterator[Found]:
             fix="create the collocation points with requires_grad=True (or x.requires_grad_(True)) before the forward "
                 "and differentiate with respect to that very tensor",
             measurements={"site": {k: v for k, v in site.items() if k != "steps"}}, phase="loss", step=site.get("first_step"),
-            **_location(run, site))
+            **site_location(run, site))
 
 
 @runtime_check("pinn-coordinates-unscaled", tool="trace", category="data", severity="warning")
@@ -290,7 +282,7 @@ def pinn_coordinates_unscaled(run: Any) -> Iterator[Found]:
                         f" (flagged beyond {fmt(T.PINN_COORD_MAX)} in magnitude, or spanning less than {fmt(T.PINN_COORD_MIN_SPAN)})",
             next_test="rescale the coordinates to [0, 1] (x / L), scale the derivatives by 1/L, and compare the initial loss terms",
             fix="non-dimensionalise: feed x / L to the network and write the residual in the scaled variable",
-            measurements={"coordinates": cols}, phase="data", **_location(run, site))
+            measurements={"coordinates": cols}, phase="data", **site_location(run, site))
         return
 
 
@@ -380,5 +372,5 @@ def pinn_collocation_coverage(run: Any) -> Iterator[Found]:
             next_test="print(x_col.min(0), x_col.max(0)) next to the boundary points; evaluate the residual on a uniform grid of the whole domain",
             fix="sample collocation points over the whole domain: lo + (hi - lo) * torch.rand(N, d), resampled during training",
             measurements={"coordinate": j, "collocation": [clo, chi], "domain": [lo, hi], "share": share},
-            phase="data", **_location(run, widest))
+            phase="data", **site_location(run, widest))
         return

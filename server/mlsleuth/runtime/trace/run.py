@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import (
     CHILD_DIR,
     RuntimeInputError,
@@ -25,7 +26,6 @@ from mlsleuth.runtime.common import (
     choose_interpreter,
     write_config,
 )
-from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.prepared import PreparedRun
 from mlsleuth.runtime.trace.rl_signs import vital_signs, vital_signs_line
 

@@ -29,10 +29,10 @@ The index never raises for bad input: an unreadable or unparsable module is
 from __future__ import annotations
 
 import ast
-import re
 import hashlib
 import io
 import os
+import re
 import tokenize
 import warnings
 from collections import OrderedDict
@@ -295,9 +295,7 @@ class ProjectIndex:
             return None
         value = None
         for node in target.tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == bound[1] for t in node.targets):
-                value = node.value
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == bound[1] and node.value is not None:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == bound[1] for t in node.targets) or isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == bound[1] and node.value is not None:
                 value = node.value
         return (target, value) if value is not None else None
 

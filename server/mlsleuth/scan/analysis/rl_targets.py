@@ -12,12 +12,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-DONE_WORDS = re.compile(r"(done|terminal|terminat|nonterminal|not_?final|non_?final|episode_?end|finished|alive|mask)", re.I)
-TERMINATED_WORD = re.compile(r"terminat", re.I)
-TRUNCATED_WORD = re.compile(r"truncat|time_?out|timelimit", re.I)
-GAMMA_WORD = re.compile(r"(gamma|discount)", re.I)
-REWARD_WORD = re.compile(r"(^r$|^rs$|^rew|reward|^r_|_r$|^rb_r|^batch_r$)", re.I)
-NEXT_VALUE_WORD = re.compile(r"(next|target|^q|_q|q_|value|^v$|^v_|_v$|bootstrap|max|critic|s2|s_prime)", re.I)
+DONE_WORDS = re.compile(r"(done|terminal|terminat|nonterminal|not_?final|non_?final|episode_?end|finished|alive|mask)", re.IGNORECASE)
+TERMINATED_WORD = re.compile(r"terminat", re.IGNORECASE)
+TRUNCATED_WORD = re.compile(r"truncat|time_?out|timelimit", re.IGNORECASE)
+GAMMA_WORD = re.compile(r"(gamma|discount)", re.IGNORECASE)
+REWARD_WORD = re.compile(r"(^r$|^rs$|^rew|reward|^r_|_r$|^rb_r|^batch_r$)", re.IGNORECASE)
+NEXT_VALUE_WORD = re.compile(r"(next|target|^q|_q|q_|value|^v$|^v_|_v$|bootstrap|max|critic|s2|s_prime)", re.IGNORECASE)
 
 
 def names_in(node: ast.AST) -> list[str]:

@@ -499,9 +499,7 @@ def dict_entry(ctx: FileContext, expr: ast.AST) -> tuple[FileContext, ast.expr] 
     local = value(ctx, expr.value)
     if isinstance(local, (ast.Dict, ast.Call)):
         found = (ctx, local)
-    elif ctx.project is not None and name in ctx.imports:
-        found = ctx.project.module_variable(ctx, name)
-    elif ctx.project is not None:
+    elif ctx.project is not None and name in ctx.imports or ctx.project is not None:
         found = ctx.project.module_variable(ctx, name)
     if found is None:
         return None

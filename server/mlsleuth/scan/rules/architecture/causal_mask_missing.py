@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins
-from mlsleuth.scan.analysis.context import FileContext, constant, keyword
+from mlsleuth.scan.analysis.context import FileContext, constant
 from mlsleuth.scan.registry import Rule, register_rule
 
 # attention stacks: how many positional arguments reach the (self-attention) mask, and its keywords

@@ -5,10 +5,15 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    constant,
+    dotted,
+    keyword,
+)
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
-
 
 _ADAPTER_WORDS = {"lora", "adapter", "adapters", "peft", "qlora", "ia3"}
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.analysis.torch_idioms import is_module_class
 from mlsleuth.scan.registry import Rule, register_rule

@@ -6,10 +6,14 @@ import ast
 from collections.abc import Iterator
 
 from mlsleuth.scan.analysis.torch_idioms import NOT_TRAINED, trained_models
-from mlsleuth.scan.analysis.training_step_model import Trace, dedupe, loop_model, mentions_training_events
+from mlsleuth.scan.analysis.training_step_model import (
+    Trace,
+    dedupe,
+    loop_model,
+    mentions_training_events,
+)
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
-
 
 _OWN_EVIDENCE = (".eval(", "backward", "train(False", "train(mode=False")
 

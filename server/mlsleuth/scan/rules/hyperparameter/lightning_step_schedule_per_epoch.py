@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.lightning import automatic_optimization, is_lightning_module, returned_schedulers
+from mlsleuth.scan.analysis.lightning import (
+    automatic_optimization,
+    is_lightning_module,
+    returned_schedulers,
+)
 from mlsleuth.scan.analysis.training_step_model import scheduler_unit
 from mlsleuth.scan.registry import Rule, register_rule
 

@@ -106,9 +106,7 @@ def _batch_labels(ctx: FileContext, expr: ast.AST | None) -> bool:
 
 def _logits_of_call(ctx: FileContext, expr: ast.AST | None) -> ast.Call | None:
     """The model call whose ``.logits`` (``["logits"]``, ``[0]``) ``expr`` is, when that call gets no ``labels=``."""
-    if isinstance(expr, ast.Attribute) and expr.attr == "logits":
-        inner, _ = _strip_shape(ctx, expr.value)
-    elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and expr.slice.value in (0, "logits"):
+    if isinstance(expr, ast.Attribute) and expr.attr == "logits" or isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and expr.slice.value in (0, "logits"):
         inner, _ = _strip_shape(ctx, expr.value)
     else:
         return None

@@ -6,10 +6,15 @@ import ast
 import re
 
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.rl_targets import bootstrap_targets, is_mask, mentions_done, names_in
+from mlsleuth.scan.analysis.rl_targets import (
+    bootstrap_targets,
+    is_mask,
+    mentions_done,
+    names_in,
+)
 from mlsleuth.scan.registry import Rule, register_rule
 
-EPISODE_END = re.compile(r"done|terminal|terminat", re.I)
+EPISODE_END = re.compile(r"done|terminal|terminat", re.IGNORECASE)
 
 
 @register_rule

@@ -5,7 +5,13 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.rl_targets import TERMINATED_WORD, TRUNCATED_WORD, bootstrap_targets, names_in, product_factors
+from mlsleuth.scan.analysis.rl_targets import (
+    TERMINATED_WORD,
+    TRUNCATED_WORD,
+    bootstrap_targets,
+    names_in,
+    product_factors,
+)
 from mlsleuth.scan.registry import Rule, register_rule
 
 STORE_METHODS = {"push", "add", "append", "store", "insert", "add_transition", "store_transition", "remember", "add_experience", "put"}

@@ -67,5 +67,5 @@ class SaltedHashSplit(Rule):
                 node,
                 f"`{ctx.segment(node, 60)}` buckets by Python's built-in hash(), which is salted per process for strings,"
                 " bytes and tuples of them: every run (train, evaluate, resume) puts the same key in a different bucket",
-                next_test=f"run the bucketing twice in fresh interpreters (`python -c \"print(hash('some-id') % 100)\"`): the results differ",
+                next_test="run the bucketing twice in fresh interpreters (`python -c \"print(hash('some-id') % 100)\"`): the results differ",
             )

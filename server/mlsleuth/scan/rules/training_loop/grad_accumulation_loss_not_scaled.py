@@ -6,7 +6,12 @@ import ast
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted
-from mlsleuth.scan.analysis.training_step_model import Event, dedupe, is_accumulation_guard, loop_model
+from mlsleuth.scan.analysis.training_step_model import (
+    Event,
+    dedupe,
+    is_accumulation_guard,
+    loop_model,
+)
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimizer_steps

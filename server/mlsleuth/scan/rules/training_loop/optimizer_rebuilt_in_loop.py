@@ -46,9 +46,7 @@ def _rebound_inside(loop: ast.AST, names: set[str], before: int) -> bool:
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
-        elif isinstance(node, (ast.For, ast.AsyncFor)) and node is not loop:
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) or isinstance(node, (ast.For, ast.AsyncFor)) and node is not loop:
             targets = [node.target]
         for target in targets:
             if getattr(target, "lineno", before) <= before and _names_in(target) & names:
