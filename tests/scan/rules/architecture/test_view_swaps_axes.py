@@ -69,6 +69,11 @@ def test_merging_splitting_and_real_transposes_stay_silent():
             b, h, w, c = x.shape
             return x.permute(0, 3, 1, 2).reshape(b, c, h * w)
 
+        def gram_matrix(y):
+            (b, ch, h, w) = y.size()
+            features = y.view(b, ch, w * h)
+            return features.bmm(features.transpose(1, 2)) / (ch * h * w)
+
         def other_tensor(x, y):
             b, t = x.shape[:2]
             return y.view(t, b)

@@ -168,7 +168,7 @@ class ViewSwapsAxes(Rule):
                 for size in sizes:
                     found = _factor_axes(size, tensor, axes)
                     if found:
-                        order += found
+                        order += sorted(found)  # one merged size is a product: `w * h` merges the same axes as `h * w`
                 if len(order) < 2 or len(set(order)) != len(order) or order == sorted(order):
                     continue
                 lines = [info[2] for info in axes.values() if info[0] == tensor]
