@@ -83,7 +83,8 @@ def render_text(report: Report, *, color: bool = False, quiet: int = 0) -> str:
         while out and out[-1] == "":
             out.pop()
         return "\n".join(out) + "\n" if out else ""
-    tail = f"mlsleuth {report.tool}: {report.summary.text or 'done'}"
+    command = "check" if report.tool == "triage" else report.tool  # the CLI names the one call `check` (MCP: triage)
+    tail = f"mlsleuth {command}: {report.summary.text or 'done'}"
     if report.truncated:
         nxt = report.summary.stats.get("next_offset")
         tail += f" (truncated; {report.summary.stats.get('total_findings', '?')} in all"

@@ -154,6 +154,7 @@ def combine(plan: TriagePlan, scan_report: Report | None, trace_report: Report |
     stats: dict[str, Any] = {"clues_total": len(clues), "clues_returned": len(kept), **plan.info}
     if len(clues) > len(kept):
         report.truncated = True
+        stats["total_findings"] = len(clues)  # what the closing line's "(truncated; N in all)" reports
         stats["how_to_see_all"] = (f"{len(clues) - len(kept)} more clue(s) ranked lower: raise --max-clues (MCP max_clues), "
                                    f"or run `mlsleuth scan` / `mlsleuth trace` for every finding")
     if plan.run_skipped:
