@@ -10,14 +10,13 @@ from mlsleuth.scan.analysis.context import (
     FileContext,
     call_method,
     called_names_containing,
-    dotted,
 )
+from mlsleuth.scan.analysis.ranks import mentions_rank
 from mlsleuth.scan.registry import Rule, register_rule
 
 _SAVES = frozenset({"torch.save"})
 _DISTRIBUTED_TEXT = re.compile(r"torch\.distributed|DistributedDataParallel|DistributedSampler|init_process_group|\bset_epoch\(")
 # Names and calls that identify one process: a rank test, a main-process flag.
-_RANK_WORDS = re.compile(r"rank|is_main|main_process|is_master|master_process|global_zero|is_primary|process_zero|should_save", re.IGNORECASE)
 _TRAINING_CALLS = frozenset({"backward", "step"})
 
 
@@ -97,18 +96,16 @@ def _trains(ctx: FileContext, loop: ast.AST) -> bool:
     return any(call_method(c) in _TRAINING_CALLS for c in ctx.calls(loop))
 
 
-def _mentions_rank(node: ast.AST) -> bool:
-    for sub in ast.walk(node):
-        text = dotted(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
-        if text and _RANK_WORDS.search(text):
-            return True
-    return False
+
+
+def _saves_rank(node: ast.AST) -> bool:
+    return mentions_rank(node, save_gates=True)
 
 
 def _guarded(ctx: FileContext, call: ast.AST, func: ast.AST | None) -> bool:
     """A rank test around the call, or an early return on other ranks before it in its function."""
     for anc in ctx.ancestors(call):
-        if isinstance(anc, (ast.If, ast.IfExp, ast.While)) and _mentions_rank(anc.test):
+        if isinstance(anc, (ast.If, ast.IfExp, ast.While)) and _saves_rank(anc.test):
             return True
         if anc is func:
             break
@@ -118,7 +115,7 @@ def _guarded(ctx: FileContext, call: ast.AST, func: ast.AST | None) -> bool:
         if (
             isinstance(node, ast.If)
             and node.lineno < getattr(call, "lineno", 0)
-            and _mentions_rank(node.test)
+            and _saves_rank(node.test)
             and any(isinstance(s, (ast.Return, ast.Continue)) for s in node.body)
         ):
             return True
@@ -126,4 +123,4 @@ def _guarded(ctx: FileContext, call: ast.AST, func: ast.AST | None) -> bool:
 
 
 def _rank_in_path(call: ast.Call) -> bool:
-    return any(_mentions_rank(arg) for arg in [*call.args[1:], *(kw.value for kw in call.keywords)])
+    return any(_saves_rank(arg) for arg in [*call.args[1:], *(kw.value for kw in call.keywords)])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.ranks import mentions_rank
 from mlsleuth.scan.registry import Rule, register_rule
 
 # Operations every rank of the group must call (point-to-point send/recv are meant to sit in rank branches).
@@ -16,15 +16,8 @@ _COLLECTIVES = frozenset(
                  "broadcast_object_list", "reduce", "gather", "gather_object", "scatter", "scatter_object_list",
                  "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "monitored_barrier")
 )
-_RANK_WORDS = re.compile(r"rank|is_main|main_process|is_master|master_process|global_zero|is_primary|process_zero", re.IGNORECASE)
 
 
-def _mentions_rank(node: ast.AST) -> bool:
-    for sub in ast.walk(node):
-        text = dotted(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
-        if text and _RANK_WORDS.search(text):
-            return True
-    return False
 
 
 def _inside(node: ast.AST, roots: list[ast.AST]) -> bool:
@@ -81,6 +74,6 @@ class CollectiveInsideRankBranch(Rule):
         for anc in ctx.ancestors(call):
             if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 return None
-            if isinstance(anc, ast.If) and _mentions_rank(anc.test) and not _inside(call, [anc.test]):
+            if isinstance(anc, ast.If) and mentions_rank(anc.test) and not _inside(call, [anc.test]):
                 return anc
         return None
