@@ -44,7 +44,7 @@ def test_a_found_entry_point_is_traced_and_the_text_says_which_and_why(tmp_path,
     assert "[softmax-into-logit-loss]" in head
     assert "    code  train.py:5" in text and "    run   step" in text
     assert "traced: train.py (train.py at the project root runs code at its top level" in text
-    assert text.index("not run:") < text.index("follow-ups:") < text.index("mlsleuth triage:")
+    assert text.index("not run:") < text.index("follow-ups:") < text.index("mlsleuth check:")
 
 
 def test_a_clean_project_scanned_only_has_no_clues_and_lists_what_did_not_run(tmp_path, capsys) -> None:
