@@ -937,13 +937,15 @@ class _TraceBuilder:
     def _helper(self, call: ast.Call, state: _State) -> None:
         if len(state.via) < INLINE_DEPTH:
             self._inline(call, state)
-        elif self.model.callee(call) is None and state.env is not None and isinstance(call.func, ast.Attribute):
+            return
+        callee = self.model.callee(call)
+        if callee is None and state.env is not None and isinstance(call.func, ast.Attribute):
             # past the inlining depth, a method called on what the caller passed in (`model.val_start()` in
             # `validate(model)`) is still replayed: its class is known through the caller, its summary is cached
             found = self.model.summary_through(call, state.env)
             if found:
                 self._replay(call, state, found)
-        elif self.model.callee(call) in self.model.relevant:
+        elif callee is not None and callee in self.model.relevant:
             # A helper too deep to inline: rules that need an event to be *absent* stay silent here.
             self._add("opaque", call, state, target=dotted(call.func))
 

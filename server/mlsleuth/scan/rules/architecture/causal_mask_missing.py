@@ -86,7 +86,7 @@ def _generates_from_itself(ctx: FileContext, cls: ast.ClassDef) -> bool:
     return False
 
 
-def _shifted(ctx: FileContext, expr: ast.AST, upper: int | None, lower: int | None) -> str | None:
+def _shifted(expr: ast.AST, upper: int | None, lower: int | None) -> str | None:
     """The sequence name when ``expr`` is ``seq[:, :-1]`` (upper=-1) or ``seq[:, 1:]`` (lower=1), on the last axis."""
     if not isinstance(expr, ast.Subscript) or not isinstance(expr.value, ast.Name):
         return None
@@ -105,13 +105,13 @@ def _teacher_forced_calls(ctx: FileContext):
     for func in ctx.functions:
         targets = {
             name for node in ctx.walk_scope(func) if isinstance(node, ast.Subscript)
-            for name in [_shifted(ctx, node, None, 1)] if name
+            for name in [_shifted(node, None, 1)] if name
         }
         if not targets:
             continue
         for call in ctx.calls(func):
             if call.args and isinstance(call.func, (ast.Name, ast.Attribute)):
-                name = _shifted(ctx, call.args[0], -1, None)
+                name = _shifted(call.args[0], -1, None)
                 if name and name in targets:
                     yield call, call.func
 
