@@ -15,7 +15,12 @@ HEAD = """
 
 
 def test_validation_accuracy_of_rank_0s_shard_printed_as_the_accuracy():
-    src = HEAD + """
+    src = """
+    import torch
+    import torch.distributed as dist
+    from torch.utils.data import DataLoader
+    from torch.utils.data.distributed import DistributedSampler
+
     def main(model, train_set, val_set, opt, epochs):
         rank = dist.get_rank()
         val_loader = DataLoader(val_set, batch_size=64, sampler=DistributedSampler(val_set, shuffle=False))
