@@ -37,11 +37,24 @@ def test_a_clean_two_rank_ddp_run_draws_no_warning_or_error():
     assert report.summary.stats["steps_traced"] == {"0": 8, "1": 8}
 
 
-def test_a_clean_fsdp2_run_is_not_flagged_for_its_sharded_parameters():
+def test_clean_fsdp_runs_are_not_flagged_and_say_the_parameter_comparisons_were_not_run_and_why():
+    pytest.importorskip("torch.distributed.fsdp", reason="FSDP needs a recent torch")
+    for script in ("fsdp_clean.py", "fsdp1_clean.py"):  # FSDP2 (fully_shard) and FSDP1 (FullyShardedDataParallel)
+        report = _trace(script, steps=6)
+        assert report.errors == [], [e.message for e in report.errors]
+        assert not _rules(report, ("error", "warning")), [f.message for f in report.findings]
+        note = report.summary.stats["cross_rank_comparison"]
+        assert "not compared" in note and note in report.summary.text
+
+
+def test_hsdp_replicas_built_from_different_seeds_are_found_and_equal_ones_are_not():
     pytest.importorskip("torch.distributed.fsdp", reason="FSDP2 (fully_shard) needs a recent torch")
-    report = _trace("fsdp_clean.py", steps=6)
-    assert report.errors == [], [e.message for e in report.errors]
-    assert not _rules(report, ("error", "warning")), [f.message for f in report.findings]
+    bad = _trace("hsdp_rank_seed.py", steps=6)
+    found = [f for f in bad.findings if f.rule == "ddp-params-differ-across-ranks"]
+    assert found and "before the first update" in found[0].message and "sharded" in found[0].observation
+    clean = _trace("hsdp_clean.py", steps=6)
+    assert clean.errors == [] and not _rules(clean, ("error", "warning")), [f.message for f in clean.findings]
+    assert "4 of 4 parameters compared" in clean.summary.stats["cross_rank_comparison"]
 
 
 def test_missing_set_epoch_is_seen_at_runtime():
