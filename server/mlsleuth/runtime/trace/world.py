@@ -24,7 +24,11 @@ def hang_margin(timeout_s: float) -> float:
 def world_report(result: Any, *, info: dict, path: str, command: str, selection: Any, build_single: Any, script: str | None):
     """The report of a world whose ranks the child launched (``result.result["status"] == "ranks"``)."""
     from mlsleuth.runtime.ranking import rank
-    from mlsleuth.runtime.trace.checks_ranks import RanksRun, comparison_note, rank_findings
+    from mlsleuth.runtime.trace.checks_ranks import (
+        RanksRun,
+        comparison_note,
+        rank_findings,
+    )
 
     script_dir = os.path.dirname(script) if script else None
 
