@@ -57,6 +57,15 @@ def test_hsdp_replicas_built_from_different_seeds_are_found_and_equal_ones_are_n
     assert "4 of 4 parameters compared" in clean.summary.stats["cross_rank_comparison"]
 
 
+def test_a_validation_metric_of_rank_0s_shard_is_found_and_the_all_reduced_twin_is_not():
+    found = [f for f in _trace("ddp_val_acc_one_shard.py", steps=12).findings if f.rule == "ddp-metric-of-one-shard-reported"]
+    assert found and "16 of the 32 samples" in found[0].message and "val accuracy" in found[0].message
+    line = next(n for n, text in enumerate((SCRIPTS / "ddp_val_acc_one_shard.py").read_text().splitlines(), 1) if "print(" in text)
+    assert found[0].location.line == line
+    clean = _trace("ddp_val_acc_reduced.py", steps=12)
+    assert clean.errors == [] and not _rules(clean, ("error", "warning")), [f.message for f in clean.findings]
+
+
 def test_missing_set_epoch_is_seen_at_runtime():
     report = _trace("ddp_no_set_epoch.py", steps=10)
     assert "ddp-sampler-same-order-each-epoch" in _rules(report)

@@ -20,5 +20,5 @@ def test_validation_accuracy_of_one_shard_printed_by_rank_0_is_found():
 
 
 def test_the_clean_scripts_draw_no_distributed_finding():
-    for name in ("ddp_clean.py", "fsdp_clean.py", "ddp_nan_log_zero.py"):
+    for name in ("ddp_clean.py", "fsdp_clean.py", "fsdp1_clean.py", "hsdp_clean.py", "ddp_nan_log_zero.py", "ddp_val_acc_reduced.py"):
         assert _rules(name) == set(), name

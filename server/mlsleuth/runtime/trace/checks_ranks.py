@@ -18,7 +18,8 @@ from mlsleuth.runtime.common import decode_non_finite
 from mlsleuth.runtime.registry import Found, runtime_check
 
 HARNESS_FILES = {"run_user_script.py", "trace_main.py", "nan_main.py", "rank_sync.py"}
-RANK_CHECK_IDS = ("ddp-params-differ-across-ranks", "ddp-grads-differ-across-ranks", "ddp-sampler-same-order-each-epoch", "ddp-rank-hung")
+RANK_CHECK_IDS = ("ddp-params-differ-across-ranks", "ddp-grads-differ-across-ranks", "ddp-sampler-same-order-each-epoch", "ddp-rank-hung",
+                  "ddp-metric-of-one-shard-reported")
 
 
 class RanksRun:

@@ -21,7 +21,7 @@ train_sampler = DistributedSampler(train_set, shuffle=True, seed=0)
 train_loader = DataLoader(train_set, batch_size=8, sampler=train_sampler)
 val_loader = DataLoader(val_set, batch_size=8, sampler=DistributedSampler(val_set, shuffle=False))
 net = DDP(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2)))
-opt = torch.optim.SGD(net.parameters(), lr=0.1)
+opt = torch.optim.SGD(net.parameters(), lr=0.5)
 
 
 def validate(model, loader):
