@@ -20,6 +20,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import logging
+import os
 import re
 import sys
 from typing import Any
@@ -31,6 +32,10 @@ COMBINING = ("all_reduce", "all_gather", "all_gather_object", "all_gather_into_t
 METRIC_TEXT = re.compile(r"acc|loss|f1|auc|precision|recall|metric|score|bleu|rouge|map\b|iou|dice|error|err\b|ppl|perplex|val|eval|test",
                          re.IGNORECASE)
 NUMBER = re.compile(r"\d")
+# torch's own data-parallel machinery all-gathers parameters in forward (FSDP, DTensor): not a metric reduction
+INTERNAL_CALLERS = tuple(f"{os.sep}torch{os.sep}{p}{os.sep}" for p in (
+    os.path.join("distributed", "fsdp"), os.path.join("distributed", "_composable"), os.path.join("distributed", "tensor"),
+    os.path.join("nn", "parallel")))
 MAX_PASSES = 16
 MAX_REPORTS = 16
 TEXT = 200
@@ -97,9 +102,11 @@ class ShardEvalObserver(Observer):
         observer = self
 
         def combining(*args, **kwargs):
-            observer.combining_calls += 1
-            if observer._open is not None:
-                observer._open["combined"] = True
+            caller = sys._getframe(1).f_code.co_filename
+            if not any(part in caller for part in INTERNAL_CALLERS):
+                observer.combining_calls += 1
+                if observer._open is not None:
+                    observer._open["combined"] = True
             return original(*args, **kwargs)
 
         return combining
