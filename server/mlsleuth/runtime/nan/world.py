@@ -37,8 +37,9 @@ def world_report(result: Any, *, info: dict, path: str, command: str, build_sing
     entries = [dict(e) for e in payload.get("ranks") or []]
     failing = payload.get("failing_rank")
     failure = None
-    if isinstance(failing, int) and 0 <= failing < len(entries) and entries[failing].get("result"):
-        res = dict(entries[failing]["result"])
+    at = next((i for i, e in enumerate(entries) if e.get("rank") == failing), None)  # a merged world may lack a rank
+    if isinstance(failing, int) and at is not None and entries[at].get("result"):
+        res = dict(entries[at]["result"])
         failure = ((res.get("observers") or {}).get("nan") or {}).get("failure") or {}
         step = int(failure.get("step") or 0)
         replay = payload.get("replay")
@@ -48,7 +49,7 @@ def world_report(result: Any, *, info: dict, path: str, command: str, build_sing
             res["replay_run"] = {"status": "replay-skipped", "error": payload["replay_skipped"]}
         elif (payload.get("config") or {}).get("replay", True):
             res["replay_run"] = {"status": "replay-skipped", "error": "too little of the timeout was left to replay the world"}
-        entries[failing] = {**entries[failing], "result": res}
+        entries[at] = {**entries[at], "result": res}
     for e in entries:  # ranks stopped because another found the value: not a separate failure
         status = (e.get("result") or {}).get("status")
         if e.get("rank") != failing and failing is not None and (e.get("why_killed") or status == "stopped-by-peer"):
@@ -57,7 +58,7 @@ def world_report(result: Any, *, info: dict, path: str, command: str, build_sing
 
     def single(child_result: Any):
         report = build_single(child_result, info=info, path=path, command=command)
-        if failure and child_result.result is not entries[failing].get("result"):
+        if failure and child_result.result is not entries[at].get("result"):
             report.findings = []  # another rank's value came first; this rank only received it (or was stopped)
         return report
 
