@@ -62,6 +62,40 @@ def test_metric_returned_by_an_evaluate_helper_and_logged_by_the_main_process():
     check(src, {RULE})
 
 
+def test_average_meters_of_one_shard_returned_and_printed_by_the_main_process():
+    src = HEAD + """
+    class AverageMeter:
+        def __init__(self):
+            self.sum, self.count = 0.0, 0
+
+        def update(self, val, n=1):
+            self.sum += val * n
+            self.count += n
+
+        @property
+        def avg(self):
+            return self.sum / max(self.count, 1)
+
+    def validate(val_loader, model, criterion):
+        losses, top1 = AverageMeter(), AverageMeter()
+        model.eval()
+        with torch.no_grad():
+            for images, target in val_loader:
+                output = model(images)
+                losses.update(criterion(output, target).item(), images.size(0))
+                top1.update((output.argmax(1) == target).float().mean().item() * 100, images.size(0))
+        return top1.avg
+
+    def main_worker(rank, model, criterion, val_set):
+        val_sampler = DistributedSampler(val_set, shuffle=False)
+        val_loader = DataLoader(val_set, batch_size=256, sampler=val_sampler)
+        acc1 = validate(val_loader, model, criterion)
+        if rank % 8 == 0:
+            print(f" * Acc@1 {acc1:.3f}")  # expect: shard-metric-logged-as-global
+    """
+    check(src, {RULE})
+
+
 def test_metric_all_reduced_before_rank_0_prints_it():
     src = HEAD + """
     def main(model, val_set, rank, world_size):

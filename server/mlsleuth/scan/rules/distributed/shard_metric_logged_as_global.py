@@ -20,6 +20,7 @@ _WRAPPERS = {"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter"}
 _COMBINES = re.compile(r"all_reduce|all_gather|reduce|gather|(?:^|_)sync(?:_|$)", re.IGNORECASE)
 _REPORT_METHODS = {"info", "debug", "warning", "log", "add_scalar", "add_scalars", "log_metric", "log_metrics", "write"}
 _NOT_REPORTERS = ("torch.", "math.", "numpy.", "np.")
+_SYNCING_METRICS = ("torchmetrics", "torcheval", "ignite", "dict", "collections", "set")
 _PER_RANK_WORDS = re.compile(r"rank|shard|local|this process|per[- ]process", re.IGNORECASE)
 
 
@@ -63,17 +64,29 @@ def _is_evaluation(ctx: FileContext, loop: ast.For, loader: str) -> bool:
 
 
 def _accumulators(ctx: FileContext, loop: ast.For) -> set[str]:
-    """Names that gather a value over the whole loop: ``correct += ...``, ``losses.append(...)``.
+    """Names that gather a value over the whole loop: ``correct += ...``, ``stats["correct"] += ...``,
+    ``losses.append(...)``, ``top1.update(acc, n)`` on a meter object built here (not a torchmetrics/ignite
+    metric: those synchronise themselves).
 
     A value rebound with ``=`` each batch (the batch's loss) is not one: printed, it is one batch's
     progress value, not a metric of the data set."""
     names = set()
     for node in ctx.subtree(loop):
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-        elif isinstance(node, ast.Call) and call_method(node) in ("append", "extend") and isinstance(node.func.value, ast.Name):
-            names.add(node.func.value.id)
+        if isinstance(node, ast.AugAssign):
+            target = node.target.value if isinstance(node.target, ast.Subscript) else node.target
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            method, receiver = call_method(node), node.func.value
+            if method in ("append", "extend") or method == "update" and _meter(ctx, receiver):
+                names.add(receiver.id)
     return names
+
+
+def _meter(ctx: FileContext, name: ast.Name) -> bool:
+    """``name`` holds an object built here by a call (an ``AverageMeter()``), not a self-synchronising metric."""
+    bound = vo.local_value(ctx, name)
+    return isinstance(bound, ast.Call) and not (ctx.qualname(bound) or "").startswith(_SYNCING_METRICS)
 
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:
@@ -145,7 +158,8 @@ class ShardMetricLoggedAsGlobal(Rule):
     """An evaluation metric computed on one rank's `DistributedSampler` shard, logged by rank 0 as the global value.
 
     What it finds: a loop over a DataLoader whose sampler is a `DistributedSampler` that accumulates a
-    metric (`correct += ...`, `total_loss += ...`, `preds.append(...)`) under `torch.no_grad()` or in an
+    metric (`correct += ...`, `total_loss += ...`, `preds.append(...)`, `top1.update(acc, n)` on an
+    `AverageMeter`-style object) under `torch.no_grad()` or in an
     evaluation function or loader (by name), and a `print`/logger/`wandb.log`/`add_scalar` call inside a rank
     test (`if rank == 0:`, `if is_main_process:`) that reports that value or one computed from it (also
     through a helper's return value), when neither the function that loops nor the one that reports calls
@@ -210,11 +224,12 @@ class ShardMetricLoggedAsGlobal(Rule):
         accum = _accumulators(ctx, loop)
         if not accum:
             return
-        if source in loaders:  # the loader itself, in the same file
+        helper = func is not None and "." not in source and source in vo.function_params(func)
+        if source in loaders and not helper:  # the loader itself, in the same scope
             if _is_evaluation(ctx, loop, source) and not _combines(ctx, scope):
                 yield scope, _derived(ctx, scope, accum, loop.lineno), source
             return
-        if func is None or "." in source or source not in vo.function_params(func):
+        if not helper:
             return
         # a helper that loops over its loader parameter: follow its return value to the callers that pass a shard loader
         returned = _derived(ctx, func, accum, loop.lineno)
