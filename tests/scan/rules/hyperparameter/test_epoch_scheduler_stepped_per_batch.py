@@ -220,8 +220,27 @@ def test_cosine_t_max_counted_in_optimizer_steps_is_not_an_epoch_schedule():
                     opt.step()
                     sched.step()
         """
+    argparse_default = """
+        import argparse
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--epochs", type=int, default=3)
+        parser.add_argument("--lr", type=float, default=1e-3)
+
+        def main(model, loader, args):
+            opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=300)  # 3 epochs of 100 batches
+            for epoch in range(args.epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+                    sched.step()
+        """
     check(literal, SCHED)
     check(through_a_variable, SCHED)
+    check(argparse_default, SCHED)
 
 
 def test_cosine_t_max_equal_to_the_epoch_count_stepped_per_batch_is_still_flagged():
@@ -266,6 +285,24 @@ def test_cosine_t_max_equal_to_the_epoch_count_stepped_per_batch_is_still_flagge
                     opt.step()
                     sched.step()  # expect: epoch-scheduler-stepped-per-batch
         """
+    argparse_epochs = """
+        import argparse
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--num-epochs", type=int, default=90)
+
+        def main(model, loader, args):
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=90)
+            for epoch in range(args.num_epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+                    sched.step()  # expect: epoch-scheduler-stepped-per-batch
+        """
     check(same_name, SCHED)
     check(literals, SCHED)
     check(unknown_epochs, SCHED)
+    check(argparse_epochs, SCHED)

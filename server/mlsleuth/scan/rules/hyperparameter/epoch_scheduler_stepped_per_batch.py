@@ -6,7 +6,7 @@ import ast
 import re
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, argument, constant
+from mlsleuth.scan.analysis.context import FileContext, argument, constant, keyword
 from mlsleuth.scan.analysis.training_step_model import (
     is_accumulation_guard,
     is_loop_invariant_guard,
@@ -27,12 +27,26 @@ STEPS_PER_EPOCH_MIN = 4
 
 
 def _int_value(ctx: FileContext, node: ast.AST | None) -> int | None:
-    """An integer literal, or a name bound to one (in its function or at module level)."""
+    """An integer literal, a name bound to one (in its function or at module level), or ``args.epochs`` whose
+    ``add_argument("--epochs", default=5)`` is in this file."""
     value = constant(node)
     if isinstance(node, ast.Name):
         bound = vo.local_value(ctx, node) or vo.module_value(ctx, node.id)
         value = constant(bound) if bound is not None else ...
+    elif isinstance(node, ast.Attribute):
+        value = _argparse_default(ctx, node.attr)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _argparse_default(ctx: FileContext, dest: str) -> object:
+    for call in ctx.calls():
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument"):
+            continue
+        flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        names = {constant(keyword(call, "dest"))} | {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
+        if dest in names:
+            return constant(keyword(call, "default"))
+    return ...
 
 
 def _epoch_count(loop: ast.AST) -> ast.expr | None:
