@@ -134,6 +134,67 @@ def run_one(case, arm: str, index: int, args, out: Path) -> dict:
     return result
 
 
+def skills_listing(skills_root: Path) -> str:
+    """The installed skills as an agent's harness lists them: name, where its SKILL.md is, and description."""
+    lines = []
+    for skill_md in sorted(skills_root.glob("*/SKILL.md")):
+        fields = {}
+        for line in skill_md.read_text().split("---")[1].splitlines():
+            key, _, value = line.partition(":")
+            if value:
+                fields[key.strip()] = value.strip()
+        lines.append(f"- {fields.get('name', skill_md.parent.name)} ({skill_md}): {fields.get('description', '')}")
+    return "\n".join(lines)
+
+
+PREPARED_HEADER = """You are a coding agent helping a user with their project. The project is the folder {workdir}. Always
+`cd {workdir}` first and work only there: do not open, list or search other folders of this machine.
+Bookkeeping (not part of the task): run `date +%s > {run_dir}/t0` as your very first command and
+`date +%s > {run_dir}/t1` as your very last, and say in your final message how many shell commands you ran.
+
+"""
+
+SKILLS_HEADER = """Skills available in this project (a skill is a folder of instructions; load one by reading its
+SKILL.md when its description matches the task):
+{listing}
+The `mlsleuth` command line tool these skills mention is installed.
+
+"""
+
+
+def prepare_runs(root: Path, args) -> list[Path]:
+    """Run folders for agents driven outside this harness (by hand, or by another agent system): each gets
+    work/ (a fresh copy of the project, with the skills installed in the skill arm), prompt.md and meta.json.
+    Grade them afterwards with --grade-dir; report.json ({"commands": N}) may be added from the agent's report."""
+    made = []
+    for case in all_cases(args.cases):
+        for i in range(1, args.runs + 1):
+            for arm in args.arm or ["skill", "plain"]:
+                run_dir = root / f"{case.id}__{arm}__{i}"
+                if run_dir.exists():
+                    raise SystemExit(f"{run_dir} exists: choose an empty --prepare-dir or remove it")
+                run_dir.mkdir(parents=True)
+                workdir = copy_project(case, run_dir / "work")
+                prompt = PREPARED_HEADER.format(workdir=workdir, run_dir=run_dir)
+                if arm == "skill":
+                    install_skill(workdir, args.skill_dest, args.mlsleuth_cmd)
+                    prompt += SKILLS_HEADER.format(listing=skills_listing(workdir / args.skill_dest))
+                (run_dir / "prompt.md").write_text(prompt + "The user's message:\n\n" + build_prompt(case))
+                (run_dir / "meta.json").write_text(json.dumps({"case": case.id, "arm": arm, "run": i}))
+                made.append(run_dir)
+    return made
+
+
+def bookkept_minutes(run_dir: Path) -> float | None:
+    """Minutes between the t0 and t1 timestamps a prepared run's agent wrote, if both are there."""
+    try:
+        t0 = float((run_dir / "t0").read_text().strip())
+        t1 = float((run_dir / "t1").read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return (t1 - t0) / 60 if t1 >= t0 else None
+
+
 def grade_dir(run_dir: Path, case, arm: str, minutes=None, args=None) -> dict:
     transcript = read_transcript(run_dir)
     answer = read_answer(run_dir, transcript)
@@ -168,7 +229,10 @@ def grade_existing(grade_root: Path, args) -> list[dict]:
             continue
         case = load_case(case_id)
         report = read_self_report(run_dir / "report.json")
-        g = grade_dir(run_dir, case, arm, minutes=meta.get("minutes", report.get("minutes")), args=args)
+        minutes = meta.get("minutes", report.get("minutes"))
+        if minutes is None:
+            minutes = bookkept_minutes(run_dir)
+        g = grade_dir(run_dir, case, arm, minutes=minutes, args=args)
         g["run"] = meta.get("run", parts[2] if len(parts) > 2 else 0)
         results.append(g)
         print(f"{case_id:26s} {arm:6s} root_cause={g['root_cause_right']} fix={g['fix_right']}", file=sys.stderr)
@@ -191,8 +255,14 @@ def main(argv=None) -> int:
     p.add_argument("--no-check", action="store_true", help="grade without running check.py")
     p.add_argument("--line-slack", type=int, default=3)
     p.add_argument("--grade-dir", help="grade-only mode: folder of finished runs")
+    p.add_argument("--prepare-dir", help="prepare-only mode: make run folders (work/, prompt.md) for agents driven "
+                   "outside this harness, then grade them with --grade-dir")
     args = p.parse_args(argv)
 
+    if args.prepare_dir:
+        made = prepare_runs(Path(args.prepare_dir), args)
+        print(f"prepared {len(made)} run folder(s) under {args.prepare_dir}: give each agent its prompt.md")
+        return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.grade_dir:

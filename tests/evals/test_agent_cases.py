@@ -141,6 +141,31 @@ def test_harness_with_oracle_and_null_agents(tmp_path):
 
 
 @pytest.mark.slow
+def test_prepared_runs_for_outside_agents_are_graded_with_their_bookkept_minutes(tmp_path):
+    import run_ab
+
+    prepared = tmp_path / "prepared"
+    run_ab.main(["--prepare-dir", str(prepared), "--cases", "softmax-into-ce", "--runs", "1",
+                 "--mlsleuth-cmd", f"{sys.executable} -m mlsleuth"])
+    skill, plain = prepared / "softmax-into-ce__skill__1", prepared / "softmax-into-ce__plain__1"
+    skill_prompt, plain_prompt = (skill / "prompt.md").read_text(), (plain / "prompt.md").read_text()
+    assert "mlsleuth (" in skill_prompt and "SKILL.md" in skill_prompt and "mlsleuth" not in plain_prompt
+    assert (skill / "work" / ".claude" / "skills" / "mlsleuth" / "SKILL.md").is_file()
+    assert str(skill / "t0") in skill_prompt and "fault classifier" in plain_prompt
+    # an "agent" that applies the reference fix, answers, and keeps the timestamps the prompt asks for
+    for run in (skill, plain):
+        bench.apply_patch(AGENT_DIR / "cases" / "softmax-into-ce" / "reference_fix.patch", run / "work")
+        (run / "work" / "ANSWER.md").write_text("train_classifier.py:30 ends the model in nn.Softmax before CrossEntropyLoss")
+        (run / "t0").write_text("1000\n")
+        (run / "t1").write_text("1090\n")
+    out = tmp_path / "graded"
+    run_ab.main(["--grade-dir", str(prepared), "--no-check", "--out", str(out)])
+    res = json.loads((out / "results.json").read_text())
+    assert sorted(r["arm"] for r in res["results"]) == ["plain", "skill"]
+    assert all(r["root_cause_right"] and r["fix_right"] and r["minutes"] == 1.5 for r in res["results"])
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", CASE_IDS)
 def test_case_shows_symptom_and_reference_fix_removes_it(case_id):
     import verify_cases

@@ -315,3 +315,59 @@ def test_script_that_stops_itself_on_nan_is_still_localised(tmp_path):
     finding = _main(report)
     assert (finding.location.step, finding.location.module, finding.location.op) == (3, "softmax", "aten::exp")
     assert [e.kind for e in report.errors] == ["user-exception"]
+
+
+_GUARDED = """
+    import math
+    import sys
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    X = torch.randn(512, 16)
+    Y = (X[:, :4] > 0).float()
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+    opt = torch.optim.Adam(model.parameters(), lr=3e-2)
+    CLEAN = "--clean" in sys.argv
+
+
+    def bce_by_hand(logits, t):
+        if CLEAN:
+            return nn.functional.binary_cross_entropy_with_logits(logits, t)
+        p = torch.sigmoid(logits)
+        return -(t * torch.log(p) + (1 - t) * torch.log(1 - p)).mean()
+
+
+    for step in range(60):
+        idx = torch.randint(0, 512, (64,))
+        loss = bce_by_hand(model(X[idx]), Y[idx])
+        acc = ((model(X[idx]) > 0).float() == Y[idx]).float().mean()
+        if torch.isnan(acc):
+            break
+        if GUARD:
+            break
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("guard", ["not torch.isfinite(loss)", "math.isnan(loss.item())", "loss.isnan().any()"])
+def test_a_loss_the_script_tests_and_stops_on_before_backward_is_localised(guard, tmp_path):
+    """The script's own NaN test stops the run (``break``, no exception) on a loss computed outside any module."""
+    script = tmp_path / "guarded.py"
+    script.write_text(textwrap.dedent(_GUARDED).replace("GUARD", guard))
+    report = _run(script, tmp_path)
+    finding = _main(report)
+    assert finding.rule == "nan-born-forward"
+    assert (finding.location.phase, finding.location.op) == ("loss", "aten::log")
+    assert report.errors == []
+
+
+@pytest.mark.slow
+def test_the_guarded_clean_twin_and_metric_tests_stay_silent(tmp_path):
+    script = tmp_path / "guarded.py"
+    script.write_text(textwrap.dedent(_GUARDED).replace("GUARD", "math.isnan(loss.item())"))
+    report = _run(script, tmp_path, args=["--clean"])
+    assert report.findings == [] and report.errors == []

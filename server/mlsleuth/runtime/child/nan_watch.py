@@ -202,7 +202,8 @@ class NanObserver(Observer):
         self._mask_fields: set[str] = set()  # batch fields seen holding -inf (and nothing else non-finite): masks
         self._call_state = _CallState()
         self._t0 = time.perf_counter()
-        self.patches = self._scaler_patches() + [(torch.nn.Module, "__call__", self._wrap_call)]
+        self._guard_flag: Any = None  # (step, loss) when the script's own NaN test saw a non-finite loss
+        self.patches = self._scaler_patches() + self._guard_patches() + [(torch.nn.Module, "__call__", self._wrap_call)]
 
     # -- helpers -----------------------------------------------------------------------
     def _scaler_patches(self) -> list:
@@ -234,6 +235,56 @@ class NanObserver(Observer):
             return update
 
         return [(scaler_cls, "scale", wrap_scale), (scaler_cls, "update", wrap_update)]
+
+    def _guard_patches(self) -> list:
+        """The script's own NaN tests on the loss (``torch.isnan(loss)``, ``loss.isfinite()``, ``loss.item()``):
+        a loss that never reaches ``backward`` because the script stopped or skipped the step on it is noted.
+
+        Only a scalar that carries a graph (a loss, not a metric) is looked at; the test's own answer is
+        reused where it has one (``item``), else one ``isfinite`` on that scalar is read."""
+        obs = self
+        originals = {"isfinite": torch.isfinite}
+
+        def noted(runner, tensor, finite: bool | None) -> None:
+            if obs._guard_flag is not None or obs.failure is not None or runner._muted:
+                return
+            if not isinstance(tensor, torch.Tensor) or tensor.grad_fn is None or tensor.numel() != 1:
+                return
+            if not tensor.is_floating_point():
+                return
+            if finite is None:
+                with obs._quiet():
+                    finite = bool(originals["isfinite"](tensor.detach()).all())
+            if not finite:
+                obs._guard_flag = (runner.step, tensor)  # the tensor itself: the replay knows it by identity
+
+        def wrap_test(runner, original):
+            def test(tensor, *args, **kwargs):
+                out = original(tensor, *args, **kwargs)
+                try:
+                    noted(runner, tensor, None)
+                except Exception:  # noqa: BLE001 - never break the user's own test
+                    runner.record_error(obs.name, "nan_guard")
+                return out
+
+            return test
+
+        def wrap_item(runner, original):
+            def item(tensor):
+                value = original(tensor)
+                try:
+                    if isinstance(value, float) and tensor.grad_fn is not None:
+                        noted(runner, tensor, math.isfinite(value))
+                except Exception:  # noqa: BLE001
+                    runner.record_error(obs.name, "nan_guard")
+                return value
+
+            return item
+
+        found = [(torch.Tensor, "item", wrap_item)]
+        for name in ("isnan", "isfinite", "isinf"):
+            found += [(torch, name, wrap_test), (torch.Tensor, name, wrap_test)]
+        return found
 
     def _wrap_call(self, runner: Any, original: Any) -> Any:
         """``nn.Module.__call__``: see a top-level call's arguments (keywords too) before its forward runs.
@@ -530,6 +581,10 @@ class NanObserver(Observer):
                 output_nan = bool(torch.isnan(out.detach().sum()))
             if output_nan:  # the script stopped itself on a NaN that came out of the model
                 self._fail(runner, "forward", {"target": "output", "stopped_by_script": True, "_tensor": out}, step=step)
+        if self.failure is None and self._guard_flag is not None:
+            # the script tested its loss, found it non-finite and stopped (or skipped the step) before backward
+            step, loss = self._guard_flag
+            self._fail(runner, "forward", {"target": "loss", "stopped_by_script": True, "_tensor": loss}, step=step)
         if self.locator is not None:
             if self.replay is None:
                 self._finish_replay(runner, None, {})

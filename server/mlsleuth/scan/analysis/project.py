@@ -313,6 +313,17 @@ class ProjectIndex:
             cache[word] = found
         return found
 
+    def any_file_matches(self, pattern: re.Pattern[str]) -> bool:
+        """Whether the text of any listed file matches ``pattern`` (a text test, no parsing; cached per pattern)."""
+        if self._deps:
+            self._deps[-1]["<listing>"] = self.listing_key()
+        cache = self.__dict__.setdefault("_pattern_hits", {})
+        found = cache.get(pattern.pattern)
+        if found is None:
+            found = any(pattern.search(self._text(path) or "") for path in sorted(self.files))
+            cache[pattern.pattern] = found
+        return found
+
     def may_define_training_helper(self, name: str) -> bool:
         """Some listed file defines ``def name(`` and also calls a training event (``.backward(``,
         ``.step(``, ``.eval(``, ...): a text test, no parsing, before a costly caller search."""

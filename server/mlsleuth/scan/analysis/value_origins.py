@@ -317,7 +317,9 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
     if isinstance(expr, ast.Name):
         bound = value(ctx, expr)
         if bound is None or bound is expr or isinstance(bound, ast.Name) and bound.id == expr.id:
-            return _passed_in(ctx, expr, depth) if depth <= MAX_PARAM_DEPTH and is_parameter(ctx, expr) else None
+            if depth <= MAX_PARAM_DEPTH and is_parameter(ctx, expr):
+                return _passed_in(ctx, expr, depth)
+            return _unpacked(ctx, expr, depth)
         found = origin(ctx, bound, depth + 1)
         if found is not None:
             line = getattr(bound, "lineno", None)
@@ -599,12 +601,58 @@ def _looks_like_module_object(ctx: FileContext, receiver: ast.AST) -> bool:
     return isinstance(bound, ast.Call) and normalize(ctx.qualname(bound)) in _MODULE_KINDS
 
 
+# The tuple element a caller unpacks (``recon, q = net(x)`` asks for element 1 of what forward returns):
+# a stack, so that the returns of the function that produces the tuple pick that element and the calls
+# nested below them are read whole again (None).
+_ELEMENT: list[dict | None] = []
+
+
+def _unpacked(ctx: FileContext, name: ast.Name, depth: int) -> Origin | None:
+    """``name`` bound by unpacking a call's result (``recon, q = net(x)``): the origin of that element of
+    what every ``return`` of the called function or forward gives, when each returns a tuple literal."""
+    scope = ctx.enclosing_function(name) or ctx.tree
+    before = [e for e in bindings(ctx, scope).get(name.id, []) if e[0] < name.lineno]
+    if not before:
+        return None
+    stmt = before[-1][1]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+            and isinstance(stmt.value, ast.Call)):
+        return None
+    elts = stmt.targets[0].elts
+    if any(isinstance(e, ast.Starred) for e in elts):
+        return None
+    index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+    if index is None:
+        return None
+    request = {"index": index, "size": len(elts), "used": False}
+    _ELEMENT.append(request)
+    try:
+        found = origin(ctx, stmt.value, depth)  # the same value, one element of it: no extra hop
+    finally:
+        _ELEMENT.pop()
+    if found is None or not request["used"]:
+        return None  # the call was resolved some other way than through a tuple of returns: unknown
+    found.via.insert(0, f"{name.id} is element {index} of {ctx.segment(stmt.value, 60)} (line {stmt.lineno})")
+    return found
+
+
 def _all_returns(ctx: FileContext, func: ast.AST, depth: int) -> Origin | None:
     """An origin shared by every ``return`` of ``func`` (a forward that returns softmax only in eval is not one)."""
     values = returns(func)
     if not values:
         return None
-    found = [origin(ctx, v, depth) for v in values]
+    request = _ELEMENT[-1] if _ELEMENT else None
+    if request is not None:
+        # the caller unpacks a tuple: every return must be a tuple literal of that size
+        if not all(isinstance(v, ast.Tuple) and len(v.elts) == request["size"] for v in values):
+            return None
+        request["used"] = True
+        values = [v.elts[request["index"]] for v in values]  # type: ignore[attr-defined]
+    _ELEMENT.append(None)
+    try:
+        found = [origin(ctx, v, depth) for v in values]
+    finally:
+        _ELEMENT.pop()
     if all(f is not None for f in found) and len({f.kind for f in found}) == 1:  # type: ignore[union-attr]
         return found[0]
     return None

@@ -215,3 +215,69 @@ def test_shadowed_names_and_unrelated_softmax_methods_are_not_flagged():
         return loss + other
     """
     check(src, {SOFTMAX_LOGIT})
+
+
+def test_one_element_of_a_model_that_returns_a_tuple_is_followed():
+    src = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(16, 4)
+
+        def forward(self, h):
+            return F.softmax(self.fc(h), dim=-1)  # expect: softmax-into-logit-loss
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Linear(8, 16)
+            self.head = Head()
+            self.aux = nn.Linear(16, 4)
+
+        def forward(self, x):
+            h = self.body(x)
+            return self.head(h), self.aux(h)
+
+    net = Net()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for x, y in [(torch.randn(4, 8), torch.randint(0, 4, (4,)))]:
+        probs, aux_logits = net(x)
+        loss = F.cross_entropy(probs, y)
+        loss = loss + 0.3 * F.cross_entropy(aux_logits, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    """
+    check(src, {'softmax-into-logit-loss'})
+
+
+def test_the_logits_element_of_a_tuple_or_an_unknown_tuple_is_fine():
+    src = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(8, 16, batch_first=True)
+            self.fc = nn.Linear(16, 4)
+
+        def forward(self, x):
+            out, (h, c) = self.rnn(x)
+            logits = self.fc(out[:, -1])
+            return logits, F.softmax(logits, dim=-1)
+
+    net = Net()
+    for x, y in [(torch.randn(4, 5, 8), torch.randint(0, 4, (4,)))]:
+        logits, probs = net(x)
+        loss = F.cross_entropy(logits, y)
+        out, state = net.rnn(x)
+        aux = F.cross_entropy(out[:, -1, :4], y)
+        (loss + aux).backward()
+    """
+    check(src, {'softmax-into-logit-loss'})

@@ -14,8 +14,8 @@ def test_naive_softmax_exp():
         return torch.exp(x) / torch.exp(x).sum(dim=1, keepdim=True)  # expect: naive-softmax-exp
 
     def np_softmax(z):
-        e = np.exp(z)
-        return e / np.sum(e, axis=-1, keepdims=True)  # expect: naive-softmax-exp
+        e = np.exp(z)  # expect: naive-softmax-exp
+        return e / np.sum(e, axis=-1, keepdims=True)
     """
     check(src, {'naive-softmax-exp'})
 
@@ -46,5 +46,42 @@ def test_gaussian_kernel_normalisation_is_not_a_softmax():
     def kernel(x, sigma2):
         phi = np.exp(-0.5 / sigma2 * x ** 2)
         return phi / phi.sum()
+    """
+    check(src, {'naive-softmax-exp'})
+
+
+def test_masked_softmax_written_by_hand_is_followed_through_the_mask():
+    src = """
+    import torch
+
+    def softmax(x, dim=-1, mask=None):
+        e = torch.exp(x)  # expect: naive-softmax-exp
+        if mask is not None:
+            e = e * mask
+        return e / e.sum(dim=dim, keepdim=True)
+
+    def masked_attention(scores, pad):
+        w = scores.exp().masked_fill(pad, 0.0)  # expect: naive-softmax-exp
+        return w / w.sum(-1, keepdim=True)
+    """
+    check(src, {'naive-softmax-exp'})
+
+
+def test_masked_softmax_shifted_by_the_maximum_or_of_a_negated_distance_is_fine():
+    src = """
+    import torch
+
+    def softmax(x, dim=-1, mask=None):
+        e = torch.exp(x - x.amax(dim=dim, keepdim=True))
+        if mask is not None:
+            e = e * mask
+        return e / e.sum(dim=dim, keepdim=True)
+
+    def kernel_weights(dist, valid):
+        w = torch.exp(-dist) * valid
+        return w / w.sum(-1, keepdim=True)
+
+    def mixture(logits, counts):
+        return torch.exp(logits) * counts / counts.sum()
     """
     check(src, {'naive-softmax-exp'})

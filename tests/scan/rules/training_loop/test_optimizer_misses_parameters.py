@@ -286,3 +286,100 @@ def test_lightning_gan_two_optimizers_and_frozen_backbone_are_fine():
         """,
         MP,
     )
+
+
+def test_a_model_method_returning_parameter_groups_that_leave_out_a_submodule_flags():
+    src = """
+    import torch.nn as nn
+    from transformers import BertModel
+
+    class Fusion(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            bert = BertModel.from_pretrained(cfg.name)
+            self.embeddings = bert.embeddings
+            self.encoder = bert.encoder
+            self.pooler = bert.pooler
+            self.head = nn.Linear(768, cfg.num_labels)
+
+        def forward(self, ids):
+            hidden = self.encoder(self.embeddings(input_ids=ids)).last_hidden_state
+            return self.head(self.pooler(hidden))
+
+        def param_groups(self, lr):
+            return [  # expect: optimizer-misses-parameters
+                {"params": self.embeddings.parameters(), "lr": lr * 0.1},
+                {"params": self.encoder.parameters(), "lr": lr * 0.1},
+                {"params": self.head.parameters(), "lr": lr},
+            ]
+    """
+    check(src, {"optimizer-misses-parameters"})
+
+
+def test_parameter_group_builders_that_cover_everything_or_split_by_name_are_fine():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+            self.neck = nn.Linear(16, 16)
+            self.head = nn.Linear(16, 2)
+            self.teacher = nn.Linear(8, 2)
+
+        def forward(self, x):
+            with torch.no_grad():
+                soft = self.teacher(x)
+            return self.head(self.neck(self.backbone(x))), soft
+
+        def groups_all(self, lr):
+            return [
+                {"params": self.backbone.parameters(), "lr": lr * 0.1},
+                {"params": list(self.neck.parameters()) + list(self.head.parameters()), "lr": lr},
+            ]
+
+        def groups_by_name(self, lr):
+            decay = [p for n, p in self.named_parameters() if not n.endswith("bias")]
+            no_decay = [p for n, p in self.named_parameters() if n.endswith("bias")]
+            return [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}]
+
+        def groups_with_neck(self, lr):
+            return [
+                {"params": self.backbone.parameters(), "lr": lr * 0.1},
+                {"params": self.neck.parameters()},
+                {"params": self.head.parameters()},
+            ]
+    """
+    check(src, {"optimizer-misses-parameters"})
+
+
+def test_a_group_builder_whose_missing_part_is_frozen_by_the_training_script_is_fine(tmp_path):
+    from scan.helpers import check_project
+
+    model = """
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Linear(8, 16)
+            self.head = nn.Linear(16, 2)
+
+        def forward(self, x):
+            return self.head(self.stem(x))
+
+        def groups(self, lr):
+            return [{"params": self.head.parameters(), "lr": lr}]
+    """
+    train = """
+    import torch
+    from model import Net
+
+    net = Net()
+    for p in net.stem.parameters():
+        p.requires_grad = False
+    opt = torch.optim.SGD(net.groups(0.1), lr=0.1)
+    """
+    check_project(tmp_path, {"model.py": model, "train.py": train}, {"optimizer-misses-parameters"})

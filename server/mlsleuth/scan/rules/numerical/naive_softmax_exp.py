@@ -13,6 +13,8 @@ _EXP_FUNCS = {"torch.exp", "numpy.exp", "math.exp"}
 
 _SUM_FUNCS = {"torch.sum", "numpy.sum"}
 
+_MASKING_METHODS = {"masked_fill", "mul", "__mul__"}
+
 
 def _exp_call(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.Call | None:
     """The ``exp(...)`` call behind ``expr`` (directly or through a local name)."""
@@ -28,6 +30,11 @@ def _exp_call(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.Cal
             head = dotted(expr.func.value)
             if head is None or head.split(".")[0] not in ctx.imports:
                 return expr
+        if call_method(expr) in _MASKING_METHODS and isinstance(expr.func, ast.Attribute):
+            return _exp_call(ctx, expr.func.value, depth + 1)  # e.masked_fill(~mask, 0): still exp(x) where kept
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        # a mask or weights multiplied in (`e = e * mask`) keep the unbounded exp in the kept entries
+        return _exp_call(ctx, expr.left, depth + 1) or _exp_call(ctx, expr.right, depth + 1)
     return None
 
 
@@ -66,8 +73,8 @@ class NaiveSoftmaxExp(Rule):
     """A hand-written softmax `exp(x) / exp(x).sum()` without subtracting the maximum.
 
     What it finds: a division whose numerator is `exp(x)` and whose denominator is the sum of the same
-    `exp(x)` (torch or NumPy, inline or through a local name), where nothing is subtracted from `x`
-    first.
+    `exp(x)` (torch or NumPy, inline or through a local name, also after a mask is multiplied in:
+    `e = torch.exp(x); e = e * mask`), where nothing is subtracted from `x` first.
     Why it matters: `exp` overflows to `inf` for inputs above about 88 in float32 (about 11 in float16),
     and `inf / inf` is NaN. Logits that grow during training cross that line suddenly, and the NaN
     appears many steps after the cause.
@@ -98,11 +105,13 @@ class NaiveSoftmaxExp(Rule):
                 continue
             if _stabilised(ctx, _exp_argument(top)):
                 continue
+            # reported at the exp (where the maximum must be subtracted), with the division as evidence
             yield self.finding(
                 ctx,
-                node,
+                top,
                 "softmax written as exp(x) / sum(exp(x)) without subtracting the maximum: exp overflows to inf "
                 "for large inputs and the division gives NaN",
-                observation=f"{ctx.segment(node, 100)} (exp at line {top.lineno})",
+                observation=f"{ctx.segment(top, 60)} is divided by its own sum at line {node.lineno}: "
+                f"{ctx.segment(node, 100)}",
                 next_test="Call this code on logits like [[0., 100.]]: it returns NaN where torch.softmax does not.",
             )

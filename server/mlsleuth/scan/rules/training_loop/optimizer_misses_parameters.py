@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from mlsleuth.scan.analysis.context import FileContext, dotted, keyword
 from mlsleuth.scan.analysis.torch_idioms import grad_off, is_module_class, module_kind
@@ -66,9 +67,25 @@ def _submodules(ctx: FileContext, cls: ast.ClassDef) -> dict[str, ast.AST]:
     for node in ast.walk(init):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             name = dotted(node.targets[0])
-            if name and name.startswith("self.") and name.count(".") == 1 and module_kind(ctx, node.value) == "params":
+            if name and name.startswith("self.") and name.count(".") == 1 and (
+                module_kind(ctx, node.value) == "params" or _part_of_a_built_model(ctx, init, node.value)
+            ):
                 found[name[5:]] = node
     return found
+
+
+def _part_of_a_built_model(ctx: FileContext, init: ast.AST, value: ast.AST) -> bool:
+    """``bert.pooler`` where ``bert = BertModel.from_pretrained(...)`` (or a module with parameters) in ``__init__``:
+    a piece of a pretrained model kept as a submodule."""
+    if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)):
+        return False
+    for _line, _stmt, bound in ctx.assignments(init).get(value.value.id, []):
+        if isinstance(bound, ast.Call) and (
+            (isinstance(bound.func, ast.Attribute) and bound.func.attr == "from_pretrained")
+            or module_kind(ctx, bound) == "params"
+        ):
+            return True
+    return False
 
 
 # Module methods that do not run the module: using them passes no gradient through it.
@@ -177,6 +194,51 @@ def _feature_extractor(ctx: FileContext, cls: ast.ClassDef, head: str, sub: str)
     return bool(uses) and all(_gradient_free(ctx, u) for u in uses)
 
 
+_FREEZES_OR_ADDS = re.compile(r"\.requires_grad\s*=|requires_grad_\(|\.freeze\(|add_param_group\(")
+
+
+def _group_roots(value: ast.AST | None) -> set[str] | None:
+    """The ``self.X`` submodules a returned list of parameter groups covers ("*" for ``self.parameters()``);
+    None when the value is not such a list or holds anything else (name filters, computed lists)."""
+    if not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
+        return None
+    covered: set[str] = set()
+    saw_group = False
+    for elt in value.elts:
+        params = elt
+        if isinstance(elt, ast.Dict):
+            keys = [k.value for k in elt.keys if isinstance(k, ast.Constant)]
+            if "params" not in keys:
+                return None
+            params = elt.values[keys.index("params")] if len(keys) == len(elt.keys) else None
+            saw_group = True
+        if isinstance(params, ast.Call) and dotted(params.func) in {"list", "tuple"} and len(params.args) == 1:
+            params = params.args[0]
+        if not (isinstance(params, ast.Call) and isinstance(params.func, ast.Attribute) and params.func.attr == "parameters"):
+            return None
+        owner = dotted(params.func.value)
+        if owner == "self":
+            covered.add("*")
+        elif owner and owner.startswith("self.") and owner.count(".") == 1:
+            covered.add(owner[5:])
+        else:
+            return None
+    return covered if saw_group else None
+
+
+def _runs_in_forward(ctx: FileContext, cls: ast.ClassDef, names: list[str]) -> bool:
+    """One of ``self.<name>`` is called in the class's ``forward``."""
+    forward = ctx.method(cls, "forward")
+    if forward is None:
+        return False
+    for node in ast.walk(forward):
+        if isinstance(node, ast.Call):
+            target = dotted(node.func)
+            if target and target.startswith("self.") and target.split(".")[1] in names:
+                return True
+    return False
+
+
 @register_rule
 class OptimizerMissesParameters(Rule):
     """The optimizer is given only part of a model whose other parts are trained too.
@@ -185,7 +247,11 @@ class OptimizerMissesParameters(Rule):
     is a class defined in the same file with other parameterised submodules (also
     `self.encoder.parameters()` in a method of the model, such as Lightning's `configure_optimizers`), none of which is frozen
     (`requires_grad = False`/`requires_grad_(False)`), covered by another optimizer or added with
-    `add_param_group`. A submodule that is only ever run under `torch.no_grad()` /
+    `add_param_group`. Also a method of the model that returns the parameter groups
+    (`return [{"params": self.encoder.parameters(), "lr": ...}, ...]`) and leaves out a submodule
+    that `forward` runs (pieces of a pretrained model kept as submodules, `self.pooler =
+    bert.pooler`, count), unless some module of the project freezes parameters or adds a group
+    later. A submodule that is only ever run under `torch.no_grad()` /
     `inference_mode()`, or whose output is always `.detach()`ed (the backbone of a linear probe or
     feature extractor), receives no gradients, so leaving it out is deliberate and not reported.
     Why it matters: the other submodules still receive gradients in `backward()`, but no optimizer
@@ -202,13 +268,16 @@ class OptimizerMissesParameters(Rule):
     id = "optimizer-misses-parameters"
     category = "training-loop"
     severity = "warning"
-    triggers = ("optim", "AdamW", "Adafactor")
+    triggers = ("optim", "AdamW", "Adafactor", '"params"', "'params'")
     requires = (("parameters",), ("class",), (MODULE_CLASS,))  # the model is an in-file nn.Module class
 
     def check(self, ctx):
+        if self._freezes_anything(ctx):
+            return
+        yield from self._group_builders(ctx)
         model = loop_model(ctx)
         optimizers = model.optimizers()
-        if not optimizers or self._freezes_anything(ctx):
+        if not optimizers:
             return
         covered: dict[str, set[str]] = {}
         sites: list[tuple[ast.Call, str, str]] = []
@@ -246,6 +315,40 @@ class OptimizerMissesParameters(Rule):
                 f"{', '.join(f'{head}.{m}' for m in missing)} with parameters that are not frozen and that no optimizer updates",
                 next_test=f"copy `{head}.{missing[0]}.state_dict()` before training and compare after a few steps: it is unchanged",
             )
+
+    def _group_builders(self, ctx: FileContext):
+        """A model method that returns the optimizer's parameter groups (``[{"params": self.encoder.parameters(),
+        "lr": ...}, ...]``) and leaves out a parameterised submodule that ``forward`` trains."""
+        if ctx.project is not None and ctx.project.any_file_matches(_FREEZES_OR_ADDS):
+            return  # something is frozen or added later, maybe in the training script: leave it
+        for cls in ctx.classes:
+            if not is_module_class(ctx, cls):
+                continue
+            subs = None
+            for method in cls.body:
+                if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name in {"__init__", "forward"}:
+                    continue
+                for ret in (n for n in ast.walk(method) if isinstance(n, ast.Return)):
+                    covered = _group_roots(ret.value)
+                    if covered is None or "*" in covered:
+                        continue
+                    if subs is None:
+                        subs = _submodules(ctx, cls)
+                    missing = sorted(
+                        name for name in subs if name not in covered and not _feature_extractor(ctx, cls, "self", name)
+                    )
+                    if not missing or not _runs_in_forward(ctx, cls, missing):
+                        continue
+                    given = ", ".join(f"self.{c}" for c in sorted(covered))
+                    yield self.finding(
+                        ctx,
+                        ret,
+                        f"`{method.name}` returns parameter groups for {given} only, but {cls.name} also has "
+                        f"{', '.join(f'self.{m}' for m in missing)}, run in forward and not frozen: no optimizer "
+                        "built from these groups updates it",
+                        next_test=f"copy `model.{missing[0]}.state_dict()` before training and compare after a few steps: "
+                        "it is unchanged",
+                    )
 
     @staticmethod
     def _freezes_anything(ctx: FileContext) -> bool:

@@ -1,0 +1,74 @@
+"""The ``random-split-differs-per-rank`` rule: ``random_split`` without a generator in a project that seeds each
+rank differently, so every rank draws its own train/validation partition."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext, keyword
+from mlsleuth.scan.prefilter import call_to
+from mlsleuth.scan.registry import Rule, register_rule
+
+_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"}
+
+# A global seed that differs by rank: `seed += rank`, `manual_seed(seed + rank)`, `seed_everything(seed +
+# local_rank)`, or accelerate's `set_seed(seed, device_specific=True)` (which adds the process index).
+_RANK = r"(?:rank|process_index|local_process_index|get_rank\(\)|local_rank|global_rank|worker_rank)"
+_PER_RANK_SEED = re.compile(
+    r"\bseed\w*\s*(?:\+|\*|\^)?=\s*[^\n#]*" + _RANK
+    + r"|(?:manual_seed|seed_everything|set_seed|random\.seed)\s*\([^)\n]*" + _RANK
+    + r"|set_seed\s*\([^)\n]*device_specific\s*=\s*True"
+)
+
+
+def _seeded_per_rank(ctx: FileContext) -> bool:
+    if _PER_RANK_SEED.search(ctx.source):
+        return True
+    return ctx.project is not None and ctx.project.any_file_matches(_PER_RANK_SEED)
+
+
+@register_rule
+class RandomSplitDiffersPerRank(Rule):
+    """`random_split` draws its partition from the global RNG, which this project seeds differently on each rank.
+
+    What it finds: a call to `torch.utils.data.random_split(...)` without a `generator=` in a project
+    where the global seed depends on the rank (`seed += rank`, `torch.manual_seed(seed + rank)`,
+    `seed_everything(seed + local_rank)`, accelerate's `set_seed(seed, device_specific=True)`), in this
+    file or another module of the scanned project.
+    Why it matters: seeding each rank differently is a common way to vary augmentation across processes,
+    but `random_split` then draws a different permutation on every rank. Each rank trains on its own
+    "training" part and validates on its own "validation" part, so most validation samples of one rank are
+    training samples of another: the reported validation score measures memorised data and is too good,
+    and it differs from rank to rank.
+    How to confirm: print the first few `val_ds.indices` on every rank (or `sum(val_ds.indices)`): they
+    differ between ranks.
+    What to do instead: give the split its own generator with a seed that is the same on every rank,
+    `random_split(ds, [n_train, n_val], generator=torch.Generator().manual_seed(base_seed))`, or split once
+    (on rank 0, saved to disk) before the ranks start; keep the per-rank seed for augmentation only.
+    """
+
+    id = "random-split-differs-per-rank"
+    category = "distributed"
+    severity = "warning"
+    triggers = ("random_split",)
+    requires = ((call_to("random_split"),),)
+
+    def check(self, ctx: FileContext):
+        calls = [
+            c for c in ctx.nodes_of(ast.Call)
+            if value_origins.normalize(ctx.qualname(c)) in _SPLITS
+            and keyword(c, "generator") is None and len(c.args) < 3
+        ]
+        if not calls or not _seeded_per_rank(ctx):
+            return
+        for call in calls:
+            yield self.finding(
+                ctx,
+                call,
+                "random_split without a generator draws the partition from the global RNG, which this project seeds "
+                "differently on each rank: every rank gets its own train/validation split, and one rank's validation "
+                "samples are another's training samples",
+                next_test="print sum(val_ds.indices) on every rank: the values differ",
+            )

@@ -1,0 +1,113 @@
+"""The ``zero-grad-misses-an-optimizer`` rule: with two optimizers in a loop, the gradients of one are never cleared."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis.context import dotted
+from mlsleuth.scan.analysis.training_step_model import Event, same_object
+from mlsleuth.scan.prefilter import STEP_CALL
+from mlsleuth.scan.registry import register_rule
+from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimizer_steps
+
+
+def _trained_modules(step: Event) -> set[str] | None:
+    """The modules whose ``.parameters()`` the stepped optimizer was built from (``{"self.discriminator"}``);
+    None when its construction is unknown or names no module."""
+    if step.obj is None or step.obj.kind != "optimizer" or step.obj.construction is None:
+        return None
+    found = set()
+    for node in ast.walk(step.obj.construction):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+            "parameters", "named_parameters"
+        ):
+            name = dotted(node.func.value)
+            if name is None:
+                return None  # parameters of something computed: unknown
+            found.add(name)
+    return found or None
+
+
+def _clears(zero: Event, step: Event, steps: dict[str, Event], modules: dict[str, set[str] | None]) -> bool | None:
+    """True: ``zero`` clears ``step``'s gradients; False: it clears another optimizer's (and only that);
+    None: it cannot be placed."""
+    if zero.obj is not None and zero.obj.kind == "optimizer":
+        return same_object(zero, step)
+    if zero.target is None:
+        return None
+    if zero.target == step.target or zero.target in (modules.get(step.key or "") or ()):
+        return True
+    for key, other in steps.items():
+        if key != step.key and (zero.target == other.target or zero.target in (modules.get(key) or ())):
+            return False
+    return None
+
+
+@register_rule
+class ZeroGradMissesAnOptimizer(LoopRule):
+    """Two optimizers step in one loop, but only one of them has its gradients cleared.
+
+    What it finds: a loop (or a per-batch `step` method) that steps two or more optimizers, say one
+    for a generator and one for a discriminator, where the gradients of one optimizer are never
+    cleared: every `zero_grad` in the loop is on the other optimizer or on the module that only the
+    other optimizer trains (`optimizerG.zero_grad()` / `self.generator.zero_grad()` while
+    `optimizerD` steps `self.discriminator.parameters()`). A loop with no `zero_grad` at all is
+    `missing-zero-grad`; a `zero_grad` whose target cannot be matched to an optimizer keeps this rule
+    silent.
+    Why it matters: `backward()` adds into `.grad`. The uncleared optimizer applies the sum of all its
+    earlier gradients at every step, and in a GAN its parameters also collect the gradients of the other
+    network's loss that flow through them. The run does not crash: the losses oscillate or one network
+    wins outright, which looks like an ordinary GAN instability.
+    How to confirm: print `next(discriminator.parameters()).grad.norm()` just before its optimizer
+    steps, for a few iterations: it grows step after step instead of staying level.
+    What to do instead: clear each optimizer once per iteration, before its own backward
+    (`optimizerD.zero_grad(set_to_none=True)` before the discriminator's loss, `optimizerG.zero_grad()`
+    before the generator's), or right after each `step()`.
+    """
+
+    id = "zero-grad-misses-an-optimizer"
+    category = "training-loop"
+    severity = "error"
+    triggers = ("zero_grad",)
+    requires = ((STEP_CALL,), ("backward",))
+
+    def _findings(self, ctx, traces):
+        yield from super()._findings(ctx, traces)
+        for trace in traces:
+            # a per-batch method (`def step(self, batch)`, `optimize_parameters`) whose caller's loop is not in
+            # view: its own body is one iteration, and the events outside any loop in it are that iteration's
+            if isinstance(trace.root, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = [e for e in trace.events if not e.loops]
+                if any(e.kind == "step" for e in body):
+                    yield from self.check_loop(ctx, trace, trace.root, body)
+
+    def check_loop(self, ctx, trace, loop, events):
+        kinds = {e.kind for e in events}
+        if "backward" not in kinds or "opaque" in kinds:
+            return
+        steps = optimizer_steps(events)
+        distinct = {s.key for s in steps}
+        if len(steps) < 2 or len(distinct) < 2 or None in distinct:
+            return
+        zeros = [e for e in events if e.kind == "zero_grad"]
+        if not zeros:
+            return  # nothing is cleared at all: missing-zero-grad
+        first_step = {}
+        for s in steps:
+            first_step.setdefault(s.key, s)
+        modules = {key: _trained_modules(s) for key, s in first_step.items()}
+        for key, step in first_step.items():
+            if not all(_clears(z, step, first_step, modules) is False for z in zeros):
+                continue  # cleared, or a clear we cannot place
+            cleared = ", ".join(f"`{ctx.segment(z.node, 50)}` at {z.where()}" for z in zeros[:2])
+            yield self.finding(
+                ctx,
+                step.node,
+                f"{optimizer_name(step)}.step() at {step.where()} uses gradients that are never cleared: the only "
+                f"zero_grad in this loop ({cleared}) is for another optimizer, so {optimizer_name(step)} applies "
+                "the sum of all its earlier gradients",
+                next_test=(
+                    f"print the grad norm of one parameter of {optimizer_name(step)} just before its step() for three "
+                    "iterations: it grows instead of staying level"
+                ),
+            )
