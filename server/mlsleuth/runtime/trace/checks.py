@@ -1394,6 +1394,7 @@ from mlsleuth.runtime.trace import (
     checks_amp,
     checks_lm,  # noqa: F401
     checks_pinn,  # noqa: F401
+    checks_rank_metrics,  # noqa: F401 - per-rank metrics reported without a reduction
     checks_ranks,  # noqa: F401
     checks_rl,  # noqa: F401 - registers the RL checks (kept in their own module)
 )
