@@ -70,7 +70,7 @@ class TraceObserver(Observer):
         self.functional_dropout: dict | None = None
         self.batch_dependence: dict | None = None
         self._captured: tuple | None = None
-        self.causal = CausalProbe() if "causal" in (self.config.get("probes") or ()) else None  # asked for by `check`
+        self.causal = CausalProbe()  # every run: causal leakage when the targets are the inputs shifted by one
         self._eval_roots_checked: set[int] = set()
         self._backward_this_step = 0
         self._opt_state: dict[int, dict] = {}  # per optimizer since its last step: zeroed?, stale ids at first backward

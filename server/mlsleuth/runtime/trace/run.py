@@ -28,6 +28,7 @@ from mlsleuth.runtime.common import (
 )
 from mlsleuth.runtime.prepared import PreparedRun
 from mlsleuth.runtime.trace.rl_signs import vital_signs, vital_signs_line
+from mlsleuth.runtime.trace.causal import causal_findings
 
 DEFAULT_STEPS = 20
 DEFAULT_TIMEOUT_S = 300.0
@@ -145,6 +146,7 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
             if loss_term_summary(pinn):
                 stats["pinn_loss_terms"] = loss_term_summary(pinn)
         report.findings.extend(trace_findings(data, path=path, command=command))
+        report.findings.extend(causal_findings(data))  # diagnose's causal-leakage on the traced model (trace/causal.py)
         losses = data.get("losses") or []
         if losses:
             stats["loss_first"], stats["loss_last"] = losses[0], losses[-1]
