@@ -1254,7 +1254,7 @@ def state_dict_load_matched_nothing(run: TraceRun) -> Iterator[Found]:
         if own and rec.get("unexpected") and rec.get("missing", 0) >= 0.5 * own:
             yield Found(
                 f"load_state_dict(strict=False) into {rec['module']} matched almost nothing: {rec['missing']} of its {own} keys stayed at their initial values",
-                observation=f"at step {rec.get('step')}: {rec['missing']} of {own} model keys missing from the checkpoint and {rec['unexpected']} of its "
+                observation=f"{rec.get('when') or 'at step ' + str(rec.get('step'))}: {rec['missing']} of {own} model keys missing from the checkpoint and {rec['unexpected']} of its "
                             f"{rec.get('given_keys')} keys unused (e.g. missing {rec.get('missing_examples')}, unexpected {rec.get('unexpected_examples')})",
                 next_test="print(model.load_state_dict(state_dict, strict=False)): compare the missing and unexpected key names",
                 fix="strip the wrapper prefix (k.removeprefix('module.')) or save the unwrapped model, and check the returned keys or load with strict=True",
@@ -1392,6 +1392,7 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
 # checks on language-model batches (labels vs input_ids, pads, attention_mask) live in their own module
 from mlsleuth.runtime.trace import (
     checks_amp,
+    checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_lm,  # noqa: F401
     checks_pinn,  # noqa: F401
     checks_ranks,  # noqa: F401
