@@ -21,6 +21,9 @@ SATURATED_FRACTION = 0.5
 # loss starts at ln C. Flag when it is more than twice that AND at least one nat above.
 INITIAL_LOSS_FACTOR = 2.0
 INITIAL_LOSS_MARGIN_NATS = 1.0
+# ... and it is info, not a warning, when the median of the last RECOVERY_LAST_VALUES traced loss values is
+# already back below ln C (a bad start the run recovers from within the traced steps).
+RECOVERY_LAST_VALUES = 3
 
 # gradient RMS of the first weight layer relative to the last: below 1e-3 the
 # first layer learns about a thousand times more slowly under SGD.
