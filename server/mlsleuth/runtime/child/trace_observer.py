@@ -17,6 +17,7 @@ import rank_sync
 from observer import Observer
 from trace_amp import AmpWatch
 from trace_causal import CausalProbe
+from trace_loaders import LoaderWatch
 from trace_lm_batches import LMBatchWatch
 from trace_numerics import NumericsWatch
 from trace_stages import StageTracker
@@ -104,6 +105,8 @@ class TraceObserver(Observer):
         self.patches += self.amp.patches()
         self.lm_batches = LMBatchWatch()  # labels vs input_ids, pads and attention_mask of LM batches
         self.patches += self.lm_batches.patches()
+        self.loaders = LoaderWatch()  # persistent workers' stale dataset copies, distributed samplers' seeds
+        self.patches += self.loaders.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -782,6 +785,7 @@ class TraceObserver(Observer):
             "stages": self.stages.result(),
             "stage_loss_calls": self.stage_loss_calls,
             "lm_batches": self.lm_batches.result(),
+            "loaders": self.loaders.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

@@ -1412,6 +1412,7 @@ from mlsleuth.runtime.trace import (
     checks_amp,
     checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_lm,  # noqa: F401
+    checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
     checks_pinn,  # noqa: F401
     checks_ranks,  # noqa: F401
     checks_rl,  # noqa: F401 - registers the RL checks (kept in their own module)
