@@ -49,6 +49,12 @@ AFTER_WINDOW_S = 10.0
 # restored-state-is-live-weights: at least this share of the tensors given to load_state_dict are the model's own.
 CHECKPOINT_LIVE_SHARE = 0.5
 
+# eval-inputs-near-training-inputs: an evaluation row is a near-copy when its nearest training row is closer than
+# SPLIT_NEAR_COPY_DISTANCE x the median distance between two training rows (and not identical); flagged when at
+# least SPLIT_NEAR_COPY_SHARE of the evaluated rows are.
+SPLIT_NEAR_COPY_DISTANCE = 0.1
+SPLIT_NEAR_COPY_SHARE = 0.3
+
 # loss-not-decreasing needs at least this many losses to compare thirds.
 MIN_STEPS_FOR_TREND = 9
 

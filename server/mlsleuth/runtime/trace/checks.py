@@ -1413,6 +1413,7 @@ from mlsleuth.runtime.trace import (
     checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
+    checks_split,  # noqa: F401 - evaluation inputs that are near-copies of training inputs
     checks_pinn,  # noqa: F401
     checks_ranks,  # noqa: F401
     checks_rl,  # noqa: F401 - registers the RL checks (kept in their own module)
