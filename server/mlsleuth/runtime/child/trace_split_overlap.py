@@ -37,6 +37,8 @@ class SplitOverlapWatch:
             self._root = id(root)
         if id(root) != self._root:
             return
+        if (training and self._train_forwards >= MAX_TRAIN_FORWARDS) or (not training and self._eval_rows >= MAX_EVAL_ROWS):
+            return  # nothing more to keep: the common case after the first steps costs nothing
         x = inputs[0] if inputs else None
         if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() < 2 or x.shape[0] < 2:
             return
@@ -48,11 +50,11 @@ class SplitOverlapWatch:
             return
         if training:
             cap = min(MAX_TRAIN_ROWS, MAX_TRAIN_ELEMENTS // features)
-            if self._train_rows < cap and self._train_forwards < MAX_TRAIN_FORWARDS:
+            self._train_forwards += 1
+            if self._train_rows < cap:
                 take = rows[: cap - self._train_rows].float().cpu().clone()
                 self._train.append(take)
                 self._train_rows += int(take.shape[0])
-                self._train_forwards += 1
         elif self._train_rows and self._eval_rows < MAX_EVAL_ROWS:
             take = rows[: MAX_EVAL_ROWS - self._eval_rows].float().cpu().clone()
             self._eval.append(take)

@@ -78,6 +78,8 @@ def prepare_trace(
         raise RuntimeInputError(f"--steps must be an integer between 1 and {MAX_STEPS}, got {steps!r}")
     if not timeout_s or timeout_s <= 0:
         raise RuntimeInputError("--timeout must be a positive number of seconds")
+    if after_window_s is not None and not 0 <= after_window_s <= 600:
+        raise RuntimeInputError("--after-steps must be between 0 and 600 seconds")
     if memory_limit_mb is not None and memory_limit_mb < 64:
         raise RuntimeInputError("--memory-limit must be at least 64 MB")
     from mlsleuth.runtime import multirank
