@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--after-steps", type=float, default=None, metavar="S",
                    help="let the script run on, unobserved, for up to S seconds after the watched steps, to check what it does "
                         "once training is over (checkpoint loads, best-model restores, resumes); 0 stops at the last watched step "
-                        "(default 10)")
+                        "(default 20)")
     p.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks of a DDP/FSDP script (like torchrun) and merge them into one report")
     p.add_argument("--merge", metavar="DIR", help="merge the per-rank results that `mlsleuth trace` under torchrun/srun wrote to DIR (.mlsleuth/ranks/<launch>) into one report; no script runs")
     add_selection_options(p)

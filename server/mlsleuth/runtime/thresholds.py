@@ -44,7 +44,7 @@ VERDICT_EXTRA_STEPS_MAX = 100
 # after the traced steps the script runs on, unobserved, for at most this many seconds (and at most 40% of the
 # time left before the timeout), so what it does once training is over is seen: a checkpoint loaded back, the best
 # state restored, a resumed job's scheduler (runtime/child/after_window.py). 0 turns it off.
-AFTER_WINDOW_S = 10.0
+AFTER_WINDOW_S = 20.0
 
 # restored-state-is-live-weights: at least this share of the tensors given to load_state_dict are the model's own.
 CHECKPOINT_LIVE_SHARE = 0.5
