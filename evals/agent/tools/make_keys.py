@@ -313,7 +313,8 @@ CASES = [
         fix_description="Size the schedule in scheduler steps: pass steps_per_epoch (len(train_loader)) to "
                         "build_scheduler and use T_max = epochs * steps_per_epoch - warmup_steps when interval is "
                         "'step'.",
-        must_change=[R(None, r"steps_per_epoch|len\(train_loader\)|total_steps|num_steps|T_max", "any")],
+        must_change=[R(None, r"steps_per_epoch|len\(train_loader\)|total_steps|num_steps|T_max", "any"),
+                     R("train.py", r"build_scheduler\(", "any")],
         must_not_change=["loadcast/model.py", "loadcast/data.py", "loadcast/features.py", "loadcast/synth.py",
                          "loadcast/trainer.py", "configs/default.yaml"],
         check_metric="lr_increases_after_peak",
