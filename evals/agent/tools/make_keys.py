@@ -280,7 +280,7 @@ CASES = [
                     "classes, so the base class rebuilds the class list from the field records. Plant C has no "
                     "'dent', so its sorted classes are [crack, ok, scratch, stain] instead of [crack, dent, ok, "
                     "scratch, stain]: every label after 'crack' is shifted by one index and only cracks can score "
-                    "(~27%). Plant A/B batches contain every class, so the same script scores ~90% there. Not "
+                    "(~26%). Plant A/B batches contain every class, so the same script scores ~90% there. Not "
                     "camera/domain shift.",
         keywords=[["fielddataset", "field dataset", "super().__init__", "subclass", "classes", "class list",
                    "class_to_idx", "label index", "label indices", "class index", "class indices"],

@@ -8,11 +8,11 @@ from .records import Record
 DEFECT_TYPES = ("crack", "dent", "ok", "scratch", "stain")
 N_FEATURES = 32
 
-# Defect types each line produces.
-SITE_DEFECTS = {
-    "plant_a": DEFECT_TYPES,
-    "plant_b": DEFECT_TYPES,
-    "plant_c": ("crack", "ok", "scratch", "stain"),
+# Share of each defect type (in DEFECT_TYPES order) in the audited output of each line.
+SITE_MIX = {
+    "plant_a": (0.20, 0.20, 0.20, 0.20, 0.20),
+    "plant_b": (0.15, 0.25, 0.25, 0.20, 0.15),
+    "plant_c": (0.25, 0.00, 0.30, 0.25, 0.20),
 }
 SITE_CAMERA = {"plant_a": "cam-v1", "plant_b": "cam-v1", "plant_c": "cam-v2"}
 CAMERA_GAIN = {"cam-v1": 1.0, "cam-v2": 1.08}
@@ -26,11 +26,11 @@ def _prototypes() -> np.ndarray:
 def simulate_site(site: str, n: int, seed: int) -> list[Record]:
     rng = np.random.default_rng(seed)
     protos = _prototypes()
-    kinds = SITE_DEFECTS[site]
+    mix = np.asarray(SITE_MIX[site])
     camera = SITE_CAMERA[site]
     records = []
     for i in range(n):
-        label = kinds[rng.integers(len(kinds))]
+        label = DEFECT_TYPES[rng.choice(len(DEFECT_TYPES), p=mix / mix.sum())]
         center = protos[DEFECT_TYPES.index(label)]
         x = CAMERA_GAIN[camera] * (center + rng.normal(0.0, 1.0, size=N_FEATURES)) + 2.0
         records.append(Record(f"{site}-{i:05d}", site, camera, label, tuple(float(v) for v in x)))
