@@ -9,7 +9,7 @@ import argparse
 import torch
 from torch.utils.data import DataLoader
 
-from harnet.config import TrainConfig, _merge
+from harnet.config import TrainConfig, merge
 from harnet.data import WindowDataset
 from harnet.metrics import ConfusionMatrix
 from harnet.model import build_model
@@ -26,7 +26,7 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     state = load_checkpoint(args.checkpoint)
-    cfg = _merge(TrainConfig(), state["config"])
+    cfg = merge(TrainConfig(), state["config"])
     model = build_model(cfg.model)
     if args.weights == "ema" and "ema" in state:
         model.load_state_dict(state["ema"]["module"])

@@ -58,13 +58,13 @@ class TrainConfig:
     ema: EmaConfig = field(default_factory=EmaConfig)
 
 
-def _merge(obj, values: dict):
+def merge(obj, values: dict):
     for key, value in values.items():
         if not hasattr(obj, key):
             raise KeyError(f"unknown config key {key!r} for {type(obj).__name__}")
         current = getattr(obj, key)
         if dataclasses.is_dataclass(current):
-            _merge(current, value)
+            merge(current, value)
         else:
             setattr(obj, key, tuple(value) if isinstance(current, tuple) else value)
     return obj
@@ -86,9 +86,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     cfg = TrainConfig()
     if path is not None:
         with open(path) as f:
-            _merge(cfg, yaml.safe_load(f) or {})
+            merge(cfg, yaml.safe_load(f) or {})
     for text in overrides or []:
-        _merge(cfg, _parse_override(text))
+        merge(cfg, _parse_override(text))
     return cfg
 
 
