@@ -284,9 +284,11 @@ CASES = [
                     "camera/domain shift.",
         keywords=[["fielddataset", "field dataset", "super().__init__", "subclass", "classes", "class list",
                    "class_to_idx", "label index", "label indices", "class index", "class indices"],
-                  ["drop", "forward", "not passed", "never passed", "isn't passed", "ignored", "ignores", "swallow",
-                   "lost", "discard", "off-by-one", "off by one", "shifted", "mapping", "rebuil", "recomput",
-                   "missing class", "no dent", "no 'dent'", "without dent"]],
+                  ["not forwarded", "isn't forwarded", "never forwarded", "doesn't forward", "does not forward",
+                   "not passed", "never passed", "isn't passed", "dropped", "drops the classes", "drops classes",
+                   "ignored", "ignores", "swallow", "discard", "off-by-one", "off by one", "shifted by one",
+                   "shift by one", "rebuil", "recomput", "missing class", "no dent", "no 'dent'", "without dent",
+                   "lacks dent", "dent is missing"]],
         fix_description="Forward classes in FieldDataset.__init__: super().__init__(records, classes=classes, "
                         "transform=transform).",
         must_change=[R("defectcls/datasets.py", r"classes", "added")],
@@ -306,7 +308,7 @@ CASES = [
                     "steps for the whole run instead of decaying once: the loss ripples every ~40 steps and the "
                     "final epochs run at a random LR. Not the data order or Adam's beta2; T_max must be the number "
                     "of scheduler steps (epochs * steps_per_epoch - warmup_steps).",
-        keywords=[["t_max", "cosineannealing", "cosine", "scheduler", "lr schedule", "build_scheduler"],
+        keywords=[["t_max", "cosineannealing", "cosine"],
                   ["epoch"],
                   ["per batch", "per optimizer step", "every batch", "every step", "each batch", "each step",
                    "iteration", "steps_per_epoch", "len(train_loader)", "stepped", "interval"]],
