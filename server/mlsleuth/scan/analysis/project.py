@@ -324,6 +324,17 @@ class ProjectIndex:
             cache[pattern.pattern] = found
         return found
 
+    def package_matches(self, ctx: FileContext, pattern: re.Pattern[str]) -> bool:
+        """Whether a listed file in ``ctx``'s own folder or below it matches ``pattern``: the modules of the one
+        project the file belongs to, not the other examples of a repository that holds many."""
+        if self._deps:
+            self._deps[-1]["<listing>"] = self.listing_key()
+        here = getattr(ctx, "path", None)
+        if not here:
+            return False
+        folder = os.path.dirname(os.path.normpath(here)) + os.sep
+        return any(path.startswith(folder) and pattern.search(self._text(path) or "") for path in sorted(self.files))
+
     def may_define_training_helper(self, name: str) -> bool:
         """Some listed file defines ``def name(`` and also calls a training event (``.backward(``,
         ``.step(``, ``.eval(``, ...): a text test, no parsing, before a costly caller search."""

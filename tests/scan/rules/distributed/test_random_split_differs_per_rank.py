@@ -60,3 +60,56 @@ def test_a_split_with_its_own_generator_or_the_same_seed_everywhere_is_fine(tmp_
         return random_split(dataset, [0.9, 0.1])
     """
     check(same_seed, {RULE})
+
+
+def test_an_unseeded_distributed_script_flags_and_a_seeded_one_does_not():
+    unseeded = """
+    import os
+    import torch
+    from torch.distributed import init_process_group
+    from torch.utils.data import random_split
+
+    def main(dataset):
+        init_process_group(backend="nccl")
+        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+        train, test = random_split(dataset, [0.9, 0.1])  # expect: random-split-differs-per-rank
+        return train, test
+    """
+    check(unseeded, {RULE})
+    seeded = """
+    import os
+    import torch
+    from torch.distributed import init_process_group
+    from torch.utils.data import random_split
+
+    def main(dataset):
+        init_process_group(backend="nccl")
+        torch.manual_seed(0)
+        return random_split(dataset, [0.9, 0.1])
+    """
+    check(seeded, {RULE})
+    single_process = """
+    from torch.utils.data import random_split
+
+    def main(dataset):
+        return random_split(dataset, [0.9, 0.1])
+    """
+    check(single_process, {RULE})
+
+
+def test_a_per_rank_seed_in_another_project_folder_does_not_count(tmp_path):
+    seeding = """
+    import torch
+
+    def seed(base, rank):
+        torch.manual_seed(base + rank)
+    """
+    split = """
+    import torch
+    from torch.utils.data import random_split
+
+    def make(ds):
+        torch.manual_seed(0)
+        return random_split(ds, [0.9, 0.1])
+    """
+    check_project(tmp_path, {"other_example/seeding.py": seeding, "this_example/data.py": split}, {RULE})

@@ -23,20 +23,35 @@ _PER_RANK_SEED = re.compile(
 )
 
 
-def _seeded_per_rank(ctx: FileContext) -> bool:
-    if _PER_RANK_SEED.search(ctx.source):
+_ANY_SEED = re.compile(r"manual_seed\s*\(|seed_everything\s*\(|set_seed\s*\(|enable_full_determinism\s*\(")
+_DISTRIBUTED = re.compile(r"init_process_group\s*\(|DistributedSampler\b|\bAccelerator\s*\(|LOCAL_RANK|\.launch\(|Fabric\s*\(")
+
+
+def _in_package(ctx: FileContext, pattern: re.Pattern[str]) -> bool:
+    """This file, or a module of its own package (its folder and below), matches ``pattern``."""
+    if pattern.search(ctx.source):
         return True
-    return ctx.project is not None and ctx.project.any_file_matches(_PER_RANK_SEED)
+    return ctx.project is not None and ctx.project.package_matches(ctx, pattern)
+
+
+def _why(ctx: FileContext) -> str | None:
+    """Why the ranks draw different partitions: a per-rank seed, or no seed at all in a distributed script."""
+    if _in_package(ctx, _PER_RANK_SEED):
+        return "per-rank"
+    if _DISTRIBUTED.search(ctx.source) and not _in_package(ctx, _ANY_SEED):
+        return "unseeded"
+    return None
 
 
 @register_rule
 class RandomSplitDiffersPerRank(Rule):
     """`random_split` draws its partition from the global RNG, which this project seeds differently on each rank.
 
-    What it finds: a call to `torch.utils.data.random_split(...)` without a `generator=` in a project
-    where the global seed depends on the rank (`seed += rank`, `torch.manual_seed(seed + rank)`,
-    `seed_everything(seed + local_rank)`, accelerate's `set_seed(seed, device_specific=True)`), in this
-    file or another module of the scanned project.
+    What it finds: a call to `torch.utils.data.random_split(...)` without a `generator=` where the global
+    seed depends on the rank (`seed += rank`, `torch.manual_seed(seed + rank)`, `seed_everything(seed +
+    local_rank)`, accelerate's `set_seed(seed, device_specific=True)`), in this file or a module of its own
+    package (its folder and below), or in a distributed script (`init_process_group`, `DistributedSampler`,
+    `Accelerator`, `LOCAL_RANK`) that seeds nothing at all, so every process starts from its own state.
     Why it matters: seeding each rank differently is a common way to vary augmentation across processes,
     but `random_split` then draws a different permutation on every rank. Each rank trains on its own
     "training" part and validates on its own "validation" part, so most validation samples of one rank are
@@ -61,14 +76,16 @@ class RandomSplitDiffersPerRank(Rule):
             if value_origins.normalize(ctx.qualname(c)) in _SPLITS
             and keyword(c, "generator") is None and len(c.args) < 3
         ]
-        if not calls or not _seeded_per_rank(ctx):
+        why = _why(ctx) if calls else None
+        if why is None:
             return
+        cause = ("which this project seeds differently on each rank" if why == "per-rank" else
+                 "which this distributed script never seeds, so each process starts from its own random state")
         for call in calls:
             yield self.finding(
                 ctx,
                 call,
-                "random_split without a generator draws the partition from the global RNG, which this project seeds "
-                "differently on each rank: every rank gets its own train/validation split, and one rank's validation "
-                "samples are another's training samples",
+                f"random_split without a generator draws the partition from the global RNG, {cause}: every rank gets "
+                "its own train/validation split, and one rank's validation samples are another's training samples",
                 next_test="print sum(val_ds.indices) on every rank: the values differ",
             )
