@@ -33,12 +33,17 @@ class SplitSubset:
     @property
     def role(self) -> str | None:
         """``train``, ``eval`` or None, from the words of the name it is bound to."""
-        words = {_stem(w) for w in vo.words(self.name.rsplit(".", 1)[-1])}
-        if words & TRAIN_WORDS:
-            return "train"
-        if words & EVAL_WORDS:
-            return "eval"
-        return None
+        return role(self.name)
+
+
+def role(name: str | None) -> str | None:
+    """``train``, ``eval`` or None for a variable or attribute name (``trainset``, ``self.val_ds``)."""
+    words = {_stem(w) for w in vo.words((name or "").rsplit(".", 1)[-1])}
+    if words & TRAIN_WORDS:
+        return "train"
+    if words & EVAL_WORDS:
+        return "eval"
+    return None
 
 
 _SUFFIXES = ("dataset", "subset", "data", "set", "ds", "split")
