@@ -39,6 +39,8 @@ class GatheredEvalCountsPadding(Rule):
     severity = "warning"
     reach = "project"
     triggers = ("gather",)
+    # torch.gather is everywhere: ask for a collective, accelerate, or a gathering helper (gather_all, all_gather_cat)
+    requires = (("all_gather", "accelerat", "gather_", "_gather"),)
 
     def check(self, ctx: FileContext):
         for func in ctx.functions:
@@ -119,7 +121,7 @@ def _gather_kind(ctx: FileContext, call: ast.Call) -> str | None:
         return "accelerate"
     if vo.normalize(ctx.qualname(call)) in _ALL_GATHERS:
         return "dist"
-    found = vo.helper_definition(ctx, call) if isinstance(call.func, ast.Name) else None
+    found = vo.helper_definition(ctx, call) if isinstance(call.func, ast.Name) and "gather" in call.func.id else None
     if found is not None:
         hctx, helper = found
         if any(isinstance(n, ast.Call) and vo.normalize(hctx.qualname(n)) in _ALL_GATHERS for n in ast.walk(helper)):
