@@ -23,6 +23,31 @@ def test_validation_subset_transform_replaces_the_training_one():
     check(src, RULE)
 
 
+def test_both_subsets_given_a_transform_through_the_shared_dataset():
+    src = """
+        from torch.utils.data import random_split
+        from torchvision import datasets, transforms as T
+
+        TRAIN_TF = T.Compose([T.RandomRotation(10), T.RandomHorizontalFlip(), T.ToTensor()])
+        VAL_TF = T.Compose([T.ToTensor()])
+
+        def classic(root):
+            data = datasets.ImageFolder(root)
+            train_data, valid_data = random_split(data, [0.8, 0.2])
+            train_data.dataset.transform = TRAIN_TF
+            valid_data.dataset.transform = VAL_TF  # expect: shared-transform-overridden
+            return train_data, valid_data
+
+        def reversed_order(root):
+            data = datasets.ImageFolder(root)
+            train_data, valid_data = random_split(data, [0.8, 0.2])
+            valid_data.dataset.transform = VAL_TF
+            train_data.dataset.transform = TRAIN_TF  # expect: shared-transform-overridden
+            return train_data, valid_data
+        """
+    check(src, RULE)
+
+
 def test_one_transform_module_switched_to_test_mode_after_the_training_set(tmp_path):
     check_project(
         tmp_path,

@@ -20,8 +20,9 @@ class SharedTransformOverridden(Rule):
 
     What it finds: two shapes of one mistake. (1) `val_set.dataset.transform = plain` after
     `train_set, val_set = random_split(full, ...)` (or two `Subset(full, idx)`), where `full` was built
-    with the random training augmentation: both subsets index the same dataset object, so the assignment
-    replaces the training subset's transform too. (2) One transform object handed to the training
+    with the random training augmentation or `train_set.dataset.transform` was set to it: both subsets
+    index the same dataset object, so the last assignment sets the transform of both (the training
+    subset loses its augmentation, or, when the training assignment comes last, evaluation gets it). (2) One transform object handed to the training
     dataset after a mode switch that returns the object itself (`transform=self.tf.set_mode("train")`,
     `tf.train()`), then switched again for validation/test (`self.tf.set_mode("test")`): every dataset
     holds the same object, which ends in the last mode.
@@ -48,6 +49,7 @@ class SharedTransformOverridden(Rule):
 
     # -- (1) val_set.dataset.transform = plain --------------------------------------------------------
     def _subset_transform_assigned(self, ctx: FileContext):
+        reported: set[int] = set()
         for held_out in ds.subsets(ctx):
             if held_out.role != "eval":
                 continue
@@ -56,20 +58,43 @@ class SharedTransformOverridden(Rule):
                 continue
             dataset = ds.dataset_call(ctx, held_out)
             tf = ds.transform_argument(dataset) if dataset is not None else None
-            if tf is None or not augmenting(ctx, tf):
-                continue
-            for attr in ("dataset.transform", "dataset.transforms"):
-                for node in ds.later_assignments(ctx, held_out, attr):
-                    if augmenting(ctx, node.value):
+            built_augmenting = tf is not None and augmenting(ctx, tf)
+            mine = _transform_assignments(ctx, held_out)
+            theirs = [(s, node, attr) for s in trains for node, attr in _transform_assignments(ctx, s)]
+            for node, attr in mine:
+                if id(node) in reported:
+                    continue
+                later_train = [t for t in theirs if t[1].lineno > node.lineno]
+                if later_train:
+                    # the training subset's assignment comes last and wins for both: evaluation is augmented
+                    train, tnode, tattr = later_train[-1]
+                    if ast.dump(tnode.value) == ast.dump(node.value) or not augmenting(ctx, tnode.value):
                         continue
+                    reported.add(id(node))
                     yield self.finding(
                         ctx,
-                        node,
-                        f"`{held_out.name}` and `{trains[0].name}` are subsets of the same dataset `{dotted(held_out.base)}`: "
-                        f"setting `{held_out.name}.{attr}` replaces the transform `{trains[0].name}` reads too, so training "
-                        f"runs without the augmentation `{ctx.segment(tf, 60)}`",
-                        next_test=f"Print `{trains[0].name}.dataset.transform` after this line: it is the evaluation transform.",
+                        tnode,
+                        f"`{train.name}` and `{held_out.name}` are subsets of the same dataset `{dotted(held_out.base)}`: "
+                        f"setting `{train.name}.{tattr}` here also replaces the transform set for `{held_out.name}` at line "
+                        f"{node.lineno}, so evaluation runs with the training augmentation",
+                        next_test=f"Print `{held_out.name}.dataset.transform` after this line: it is the training transform.",
                     )
+                    continue
+                if augmenting(ctx, node.value):
+                    continue
+                wanted = built_augmenting or any(augmenting(ctx, t[1].value) for t in theirs)
+                if not wanted:
+                    continue
+                reported.add(id(node))
+                lost = ctx.segment(tf, 60) if built_augmenting else ctx.segment(theirs[0][1].value, 60)
+                yield self.finding(
+                    ctx,
+                    node,
+                    f"`{held_out.name}` and `{trains[0].name}` are subsets of the same dataset `{dotted(held_out.base)}`: "
+                    f"setting `{held_out.name}.{attr}` replaces the transform `{trains[0].name}` reads too, so training "
+                    f"runs without the augmentation `{lost}`",
+                    next_test=f"Print `{trains[0].name}.dataset.transform` after this line: it is the evaluation transform.",
+                )
 
     # -- (2) transform=self.tf.set_mode("train") ... self.tf.set_mode("test") -------------------------
     def _mode_switched_after_handoff(self, ctx: FileContext):
@@ -106,6 +131,11 @@ class SharedTransformOverridden(Rule):
                     next_test=f"Print the training dataset's transform mode after setup: it is `{later[-1][1]}`.",
                 )
                 break
+
+
+def _transform_assignments(ctx: FileContext, subset: ds.SplitSubset) -> list[tuple[ast.Assign, str]]:
+    found = [(node, attr) for attr in ("dataset.transform", "dataset.transforms") for node in ds.later_assignments(ctx, subset, attr)]
+    return sorted(found, key=lambda pair: pair[0].lineno)
 
 
 def _mode_set(ctx: FileContext, call: ast.Call) -> str | None:
