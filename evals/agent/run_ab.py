@@ -176,6 +176,8 @@ def prepare_runs(root: Path, args) -> list[Path]:
                 run_dir.mkdir(parents=True)
                 workdir = copy_project(case, run_dir / "work")
                 prompt = PREPARED_HEADER.format(workdir=workdir, run_dir=run_dir)
+                if args.prompt_note:
+                    prompt += args.prompt_note.strip() + "\n\n"
                 if arm == "skill":
                     install_skill(workdir, args.skill_dest, args.mlsleuth_cmd)
                     prompt += SKILLS_HEADER.format(listing=skills_listing(workdir / args.skill_dest))
@@ -257,6 +259,8 @@ def main(argv=None) -> int:
     p.add_argument("--grade-dir", help="grade-only mode: folder of finished runs")
     p.add_argument("--prepare-dir", help="prepare-only mode: make run folders (work/, prompt.md) for agents driven "
                    "outside this harness, then grade them with --grade-dir")
+    p.add_argument("--prompt-note", default="", help="prepare-only mode: a note about the machine for every prompt "
+                   "(e.g. how many cores it has), the same in both arms")
     args = p.parse_args(argv)
 
     if args.prepare_dir:

@@ -171,6 +171,8 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("kldiv-input-not-log-probs", "kl-div-input-not-log-probs"),
     ("grad-accumulation-loss-not-scaled", "grad-accumulation-unscaled"),
     ("causal-mask-missing", "causal-leakage"),
+    ("best-state-dict-by-reference", "restored-state-is-live-weights"),
+    ("checkpoint-without-scheduler-state", "resume-without-scheduler-state"),
 )
 
 

@@ -58,6 +58,8 @@ def _cases() -> dict[str, tuple[str, str, dict[str, Any]]]:
     cases["models_healthy_lr_range"] = ("diagnose", "diagnose_cases/models.py:healthy", {**battery, "lr_range": True})
     for function in ("lm_causal", "lm_leaky"):
         cases[f"models_{function}"] = ("diagnose", f"diagnose_cases/models.py:{function}", {**battery, "steps": 30})
+    for function in ("pinn_poisson", "pinn_poisson_detached", "pinn_poisson_imbalanced", "regression_with_penalty"):
+        cases[f"terms_{function}"] = ("diagnose", f"diagnose_cases/loss_terms.py:{function}", battery)  # named loss terms
     for name in sorted(p.stem for p in NAN_CASES.glob("*.py")):
         cases[f"nan_{name}"] = ("nan", f"nan_cases/{name}.py", {"max_steps": 100, "timeout_s": 120, "cwd": "nan_cases"})
     pinn = json.loads((TESTS / "zoo_pinn" / "cases.json").read_text(encoding="utf-8"))  # the PINN zoo (issue 15)

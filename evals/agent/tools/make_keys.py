@@ -243,6 +243,109 @@ CASES = [
                          "configs/default.yaml"],
         check_metric="val_acc",
     ),
+    case(
+        id="ema-bn-buffers", title="Weight EMA averages parameters only: the EMA copy keeps BatchNorm's initial running statistics",
+        inspired_by_url="https://github.com/CuriousAI/mean-teacher/issues/9",
+        also_see=["https://github.com/FlyreelAI/sesemi/issues/36", "https://github.com/pytorch/ignite/issues/2590",
+                  "https://github.com/huggingface/pytorch-image-models/issues/245"],
+        category="EMA/teacher weights", multi_file=True, misleading_symptom=True,
+        file="harnet/ema.py", marker="    def update(self, model: nn.Module) -> None:", before=1, after=4,
+        explanation="ModelEma.update averages only self.module.parameters(); BatchNorm's running_mean/running_var "
+                    "are buffers, so the EMA copy (deep-copied before training) keeps mean 0 / var 1 forever. "
+                    "Validation (and evaluate.py) use the EMA weights by default (eval_with_ema), and the inputs "
+                    "are raw m/s^2 with gravity (~9.8 on z), so every BatchNorm in eval mode normalises with the "
+                    "wrong statistics: val accuracy sits at chance and val loss grows as the weights grow. Not "
+                    "overfitting: the live weights score ~100% on the same data, and dropout or weight decay "
+                    "cannot help.",
+        keywords=[["buffer", "running_mean", "running mean", "running_var", "running var", "running stat",
+                   "bn stat", "batchnorm stat", "batch norm stat", "batch-norm stat", "batchnorm statistic"],
+                  ["ema", "moving average", "shadow", "averaged"]],
+        fix_description="Also copy (or average) the buffers into the EMA module on every update (e.g. iterate "
+                        "state_dict() or add a loop over buffers()).",
+        must_change=[R(None, r"buffers\(|named_buffers|state_dict\(", "added")],
+        must_not_change=["harnet/model.py", "harnet/data.py", "harnet/transforms.py", "harnet/synth.py",
+                         "configs/default.yaml", "train.py"],
+        check_metric="val_acc_after_2_epochs",
+    ),
+    case(
+        id="field-label-index", title="Field dataset subclass drops the training class list: class indices shift on a site missing a class",
+        inspired_by_url="https://github.com/weecology/DeepForest/pull/1147",
+        also_see=["https://github.com/ultralytics/ultralytics/issues/13936",
+                  "https://github.com/huggingface/pytorch-image-models/issues/957"],
+        category="class-index mapping train vs eval", multi_file=True, misleading_symptom=True,
+        file="defectcls/datasets.py", marker="        super().__init__(records, transform=transform)", before=3,
+        after=0,
+        explanation="evaluate_field.py passes the checkpoint's classes to build_dataset, but the registered "
+                    "'field' dataset (FieldDataset) calls super().__init__(records, transform=transform) without "
+                    "classes, so the base class rebuilds the class list from the field records. Plant C has no "
+                    "'dent', so its sorted classes are [crack, ok, scratch, stain] instead of [crack, dent, ok, "
+                    "scratch, stain]: every label after 'crack' is shifted by one index and only cracks can score "
+                    "(~26%). Plant A/B batches contain every class, so the same script scores ~90% there. Not "
+                    "camera/domain shift.",
+        keywords=[["fielddataset", "field dataset", "super().__init__", "subclass", "classes", "class list",
+                   "class_to_idx", "label index", "label indices", "class index", "class indices"],
+                  ["not forwarded", "isn't forwarded", "never forwarded", "doesn't forward", "does not forward",
+                   "not passed", "never passed", "isn't passed", "dropped", "drops the classes", "drops classes",
+                   "ignored", "ignores", "swallow", "discard", "off-by-one", "off by one", "shifted by one",
+                   "shift by one", "rebuil", "recomput", "missing class", "no dent", "no 'dent'", "without dent",
+                   "lacks dent", "dent is missing"]],
+        fix_description="Forward classes in FieldDataset.__init__: super().__init__(records, classes=classes, "
+                        "transform=transform).",
+        must_change=[R("defectcls/datasets.py", r"classes", "added")],
+        must_not_change=["defectcls/synth.py", "defectcls/model.py", "defectcls/transforms.py",
+                         "defectcls/trainer.py", "train.py", "configs/default.yaml"],
+        check_metric="plant_c_field_accuracy",
+    ),
+    case(
+        id="cosine-tmax-epochs", title="Cosine schedule sized in epochs but stepped every batch: the LR oscillates",
+        inspired_by_url="https://github.com/ivadomed/ivadomed/issues/57",
+        also_see=["https://github.com/sthalles/SimCLR/issues/8", "https://github.com/skorch-dev/skorch/issues/610"],
+        category="LR schedule length unit (epochs vs steps)", multi_file=True, misleading_symptom=True,
+        file="loadcast/optim.py", marker="def cosine(optimizer, cfg, epochs: int):", before=0, after=20,
+        explanation="build_scheduler gives the cosine schedule T_max=epochs (20), but SchedulerStepper advances it "
+                    "every batch (schedule.interval: step, 73 batches per epoch). CosineAnnealingLR is periodic "
+                    "past T_max, so after warmup the LR swings between 3e-3 and 1e-5 with a period of 2*T_max = 40 "
+                    "steps for the whole run instead of decaying once: the loss ripples every ~40 steps and the "
+                    "final epochs run at a random LR. Not the data order or Adam's beta2; T_max must be the number "
+                    "of scheduler steps (epochs * steps_per_epoch - warmup_steps).",
+        keywords=[["t_max", "cosineannealing", "cosine"],
+                  ["epoch"],
+                  ["per batch", "per optimizer step", "every batch", "every step", "each batch", "each step",
+                   "iteration", "steps_per_epoch", "len(train_loader)", "stepped", "interval"]],
+        fix_description="Size the schedule in scheduler steps: pass steps_per_epoch (len(train_loader)) to "
+                        "build_scheduler and use T_max = epochs * steps_per_epoch - warmup_steps when interval is "
+                        "'step'.",
+        must_change=[R(None, r"steps_per_epoch|len\(train_loader\)|total_steps|num_steps|T_max", "any"),
+                     R("train.py", r"build_scheduler\(", "any")],
+        must_not_change=["loadcast/model.py", "loadcast/data.py", "loadcast/features.py", "loadcast/synth.py",
+                         "loadcast/trainer.py", "configs/default.yaml"],
+        check_metric="lr_increases_after_peak",
+    ),
+    case(
+        id="rnn-unsort-order", title="Length-sorting helper restores the batch order with the sort permutation instead of its inverse",
+        inspired_by_url="https://github.com/ruotianluo/self-critical.pytorch/issues/125",
+        also_see=["https://github.com/pytorch/pytorch/issues/4927", "https://github.com/fartashf/vsepp/pull/36"],
+        category="batch reorder (sort/unsort permutation)", multi_file=True, misleading_symptom=True,
+        file="intentrnn/sequence.py", marker="    def restore(self, y: torch.Tensor, dim: int = 0) -> torch.Tensor:",
+        before=0, after=2,
+        explanation="LengthSort sorts the batch by length for pack_padded_sequence and restore() should undo that "
+                    "with the inverse permutation (order.argsort()), but it applies index_select(self.order) "
+                    "again. For a shuffled batch the encoder's outputs come back permuted: example i gets the "
+                    "representation of another utterance, so the logits no longer match their labels and the "
+                    "model can only learn the class prior (loss stuck at ln 5 = 1.61). Pooling, cell type and LR "
+                    "do not matter; not vanishing gradients.",
+        keywords=[["unsort", "restore", "inverse", "argsort", "original order", "caller's order", "sort order",
+                   "sorted order", "lengthsort", "permut"],
+                  ["index_select", "self.order", "same permutation", "twice", "misalign", "mismatch",
+                   "wrong example", "other example", "another example", "another utterance", "other utterance",
+                   "scrambl", "wrong order", "wrong row", "don't match", "do not match", "no longer match"]],
+        fix_description="Restore with the inverse permutation (inverse = order.argsort(); y.index_select(0, "
+                        "inverse)), or drop the manual sort and use enforce_sorted=False.",
+        must_change=[R(None, r"argsort|inverse|inv_|scatter_|enforce_sorted=False|\[self\.order\] *=", "added")],
+        must_not_change=["intentrnn/data.py", "intentrnn/synth.py", "intentrnn/vocab.py", "intentrnn/trainer.py",
+                         "train.py", "configs/default.yaml"],
+        check_metric="max_logit_change_batched_vs_alone",
+    ),
 ]
 
 

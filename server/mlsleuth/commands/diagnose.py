@@ -14,7 +14,9 @@ FUNCTION takes no arguments and returns a dict:
                  the inputs are fed as model(*inputs) when they are a tuple or list, model(**inputs) when
                  they are a dict (keyword inputs such as input_ids/attention_mask), else model(inputs)
   loss_fn        callable(outputs, targets) -> scalar loss      (or:)
-  compute_loss   callable(model, batch) -> scalar loss, for anything unusual
+  compute_loss   callable(model, batch) -> scalar loss, for anything unusual; or a dict of named
+                 scalar terms ({"pde": ..., "boundary": ...}): the loss is their sum, and each term's
+                 value, gradient norm and share are reported (stats loss_terms)
   optimizer      optional callable(params) -> torch.optim.Optimizer (default Adam, lr 1e-3)
   num_classes, task ('classification' | 'regression' | 'sequence'), time_dim: optional hints
 The file is imported as a module (its `if __name__ == "__main__":` block does not run).

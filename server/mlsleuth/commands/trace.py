@@ -27,6 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="kill the script after S seconds (default 300)")
     p.add_argument("--memory-limit", type=int, metavar="MB", help="cap the child's address space (CPU runs only; CUDA needs a large address space)")
     p.add_argument("--cwd", metavar="DIR", help="working directory for the script (default: the current one)")
+    p.add_argument("--after-steps", type=float, default=None, metavar="S",
+                   help="let the script run on, unobserved, for up to S seconds after the watched steps, to check what it does "
+                        "once training is over (checkpoint loads, best-model restores, resumes); 0 stops at the last watched step "
+                        "(default 20)")
     p.add_argument("--nproc-per-node", type=int, metavar="N", help="launch N ranks of a DDP/FSDP script (like torchrun) and merge them into one report")
     p.add_argument("--merge", metavar="DIR", help="merge the per-rank results that `mlsleuth trace` under torchrun/srun wrote to DIR (.mlsleuth/ranks/<launch>) into one report; no script runs")
     add_selection_options(p)
@@ -54,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         prepared = prepare_trace(args.script, args=script_args, steps=args.steps, python=args.python, timeout_s=args.timeout,
                                  memory_limit_mb=args.memory_limit, cwd=args.cwd, selection=selection,
-                                 nproc_per_node=args.nproc_per_node)
+                                 nproc_per_node=args.nproc_per_node, after_window_s=args.after_steps)
     except RuntimeInputError as exc:
         raise UsageError(str(exc)) from None
     if sys.stderr.isatty() and not args.quiet:

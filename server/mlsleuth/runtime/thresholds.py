@@ -21,6 +21,9 @@ SATURATED_FRACTION = 0.5
 # loss starts at ln C. Flag when it is more than twice that AND at least one nat above.
 INITIAL_LOSS_FACTOR = 2.0
 INITIAL_LOSS_MARGIN_NATS = 1.0
+# ... and it is info, not a warning, when the median of the last RECOVERY_LAST_VALUES traced loss values is
+# already back below ln C (a bad start the run recovers from within the traced steps).
+RECOVERY_LAST_VALUES = 3
 
 # gradient RMS of the first weight layer relative to the last: below 1e-3 the
 # first layer learns about a thousand times more slowly under SGD.
@@ -37,6 +40,20 @@ LABEL_PRIOR_MARGIN = 0.03
 # (twice the requested number, at most this many) before the verdict: slow starts leave it.
 VERDICT_EXTRA_STEPS_FACTOR = 2
 VERDICT_EXTRA_STEPS_MAX = 100
+
+# after the traced steps the script runs on, unobserved, for at most this many seconds (and at most 40% of the
+# time left before the timeout), so what it does once training is over is seen: a checkpoint loaded back, the best
+# state restored, a resumed job's scheduler (runtime/child/after_window.py). 0 turns it off.
+AFTER_WINDOW_S = 20.0
+
+# restored-state-is-live-weights: at least this share of the tensors given to load_state_dict are the model's own.
+CHECKPOINT_LIVE_SHARE = 0.5
+
+# eval-inputs-near-training-inputs: an evaluation row is a near-copy when its nearest training row is closer than
+# SPLIT_NEAR_COPY_DISTANCE x the median distance between two training rows (and not identical); flagged when at
+# least SPLIT_NEAR_COPY_SHARE of the evaluated rows are.
+SPLIT_NEAR_COPY_DISTANCE = 0.1
+SPLIT_NEAR_COPY_SHARE = 0.3
 
 # loss-not-decreasing needs at least this many losses to compare thirds.
 MIN_STEPS_FOR_TREND = 9

@@ -142,7 +142,9 @@ def combine(plan: TriagePlan, scan_report: Report | None, trace_report: Report |
 
     readings = read_symptom(plan.symptom)
     roles = {c.id: c.role for c in checks_of("trace").values()}
-    runtime = (trace_report.findings if trace_report else []) + _causal_findings(trace_report)
+    runtime = list(trace_report.findings if trace_report else [])
+    if not any(f.rule == "causal-leakage" for f in runtime):  # a trace report from before trace ran the probe itself
+        runtime += _causal_findings(trace_report)
     clues = rank(merge(scan_report.findings if scan_report else [], runtime), readings, roles)
     report = Report(tool="triage")
     for sub in (scan_report, trace_report):
@@ -181,20 +183,9 @@ def combine(plan: TriagePlan, scan_report: Report | None, trace_report: Report |
 
 def _causal_findings(trace_report: Report | None) -> list:
     """The diagnose check causal-leakage on what the trace child measured on its first (model, batch) pair."""
-    measured = (trace_report.summary.stats.get("causal_leakage") if trace_report is not None else None) or {}
-    if not measured or measured.get("skipped"):
-        return []
-    from mlsleuth.runtime.diagnose.checks import DiagnoseRun
-    from mlsleuth.runtime.registry import run_checks
+    from mlsleuth.runtime.trace.causal import causal_findings
 
-    found = list(run_checks("diagnose", DiagnoseRun({"causal": measured}, {}, path=None, function=""),
-                            only=lambda check_id: check_id == "causal-leakage"))
-    for f in found:
-        f.location.module = measured.get("root") or f.location.module
-        f.location.function = None
-        f.location.step = 0
-        f.observation = f"{f.observation}; checked on the traced run's first batch because {measured.get('reason')}"
-    return found
+    return causal_findings(trace_report.summary.stats) if trace_report is not None else []
 
 
 def _not_run(plan: TriagePlan, scan_report: Report | None, trace_report: Report | None) -> list[dict[str, str]]:

@@ -37,11 +37,33 @@ def test_a_clean_two_rank_ddp_run_draws_no_warning_or_error():
     assert report.summary.stats["steps_traced"] == {"0": 8, "1": 8}
 
 
-def test_a_clean_fsdp2_run_is_not_flagged_for_its_sharded_parameters():
+def test_clean_fsdp_runs_are_not_flagged_and_say_the_parameter_comparisons_were_not_run_and_why():
+    pytest.importorskip("torch.distributed.fsdp", reason="FSDP needs a recent torch")
+    for script in ("fsdp_clean.py", "fsdp1_clean.py"):  # FSDP2 (fully_shard) and FSDP1 (FullyShardedDataParallel)
+        report = _trace(script, steps=6)
+        assert report.errors == [], [e.message for e in report.errors]
+        assert not _rules(report, ("error", "warning")), [f.message for f in report.findings]
+        note = report.summary.stats["cross_rank_comparison"]
+        assert "not compared" in note and note in report.summary.text
+
+
+def test_hsdp_replicas_built_from_different_seeds_are_found_and_equal_ones_are_not():
     pytest.importorskip("torch.distributed.fsdp", reason="FSDP2 (fully_shard) needs a recent torch")
-    report = _trace("fsdp_clean.py", steps=6)
-    assert report.errors == [], [e.message for e in report.errors]
-    assert not _rules(report, ("error", "warning")), [f.message for f in report.findings]
+    bad = _trace("hsdp_rank_seed.py", steps=6)
+    found = [f for f in bad.findings if f.rule == "ddp-params-differ-across-ranks"]
+    assert found and "before the first update" in found[0].message and "sharded" in found[0].observation
+    clean = _trace("hsdp_clean.py", steps=6)
+    assert clean.errors == [] and not _rules(clean, ("error", "warning")), [f.message for f in clean.findings]
+    assert "4 of 4 parameters compared" in clean.summary.stats["cross_rank_comparison"]
+
+
+def test_a_validation_metric_of_rank_0s_shard_is_found_and_the_all_reduced_twin_is_not():
+    found = [f for f in _trace("ddp_val_acc_one_shard.py", steps=12).findings if f.rule == "ddp-metric-of-one-shard-reported"]
+    assert found and "16 of the 32 samples" in found[0].message and "val accuracy" in found[0].message
+    line = next(n for n, text in enumerate((SCRIPTS / "ddp_val_acc_one_shard.py").read_text().splitlines(), 1) if "print(" in text)
+    assert found[0].location.line == line
+    clean = _trace("ddp_val_acc_reduced.py", steps=12)
+    assert clean.errors == [] and not _rules(clean, ("error", "warning")), [f.message for f in clean.findings]
 
 
 def test_missing_set_epoch_is_seen_at_runtime():
@@ -92,6 +114,34 @@ def test_nan_stops_every_rank_and_replays_the_failing_one(tmp_path):
     assert not [e for e in report.errors if e.kind == "replay-failed"], [e.message for e in report.errors]
 
 
+def test_nan_with_a_log_of_zero_on_one_shard_names_the_rank_the_line_and_frees_the_port(tmp_path):
+    """Rank 1's shard holds a count of 0, so log(count) is -inf on rank 1 only; rank 0 sees the value only
+    through the gradient all-reduce. Every rank stops, the world is replayed, and the report names rank 1's log."""
+    import socket
+
+    from mlsleuth.runtime.nan import locate_nan
+
+    started = time.monotonic()
+    report = locate_nan(SCRIPTS / "ddp_nan_log_zero.py", max_steps=30, nproc_per_node=2, cwd=SCRIPTS, timeout_s=200,
+                        save_dir=tmp_path)
+    assert time.monotonic() - started < 150  # stopped at step 3, not at the end of training or the timeout
+    stats = report.summary.stats
+    assert stats["failing_rank"] == 1 and stats["failure_step"] == 3
+    assert not [e for e in report.errors if e.kind == "replay-failed"], [e.message for e in report.errors]
+    (main,) = [f for f in report.findings if f.rule == "nan-born-forward"]
+    assert main.message.startswith("[rank 1]") and main.location.op == "aten::log" and main.location.phase == "loss"
+    line = next(n for n, text in enumerate((SCRIPTS / "ddp_nan_log_zero.py").read_text().splitlines(), 1) if "torch.log(cb)" in text)
+    assert main.location.line == line
+    assert "nan-replay-nondeterministic" not in {f.rule for f in report.findings}
+    assert (tmp_path / "rank1" / "nan_step3.pt").exists()
+    assert len(stats["rendezvous_ports"]) == 2  # the first run's and the replay's
+    for port in stats["rendezvous_ports"]:  # nobody listens there any more: no rank's store outlived the run
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # closed connections may linger in TIME_WAIT
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+
+
 def _torchrun(nproc: int, folder: Path, *args: str, timeout: float = 400) -> list[dict]:
     """Run ``mlsleuth ARGS`` as every rank of torchrun in a copy of the scripts; the JSON report each rank printed."""
     program = Path(sys.executable).parent / "mlsleuth"
@@ -125,3 +175,16 @@ def test_nan_under_torchrun_at_world_size_1_replays_without_a_port_clash(tmp_pat
     assert report["errors"] == [], report["errors"]
     rules = {f["rule"] for f in report["findings"]}
     assert rules and "nan-replay-nondeterministic" not in rules, rules
+
+
+def test_nan_under_torchrun_with_two_ranks_merges_on_rank_0_and_keeps_each_ranks_batch(tmp_path):
+    reports = _torchrun(2, tmp_path, "nan", "ddp_nan_log_zero.py", "--max-steps", "30", "--timeout", "200",
+                        "--save-dir", str(tmp_path / "saved"), "--format", "json")
+    merged = [r for r in reports if "ranks" in r["summary"]["stats"]]
+    assert len(merged) == 1 and len(reports) == 2
+    stats = merged[0]["summary"]["stats"]
+    assert stats["failing_rank"] == 1 and stats["failure_step"] == 3
+    findings = merged[0]["findings"]
+    assert findings and all(f["message"].startswith("[rank 1]") for f in findings)
+    assert "cannot restart" in findings[0]["observation"]  # no replay under a foreign launcher, and it says why
+    assert (tmp_path / "saved" / "rank1" / "nan_step3.pt").exists() and (tmp_path / "saved" / "rank0").is_dir()

@@ -105,3 +105,23 @@ def test_the_mcp_tools_take_nproc_per_node_and_refuse_a_bad_one(tmp_path, monkey
     for name in ("trace_training", "locate_nan"):
         assert "nproc_per_node" in tools[name].input_schema["properties"]
     assert refused.is_error
+
+
+def test_nan_merge_names_the_rank_whose_value_came_first_even_with_a_rank_missing():
+    from mlsleuth.process_runner import ChildResult
+    from mlsleuth.runtime.nan.run import build_report
+    from mlsleuth.runtime.nan.world import first_failure, world_report
+
+    def entry(rank, step, phase):
+        nan = {"failure": {"step": step, "phase": phase, "target": "loss"}}
+        return {"rank": rank, "result": {"status": "non-finite", "steps": step, "observers": {"nan": nan}}, "last_step": step}
+
+    entries = [entry(0, 3, "backward"), entry(2, 3, "forward")]  # rank 1's file never came
+    assert first_failure(entries) == 2
+    payload = {"status": "ranks", "world_size": 3, "ranks": entries, "replay": None, "replay_skipped": "no replay here",
+               "failing_rank": 2}
+    report = world_report(ChildResult(returncode=0, duration_s=1.0, result=payload), info={"interpreter": "python"},
+                          path="train.py", command="mlsleuth nan train.py", build_single=build_report)
+    assert report.summary.stats["failing_rank"] == 2
+    assert report.findings and all(f.message.startswith("[rank 2]") for f in report.findings)
+    assert "no replay here" in report.findings[0].observation

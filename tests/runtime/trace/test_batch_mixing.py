@@ -47,3 +47,19 @@ def test_sequence_first_layers_are_probed_at_the_models_boundary(layout, mixes):
     assert report.errors == [], [e.message for e in report.errors]
     assert "batch_independence_skipped" not in report.summary.stats, report.summary.stats.get("batch_independence_skipped")
     assert bool([f for f in report.findings if f.rule == CHECK]) == mixes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout, mixes", [("view", True), ("permute", False), ("batchfirst", False)])
+def test_a_sequence_first_lstm_fed_by_a_view_is_named(layout, mixes):
+    """The LSTM's own output is read in its declared (T, B, H) layout, so the mixing is localised to the LSTM
+    (before it), not to the head after it; a permute, or a batch_first LSTM with trailing-axis views, is clean."""
+    from mlsleuth.runtime.trace import trace
+
+    folder = Path(__file__).resolve().parents[2] / "trace_scripts" / "families"
+    report = trace(folder / "lstm_layout.py", args=[layout], steps=3, cwd=folder, timeout_s=120)
+    assert report.errors == [], [e.message for e in report.errors]
+    found = [f for f in report.findings if f.rule == CHECK]
+    assert bool(found) == mixes
+    if mixes:
+        assert found[0].location.module == "lstm", found[0].message

@@ -27,9 +27,38 @@ def test_tiny_reduction_order_noise_is_not_flagged():
     assert not findings_for(CHECK, [rank_entry(0, params=SAME), rank_entry(1, params=noisy)])
 
 
-def test_sharded_models_are_not_compared():
+def test_fsdp_shards_held_by_one_rank_each_are_not_compared_and_the_report_says_so():
+    from mlsleuth.runtime.trace.checks_ranks import RanksRun, comparison_note
+
     other = {"0": [0.7, 0.1], "10": [0.5, 0.05]}
-    assert not findings_for(CHECK, [rank_entry(0, params=SAME, sharded=True), rank_entry(1, params=other, sharded=True)])
+    entries = [rank_entry(0, params=SAME, sharded=True, shard_keys=["0=0", "0=0"]),
+               rank_entry(1, params=other, sharded=True, shard_keys=["0=1", "0=1"])]
+    assert not findings_for(CHECK, entries)
+    note = comparison_note(RanksRun(entries, world_size=2, path="t.py", command="c"))
+    assert note and "not compared" in note and "sharded" in note
+    old = [rank_entry(0, params=SAME, sharded=True), rank_entry(1, params=other, sharded=True)]  # no shard_keys recorded
+    assert not findings_for(CHECK, old)
+
+
+def test_hsdp_replicas_of_the_same_piece_are_compared():
+    from mlsleuth.runtime.trace.checks_ranks import RanksRun, comparison_note
+
+    other = {"0": [0.7, 0.1], "10": [0.5, 0.05]}
+    replicas = [rank_entry(0, params=SAME, sharded=True, shard_keys=["1=0", "1=0"]),
+                rank_entry(1, params=other, sharded=True, shard_keys=["1=0", "1=0"])]
+    (found,) = findings_for(CHECK, replicas)
+    assert "sharded" in found.observation and "broadcast" in found.fix
+    assert "2 of 2 parameters compared" in comparison_note(RanksRun(replicas, world_size=2, path="t.py", command="c"))
+    equal = [rank_entry(0, params=SAME, sharded=True, shard_keys=["1=0", "1=0"]),
+             rank_entry(1, params=dict(SAME), sharded=True, shard_keys=["1=0", "1=0"])]
+    assert not findings_for(CHECK, equal)
+
+
+def test_a_replicated_model_gets_no_comparison_note():
+    from mlsleuth.runtime.trace.checks_ranks import RanksRun, comparison_note
+
+    entries = [rank_entry(0, params=SAME), rank_entry(1, params=dict(SAME))]
+    assert comparison_note(RanksRun(entries, world_size=2, path="t.py", command="c")) is None
 
 
 def test_drift_after_training_is_left_to_the_gradient_check_when_gradients_differ():

@@ -33,3 +33,21 @@ def test_unnormalised_inputs_in_a_run_that_trains_normally_are_info():
     stuck = [7.4, 6.0, 5.5, 5.2] + [5.0 - 0.01 * i for i in range(16)]
     data = {"input_stats": stats, "losses": stuck, "loss_calls": {"cross_entropy": {"first_value": 7.4, "classes": 4, "values": stuck, "calls": 20}}}
     assert [f.severity for f in findings_for(CHECK, data)] == ["warning"]
+
+
+def test_a_fast_recovery_and_an_evaluation_metric_do_not_make_it_a_warning():
+    """The loss fell from 7.4 to about 1.0 within 20 steps (still above ln 4 averaged over the last third, but its
+    latest values are below it), and a no_grad evaluation nll_loss with one value sits beside it: info. The
+    same start with the loss still above ln C at the end stays a warning."""
+    from .measurements import findings_for
+
+    stats = {"shape": [128, 20], "dtype": "float32", "min": -65.6, "max": 98.0, "mean": 2.2, "std": 26.7, "integral": False, "nan": 0, "inf": 0}
+    fast = [7.4, 6.1, 5.0, 4.2, 3.6, 3.1, 2.7, 2.4, 2.2, 2.0, 1.9, 1.8, 1.7, 1.6, 1.5, 1.4, 1.3, 1.2, 1.1, 1.0]
+    metric = {"first_value": 7.3, "classes": 4, "values": [7.3], "calls": 1, "grad_enabled": False}
+    data = {"input_stats": stats, "losses": fast,
+            "loss_calls": {"cross_entropy": {"first_value": 7.4, "classes": 4, "values": fast, "calls": 20}, "nll_loss": metric}}
+    assert [f.severity for f in findings_for(CHECK, data)] == ["info"]
+    slow = [v + 1.0 for v in fast]
+    data["losses"] = slow
+    data["loss_calls"]["cross_entropy"] = {"first_value": 8.4, "classes": 4, "values": slow, "calls": 20}
+    assert [f.severity for f in findings_for(CHECK, data)] == ["warning"]

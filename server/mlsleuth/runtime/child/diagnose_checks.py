@@ -60,7 +60,13 @@ def unregistered_submodules(model: Any) -> list[dict]:
 
 
 def causal_leakage(model: Any, inputs: Any, time_dim: int, forward) -> dict:
-    """Does output at time t depend on inputs after t? Gradient of out[:, t] w.r.t. the (embedded) input."""
+    """Does output at time t depend on inputs after t? Gradient of out[:, t] w.r.t. the (embedded) input.
+
+    Module outputs along the way are read the same way to say where the future gets in: ``leak_after`` is the
+    last module whose later positions still reach ``out[:, t]`` and ``leak_before`` the first after it whose later
+    positions no longer do (for a missing mask, the last attention layer that looks ahead). A layer that declares
+    its layout (``batch_first``) is read in it; other modules in the layout of the model's input.
+    """
     import torch
 
     x0 = probes.first_tensor(inputs)
@@ -70,19 +76,29 @@ def causal_leakage(model: Any, inputs: Any, time_dim: int, forward) -> dict:
     if steps < 3:
         return {"skipped": "fewer than 3 time steps"}
     captured: dict[str, Any] = {}
-    handle = None
+    names = {id(m): n for n, m in model.named_modules()}
+    trail: list[tuple[str, Any, int]] = []
+    emb = None
+    if not x0.is_floating_point():
+        emb = next((m for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
+        if emb is None:
+            return {"skipped": "integer inputs and no nn.Embedding to differentiate through"}
+
+    def keep(mod, _inp, out):
+        if mod is emb and "emb" not in captured:
+            captured["emb"] = out
+        declared = getattr(mod, "batch_first", None)
+        dim = (1 if declared else 0) if isinstance(declared, bool) and time_dim in (0, 1) else time_dim
+        for t in probes.flat_tensors(out):
+            if t.requires_grad and t.dim() > dim and t.shape[dim] == steps:
+                trail.append((names.get(id(mod), type(mod).__name__), t, dim))
+
+    handles = [m.register_forward_hook(keep) for m in model.modules() if m is not model]
     if x0.is_floating_point():
         x = x0.detach().clone().requires_grad_(True)
         args = with_first_tensor(inputs, x)
         target_of = lambda: x
     else:
-        emb = next((m for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
-        if emb is None:
-            return {"skipped": "integer inputs and no nn.Embedding to differentiate through"}
-
-        def keep(_m, _i, out):
-            captured["emb"] = out
-        handle = emb.register_forward_hook(keep)
         args = inputs
         target_of = lambda: captured.get("emb")
     try:
@@ -94,18 +110,36 @@ def causal_leakage(model: Any, inputs: Any, time_dim: int, forward) -> dict:
             if source.dim() <= time_dim or source.shape[time_dim] != steps:
                 return {"skipped": "the differentiable input has no matching time dimension"}
             t = steps // 2
-            (grad,) = torch.autograd.grad(out.select(time_dim, t).float().sum(), source, allow_unused=True)
+            trail = [entry for entry in trail if entry[1] is not source]
+            grads = torch.autograd.grad(out.select(time_dim, t).float().sum(), [source] + [e[1] for e in trail],
+                                        allow_unused=True)
     finally:
-        if handle is not None:
+        for handle in handles:
             handle.remove()
+    grad = grads[0]
     if grad is None:
         return {"skipped": "the output does not depend on the input"}
-    g = grad.detach().float().abs().transpose(0, time_dim).reshape(steps, -1).amax(1)
+
+    def per_step(g: Any, dim: int) -> Any:
+        return g.detach().float().abs().transpose(0, dim).reshape(steps, -1).amax(1)
+
+    g = per_step(grad, time_dim)
     future = float(g[t + 1:].max())
     past = float(g[: t + 1].max())
     first_future = next((i for i in range(t + 1, steps) if float(g[i]) > 0), None)
-    return {"time_steps": steps, "t": t, "future_grad": future, "past_grad": past, "first_leaking_step": first_future,
-            "via": "input" if x0.is_floating_point() else "embedding output"}
+    result = {"time_steps": steps, "t": t, "future_grad": future, "past_grad": past, "first_leaking_step": first_future,
+              "via": "input" if x0.is_floating_point() else "embedding output"}
+    if future > 0:
+        last_leaky, first_clean = None, None
+        for (name, _tensor, dim), gm in zip(trail, grads[1:]):
+            if gm is None:
+                continue
+            if float(per_step(gm, dim)[t + 1:].max()) > 0:
+                last_leaky, first_clean = name, None
+            elif first_clean is None:
+                first_clean = name
+        result["leak_after"], result["leak_before"] = last_leaky, first_clean
+    return result
 
 
 def lr_range(setup: Any, model: Any, init_state: dict, batches: list, *, start: float = 1e-7, end: float = 10.0, steps: int = 100) -> dict:

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import channel
 import diagnose_checks
+import diagnose_terms
 import probes
 from run_user_script import Runner, exception_info
 from setup_contract import SetupError, forward_location, load_setup, with_first_tensor
@@ -137,17 +138,19 @@ def run_battery(config: dict, result: dict) -> None:
     # -- overfit one batch, with the trace observer watching ------------------------
     result["phase"] = "overfit"
     import trace_observer
+    import trace_pinn
 
     obs = trace_observer.TraceObserver({})
-    runner = Runner([obs], None)
+    pinn_obs = trace_pinn.PinnObserver({})  # a PINN setup (derivatives with respect to the inputs) gets the PINN checks
+    runner = Runner([obs, pinn_obs], None)
+    named_terms: list = []  # per sampled step: the loss split into the terms compute_loss named (diagnose_terms)
     runner.install()
     overfit = {"steps_budget": config["steps"], "losses": [], "seed": seed}
     checks["overfit"] = overfit
     seed_everything(seed)
     try:
         model.eval()
-        with torch.no_grad():
-            setup.loss(model, batch)  # an evaluation pass: the observer checks determinism / train-mode layers
+        eval_loss(setup, model, batch, runner)  # an evaluation pass: the observer checks determinism / train-mode layers
         model.train()
         opt = setup.make_optimizer(model.parameters())
         overfit["optimizer"] = type(opt).__name__
@@ -155,9 +158,13 @@ def run_battery(config: dict, result: dict) -> None:
         start = time.perf_counter()
         for step in range(config["steps"]):
             opt.zero_grad()
-            loss, outputs = setup.loss(model, batch)
+            loss, outputs, terms = setup.loss_terms(model, batch)
             if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
                 raise SetupError(f"the loss must be a scalar tensor; got {type(loss).__name__} {getattr(loss, 'shape', '')}")
+            if terms is not None:
+                pinn_obs.split_sums = False  # the terms are named: no need to split the sum
+                if diagnose_terms.sampled(step):
+                    named_terms.append(diagnose_terms.breakdown(runner, terms, list(model.parameters()), step))
             value = float(loss.detach())
             overfit["losses"].append(value)
             if step == 0:
@@ -192,15 +199,23 @@ def run_battery(config: dict, result: dict) -> None:
             if step % 10 == 0:
                 channel.progress(f"overfit step {step}", done=step, total=config["steps"], step=step)
         overfit["seconds"] = time.perf_counter() - start
+        done = len(overfit["losses"])
+        if named_terms and named_terms[-1]["step"] < done - 1 and math.isfinite(overfit["losses"][-1]):
+            with runner.suspended():  # the terms after the last update (not a training step: the observers stay out)
+                _, _, terms = setup.loss_terms(model, batch)
+            named_terms.append(diagnose_terms.breakdown(runner, terms, list(model.parameters()), done))
         model.eval()
-        with torch.no_grad():
-            final_loss, _ = setup.loss(model, batch)
+        final_loss = eval_loss(setup, model, batch, runner)
         overfit["final_eval"] = float(final_loss.detach())
         model.train()
         runner.notify("on_end", "finished")
     finally:
         runner.uninstall()
-    result["observers"] = {"trace": obs.result()}
+    pinn = pinn_obs.result()
+    if named_terms:
+        pinn["breakdowns"] = named_terms
+        checks["loss_terms"] = named_terms
+    result["observers"] = {"trace": obs.result(), "pinn": pinn}
     result["observer_errors"] = runner.observer_errors
     model.load_state_dict(init_state)
 
@@ -223,6 +238,21 @@ def run_battery(config: dict, result: dict) -> None:
         channel.progress("learning-rate range test", force=True)  # the CLI progress line and MCP notifications name the phase
         checks["lr_range"] = diagnose_checks.lr_range(setup, model, init_state, batches)
     result["phase"] = "done"
+
+
+def eval_loss(setup, model, batch, runner):
+    """The loss without gradients; a ``compute_loss`` that differentiates with respect to its inputs (a PINN's
+    residual) cannot run so, and is evaluated with gradients on instead, unobserved (nothing is trained)."""
+    import torch
+
+    try:
+        with torch.no_grad():
+            return setup.loss(model, batch)[0]
+    except RuntimeError as exc:
+        if setup.compute_loss is None or "does not require grad" not in str(exc):
+            raise
+    with torch.enable_grad(), runner.suspended():
+        return setup.loss(model, batch)[0].detach()
 
 
 def _accuracy(setup, outputs, batch):

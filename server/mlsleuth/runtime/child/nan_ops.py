@@ -27,7 +27,11 @@ Standard library and torch only (see ``runtime/child/__init__``).
 
 from __future__ import annotations
 
+import linecache
 import math
+import os
+import sys
+import sysconfig
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +47,9 @@ MAX_CONSUMERS = 8  # operations recorded downstream of a birth (what the born va
 
 # Operations whose output holds uninitialised memory: garbage, not a birth.
 _UNINITIALISED = {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided", "aten::resize_"}
+# Frames that are not the user's code: torch, mlsleuth's child, the standard library, installed packages.
+_NOT_USER = tuple(os.path.dirname(p) + os.sep for p in (torch.__file__, os.path.abspath(__file__)))
+_NOT_USER += tuple(d + os.sep for d in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if d)
 _FLOAT_KINDS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
@@ -54,6 +61,23 @@ def _all_finite(t: torch.Tensor) -> bool:
     if t.numel() == 0:
         return True
     return bool(torch.isfinite(t).all())
+
+
+def user_frame() -> dict[str, Any] | None:
+    """The innermost frame of the user's own code on the current stack (file, line, source text), or None.
+
+    Cheap enough for a birth (rare), far too slow for every operation."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        full = os.path.abspath(name)
+        if not name.startswith("<") and not full.startswith(_NOT_USER) and not any(
+                f"{os.sep}{d}{os.sep}" in full for d in ("site-packages", "dist-packages")):
+            line = frame.f_lineno
+            return {"file": full, "line": line, "function": frame.f_code.co_name,
+                    "code": linecache.getline(name, line).strip()[:200]}
+        frame = frame.f_back
+    return None
 
 
 def tensor_stats(t: torch.Tensor) -> dict[str, Any]:
@@ -349,6 +373,7 @@ class OpLocator(TorchDispatchMode):
                 "inputs": [{"arg": n, **s} for n, s in inputs],
                 "scalars": {k: float(v) for k, v in scalars.items()},
                 "output": tensor_stats(bad_output),
+                "source": user_frame(),
             }
         )
 

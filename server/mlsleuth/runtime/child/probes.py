@@ -88,6 +88,41 @@ def _along(obj: Any, batch: int, dim: int) -> Any:
     return None
 
 
+def _batch_tensors(module: Any, out: Any, batch: int, batch_dim: int) -> list:
+    """The tensors of a module's output that carry the batch, each with the dimension that holds it.
+
+    A layer that declares its layout (``batch_first`` on RNNs, attention and Transformer layers) is read in that
+    layout, so a sequence-first layer inside a batch-first model is localised too (its ``(T, B, E)`` output and its
+    ``(layers, B, H)`` hidden state); any other module in the layout of the model's own input.
+    """
+    declared = getattr(module, "batch_first", None)
+    dim = (0 if declared else 1) if isinstance(declared, bool) else batch_dim
+    if hasattr(out, "logits") and not isinstance(out, (tuple, list, dict)):
+        out = out.logits
+    return [(t, dim) for t in flat_tensors(out) if t.dim() > dim and t.shape[dim] == batch]
+
+
+def _module_leaks(trail: list, grads: Any, leak_of: Any) -> list:
+    """``[(module name, leaks)]`` in call order, one entry per module call whose output reached the probed output.
+
+    A module leaks when the probed sample's output depends on other samples through any of its output tensors;
+    a call none of whose tensors the output depends on says nothing and is left out.
+    """
+    out: list = []
+    previous = None
+    for (name, t, dim), g in zip(trail, grads):
+        if g is None:
+            previous = None
+            continue
+        leaky = leak_of(g, dim)[0] > 0
+        if previous is not None and previous[0] == name and out:  # another tensor of the same call's output
+            out[-1] = (name, out[-1][1] or leaky)
+        else:
+            out.append((name, leaky))
+        previous = (name, t)
+    return out
+
+
 def flat_tensors(obj: Any) -> list:
     import torch
 
@@ -181,12 +216,14 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
         if embedding is None:
             return {"skipped": "integer inputs and no nn.Embedding to differentiate through"}
     names = {id(m): n for n, m in model.named_modules()}
-    trail: list[tuple[str, Any]] = []
+    trail: list[tuple[str, Any, int]] = []  # (module name, an output tensor, the dimension holding its batch)
 
     def keep(mod, _inp, out):
-        t = _along(out, batch, batch_dim)
-        if t is not None and t.requires_grad and mod is not model:
-            trail.append((names.get(id(mod), type(mod).__name__), t))
+        if mod is model:
+            return
+        for t, dim in _batch_tensors(mod, out, batch, batch_dim):
+            if t.requires_grad:
+                trail.append((names.get(id(mod), type(mod).__name__), t, dim))
 
     handles = [m.register_forward_hook(keep) for m in model.modules() if m is not model]
     try:
@@ -202,24 +239,24 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
             if out is None and batch_dim:
                 out, out_dim = first_tensor(result, batch), 0
             if embedding is not None:
-                x = next((t for n, t in trail if n == names.get(id(embedding))), None)
+                x = next((t for n, t, _d in trail if n == names.get(id(embedding))), None)
                 if x is None:
                     return {"skipped": "the embedding's output has no batch dimension"}
             if out is None or not out.requires_grad:
                 return {"skipped": "no output tensor with the batch as its first dimension depends on the input"}
-            targets = [x] + [t for _, t in trail]
+            targets = [x] + [t for _, t, _d in trail]
             grads = torch.autograd.grad(out.select(out_dim, sample).float().sum(), targets, allow_unused=True)
     finally:
         for h in handles:
             h.remove()
 
-    def leak_of(g: Any) -> tuple[float, float]:
+    def leak_of(g: Any, dim: int = batch_dim) -> tuple[float, float]:
         if g is None:
             return 0.0, 0.0
         g = g.detach().float().abs()
-        if g.dim() <= batch_dim or g.shape[batch_dim] != batch:
+        if g.dim() <= dim or g.shape[dim] != batch:
             return 0.0, 0.0
-        g = g.movedim(batch_dim, 0).reshape(batch, -1)
+        g = g.movedim(dim, 0).reshape(batch, -1)
         own = float(g[sample].max())
         others = torch.cat([g[:sample], g[sample + 1:]])
         return float(others.max()), own
@@ -228,9 +265,8 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     result: dict[str, Any] = {"batch": batch, "leak": leak, "self": own, "sample": sample, "batch_dim": batch_dim}
     if leak > 0:
         last_leaky, first_clean = None, None
-        for (name, _), g in zip(trail, grads[1:]):
-            lk, _ = leak_of(g)
-            if lk > 0:
+        for name, leaky in _module_leaks(trail, grads[1:], leak_of):
+            if leaky:
                 last_leaky, first_clean = name, None
             elif first_clean is None:
                 first_clean = name

@@ -117,6 +117,7 @@ class Rank:
         self.lingering = False  # wrote its result, process still running
         self.noted = False
         self.saved_result: dict[str, Any] | None = None  # what the rank had written when it was stopped
+        self.port: int | None = None  # the world's rendezvous port (MASTER_PORT)
 
     def path(self, name: str) -> str:
         return os.path.join(self.folder, name)
@@ -137,6 +138,7 @@ class Rank:
         result = self.saved_result if self.saved_result is not None else self.result()
         return {"rank": self.rank, "returncode": self.proc.returncode, "result": result, "last_step": _step(self.path("step")),
                 "ended": "lingered" if self.lingering and self.why_killed else ("killed" if self.why_killed else "exited"), "why_killed": self.why_killed, "stacks": stacks,
+                "port": self.port,
                 "duration_s": round((self.ended_at or time.monotonic()) - self.started, 3),
                 "stdout_tail": _tail(self.path("stdout.txt")), "stderr_tail": _tail(self.path("stderr.txt"))}
 
@@ -194,6 +196,7 @@ def start_world(config: dict[str, Any], entry: str, nproc: int, folder: str, han
             proc = subprocess.Popen([sys.executable, entry, cfg_path], env=env, cwd=os.getcwd(), stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=err, close_fds=True)
         ranks.append(Rank(rank, sub, proc))
+        ranks[-1].port = port
     return ranks
 
 

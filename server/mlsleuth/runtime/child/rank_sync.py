@@ -77,6 +77,26 @@ def _sums(tensors: list[Any]) -> list[float | None]:
     return out
 
 
+def shard_key(tensor: Any, rank: int, *, fsdp1: bool = False) -> str | None:
+    """Which piece of a parameter this rank holds: None when every rank holds all of it (a DDP replica);
+    for a DTensor (FSDP2, HSDP, tensor parallel) the rank's coordinates on the mesh dimensions where it is
+    not replicated, so ranks with equal keys hold the same piece and must agree (HSDP replicas); for an
+    FSDP1 flat parameter a key of its own (which ranks replicate a hybrid-sharded piece is not worked out)."""
+    placements, mesh = getattr(tensor, "placements", None), getattr(tensor, "device_mesh", None)
+    if placements is not None and mesh is not None:
+        try:
+            coord = mesh.get_coordinate()
+            if coord is None:
+                return f"outside-mesh:{rank}"
+            held = [f"{i}={coord[i]}" for i, pl in enumerate(placements) if not pl.is_replicate()]
+        except Exception:  # noqa: BLE001 - an unknown layout: never compared
+            return f"unknown:{rank}"
+        return ",".join(held) or None
+    if fsdp1 or hasattr(tensor, "_sharded_size"):  # FSDP1: flat shards, or views into them (use_orig_params)
+        return f"flat:{rank}"
+    return None
+
+
 def leave_if_rank() -> None:
     """After a rank wrote its result: end the process now. Tearing down a process group at interpreter exit can
     block forever when a peer is gone or stuck (and a peer stuck in a collective is freed by this exit)."""
@@ -140,6 +160,7 @@ class RankObserver(Observer):
         self.params: dict[str, list[float | None]] = {}
         self.grads: dict[str, list[float | None]] = {}
         self.param_names: list[str] = []
+        self.shard_keys: list[str | None] = []  # per parameter: which piece this rank holds (see shard_key)
         self.samplers: list[dict[str, Any]] = []
         self._sampler_ids: dict[int, int] = {}
         self.wrappers: list[str] = []
@@ -242,6 +263,8 @@ class RankObserver(Observer):
                     names.update(runner.param_names(root))
             self.param_names = [names.get(id(p), f"param{i}") for i, p in enumerate(params[:MAX_PARAMS])]
             self.sharded = self.sharded or any(type(p).__name__ == "DTensor" or hasattr(p, "_sharded_size") for p in params)
+            fsdp1 = "FullyShardedDataParallel" in self.wrappers
+            self.shard_keys = [shard_key(p, self.rank, fsdp1=fsdp1) for p in params[:MAX_PARAMS]]
         step = runner.step
         if step == 0:
             self.params["0"] = _sums(params)
@@ -286,5 +309,5 @@ class RankObserver(Observer):
     def result(self) -> dict[str, Any]:
         return {"rank": self.rank, "world_size": self.world_size, "params": dict(self.params), "grads": dict(self.grads),
                 "param_names": list(self.param_names), "samplers": list(self.samplers), "wrappers": list(self.wrappers),
-                "sharded": self.sharded, "process_group": self.process_group, "stopped_by_peer": self.stopped_by_peer,
+                "sharded": self.sharded, "shard_keys": list(self.shard_keys), "process_group": self.process_group, "stopped_by_peer": self.stopped_by_peer,
                 "steps": self.runner.step if self.runner is not None else 0}

@@ -141,6 +141,9 @@ class Runner:
         self._sched_step_depth = 0
         self.compile_guard = EagerCompile()  # torch.compile'd code runs eagerly under observation (see compile_guard)
         self._pending_step_start: Any = None  # an optimizer whose step started but is not announced yet (closure)
+        self.after_window: Any = None  # after_window.AfterWindow: the script runs on, unobserved, after max_steps
+        self.finish_window: Any = None  # set by run(): the observers' on_end and results at the end of the window
+        self._step_handles: list[Any] = []
 
     # -- for observers ---------------------------------------------------------
     def record_error(self, observer: str, hook: str) -> None:
@@ -271,6 +274,8 @@ class Runner:
         self._patch(torch.nn.Module, "zero_grad", mod_zero_grad)
 
         def step_pre(opt, args, kwargs):
+            if runner.after_window is not None and runner.after_window.active:
+                return None  # after the watched window: nothing is observed
             if runner.primary_optimizer is None:
                 runner.primary_optimizer = opt
             elif opt is not runner.primary_optimizer and _shares_params(opt, runner.primary_optimizer):
@@ -289,6 +294,9 @@ class Runner:
             return None
 
         def step_post(opt, args, kwargs):
+            if runner.after_window is not None and runner.after_window.active:
+                runner.after_window.check_deadline()
+                return
             if runner._pending_step_start is opt:  # a closure step() never called its closure
                 runner._begin_step(opt)
             primary = opt is runner.primary_optimizer
@@ -298,12 +306,15 @@ class Runner:
             runner.notify("on_step_end", opt)
             runner.phase = "data"
             if primary and runner.max_steps is not None and runner.step >= runner.max_steps:
+                if runner.after_window is not None and runner.after_window.begin(runner, runner.finish_window):
+                    return  # the script runs on unobserved for a short budget (after_window)
                 runner.request_stop("max-steps")
                 runner._stopping = True
                 raise StopTraining("max-steps")
 
-        self._handles.append(optim_mod.register_optimizer_step_pre_hook(step_pre))
-        self._handles.append(optim_mod.register_optimizer_step_post_hook(step_post))
+        self._step_handles = [optim_mod.register_optimizer_step_pre_hook(step_pre),
+                              optim_mod.register_optimizer_step_post_hook(step_post)]
+        self._handles.extend(self._step_handles)
 
         # backward
         orig_tensor_backward = torch.Tensor.backward
@@ -430,11 +441,15 @@ class Runner:
         finally:
             self._backward_depth -= 1
 
-    def uninstall(self) -> None:
+    def uninstall(self, keep_step_hooks: bool = False) -> None:
+        """Remove every patch and hook; ``keep_step_hooks``: not the optimizer step hooks (removing them from
+        inside one would change the hooks torch is iterating over; they do nothing once the window is over)."""
         self.compile_guard.uninstall()
+        kept = [h for h in self._handles if keep_step_hooks and any(h is k for k in self._step_handles)]
         for handle in reversed(self._handles):
-            handle.remove()
-        self._handles.clear()
+            if not any(handle is k for k in kept):
+                handle.remove()
+        self._handles = kept
         for owner, attribute, value, had in reversed(self._originals):
             if had or not isinstance(owner, type):
                 setattr(owner, attribute, value)
@@ -496,15 +511,33 @@ def run(
     max_steps: int | None = None,
     extra: dict[str, Any] | None = None,
     write: bool = True,
+    after_window: Any = None,
 ) -> dict[str, Any]:
-    """Run ``script`` as ``__main__`` under observation; write and return the payload (see module doc)."""
+    """Run ``script`` as ``__main__`` under observation; write and return the payload (see module doc).
+
+    ``after_window``: an ``after_window.AfterWindow``; the script then runs on, unobserved, for its budget after
+    ``max_steps`` (the payload's status stays ``max-steps``; what followed is under ``after_window``).
+    """
     runner = Runner(list(observers), max_steps)
+    runner.after_window = after_window
+
+    def finish_window() -> dict:
+        with contextlib.suppress(StopTraining):
+            runner.notify("on_end", "max-steps")
+        results = _observer_results(runner)
+        if write:
+            channel.write_result(_payload(runner, "max-steps", None, None, max_steps, results, extra))
+        return results
+
+    runner.finish_window = finish_window
     script = os.path.abspath(script)
     status, exc_info, exit_code = "finished", None, None
     saved_argv, saved_path0 = list(sys.argv), sys.path[0] if sys.path else None
     # our bare-named modules must not shadow a user module of the same name next to the script
     shadowed = {n: sys.modules.pop(n) for n in _own_module_names() & _user_module_names(script) if n in sys.modules}
     try:
+        if after_window is not None:
+            after_window.install()  # before the runner's patches, removed after them
         runner.install()
         runner.notify("on_start")
         sys.argv = [script, *map(str, argv)]
@@ -534,13 +567,41 @@ def run(
             sys.argv = saved_argv
             if saved_path0 is not None and sys.path:
                 sys.path[0] = saved_path0
-        try:
-            runner.notify("on_end", status)
-        except StopTraining:
-            pass
+        after = after_window is not None and after_window.active
+        if after:  # the observers finished at max-steps; how the script went on is the after-window's business
+            after_window.finish(status if exc_info is None else f"exception: {exc_info['type']}: {exc_info['message'][:200]}")
+            status, exc_info, exit_code = "max-steps", None, None
+        else:
+            try:
+                runner.notify("on_end", status)
+            except StopTraining:
+                pass
     finally:
         runner.uninstall()
+        if after_window is not None:
+            after_window.uninstall()
         sys.modules.update(shadowed)
+    results = after_window.results if after_window is not None and after_window.active else _observer_results(runner)
+    payload = _payload(runner, status, exc_info, exit_code, max_steps, results, extra)
+    if after_window is not None:
+        payload["after_window"] = after_window.result()
+    if write:
+        channel.write_result(payload)
+    return payload
+
+
+def _observer_results(runner: Runner) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for obs in runner.observers:
+        try:
+            out[obs.name] = obs.result()
+        except Exception:  # noqa: BLE001 - recorded; other observers' results still count
+            runner.observer_errors.append({"observer": obs.name, "hook": "result", "traceback": traceback.format_exc()[-3000:]})
+    return out
+
+
+def _payload(runner: Runner, status: str, exc_info: Any, exit_code: Any, max_steps: Any, results: dict,
+             extra: dict[str, Any] | None) -> dict[str, Any]:
     payload = {
         "status": status,
         "steps": runner.step,
@@ -548,20 +609,13 @@ def run(
         "max_steps": max_steps,
         "exception": exc_info,
         "exit_code": exit_code,
-        "observers": {},
+        "observers": results,
         "observer_errors": runner.observer_errors,
         "environment": environment_info(),
         "compile_calls": runner.compile_guard.compile_calls,  # torch.compile calls, run eagerly here
     }
-    for obs in runner.observers:
-        try:
-            payload["observers"][obs.name] = obs.result()
-        except Exception:  # noqa: BLE001 - recorded below; other observers' results still count
-            runner.observer_errors.append({"observer": obs.name, "hook": "result", "traceback": traceback.format_exc()[-3000:]})
     if extra:
         payload.update(extra)
-    if write:
-        channel.write_result(payload)
     return payload
 
 
@@ -606,4 +660,7 @@ def main_with_config(build_observers) -> None:
     except BaseException as exc:
         channel.write_result({"status": "harness-error", "steps": 0, "last_good_step": None, "exception": exception_info(exc), "observers": {}, "observer_errors": []})
         raise
-    run(config["script"], config.get("argv", []), observers=observers, max_steps=config.get("max_steps"), extra={"config": config})
+    from after_window import AfterWindow
+
+    run(config["script"], config.get("argv", []), observers=observers, max_steps=config.get("max_steps"), extra={"config": config},
+        after_window=AfterWindow.from_config(config))

@@ -14,7 +14,10 @@ A zero-argument function in the user's file returns a dict with:
     ``loader``: any iterable of such batches (a DataLoader, a list, a generator function's result).
 ``loss_fn`` or ``compute_loss`` (one required)
     ``loss_fn(outputs, targets) -> scalar tensor`` or
-    ``compute_loss(model, batch) -> scalar tensor`` for anything unusual.
+    ``compute_loss(model, batch) -> scalar tensor`` for anything unusual; ``compute_loss`` may instead
+    return a dict of named one-element tensors (``{"pde": ..., "boundary": ...}``, a PINN's residual and
+    condition terms, a VAE's reconstruction and KL): the loss is their sum, and ``diagnose`` measures each
+    term's value and gradient norm.
 ``optimizer`` (optional)
     ``callable(params) -> torch.optim.Optimizer``; default ``Adam(params, lr=1e-3)``.
 ``num_classes``, ``task`` ('classification' | 'regression' | 'sequence'), ``time_dim`` (optional hints).
@@ -35,6 +38,7 @@ API
     with a message that says what was wrong and what to do.
 ``Setup.first_batch()``, ``Setup.batches(n)``, ``Setup.split(batch)``,
 ``Setup.forward(model, batch)``, ``Setup.loss(model, batch)`` (-> ``(loss, outputs)``),
+``Setup.loss_terms(model, batch)`` (-> ``(loss, outputs, named terms or None)``),
 ``Setup.make_optimizer(params)``, ``Setup.to(device)`` (moves model and batches).
 """
 
@@ -144,11 +148,20 @@ class Setup:
 
     def loss(self, model: Any, batch: Any) -> tuple[Any, Any]:
         """``(loss, outputs)``; outputs is None with ``compute_loss``."""
+        loss, outputs, _terms = self.loss_terms(model, batch)
+        return loss, outputs
+
+    def loss_terms(self, model: Any, batch: Any) -> tuple[Any, Any, dict | None]:
+        """``(loss, outputs, terms)``: ``terms`` is the dict of named terms ``compute_loss`` returned (the loss is
+        their sum), else None; outputs is None with ``compute_loss``."""
         if self.compute_loss is not None:
-            return self.compute_loss(model, batch), None
+            value = self.compute_loss(model, batch)
+            if isinstance(value, dict):
+                return sum_terms(value, f"{self.path}:{self.function}()"), None, value
+            return value, None, None
         inputs, targets = self.split(batch)
         outputs = self.forward(model, inputs)
-        return self.loss_fn(outputs, targets), outputs
+        return self.loss_fn(outputs, targets), outputs, None
 
     def make_optimizer(self, params: Any) -> Any:
         import torch
@@ -169,6 +182,23 @@ class Setup:
         else:
             self._cache = [move(b, device) for b in self._cache]
         return self
+
+
+def sum_terms(terms: dict, where: str) -> Any:
+    """The loss as the sum of the named terms ``compute_loss`` returned; SetupError when they are not scalar tensors."""
+    import torch
+
+    if not terms:
+        raise SetupError(f"{where}: compute_loss returned an empty dict; return the loss, or a dict of named loss terms")
+    bad = [str(k) for k, v in terms.items() if not isinstance(v, torch.Tensor) or v.numel() != 1 or not v.is_floating_point()]
+    if bad:
+        raise SetupError(f"{where}: compute_loss returned a dict whose term(s) {bad[:5]} are not one-element floating-point "
+                         "tensors; every value must be a scalar loss term (the loss is their sum)")
+    values = [v.reshape(()) for v in terms.values()]
+    total = values[0]
+    for v in values[1:]:
+        total = total + v
+    return total
 
 
 def call_model(model: Any, inputs: Any) -> Any:

@@ -1,9 +1,12 @@
 """Causal leakage on the traced run's own model and batch (child side, stdlib + torch only).
 
-Asked for by ``mlsleuth check`` (config ``probes: ["causal"]``): when the loss targets of the first step are the
-model's integer inputs shifted by one position (next-token prediction), the model must be causal, so the
-diagnose battery's causal-leakage measurement runs on the first (model, batch) pair trace saw, without a setup
-function. Otherwise it says why it did not run.
+Runs in every trace (and so in ``mlsleuth check``): when the loss targets of the first step are the model's
+integer inputs shifted by one position (next-token prediction), the model must be causal, so the diagnose
+battery's causal-leakage measurement runs on the first (model, batch) pair trace saw, without a setup function.
+Otherwise it says why it did not run. The alignment is read from the loss calls themselves, in both shapes real
+code has: one target per input position (``y = seq[:, 1:]`` for ``x = seq[:, :-1]``, the last target past the
+input's end), or one per position but the last (the logits cut with ``[:, :-1]`` and scored against
+``x[:, 1:]``, as models that shift internally do).
 """
 
 from __future__ import annotations
@@ -12,17 +15,18 @@ from typing import Any
 
 MIN_SHIFT_MATCH = 0.8  # share of positions where target[t] == input[t + 1]
 MIN_STEPS = 4
+MAX_TARGETS = 4  # integer loss targets of the first step kept (a model may have auxiliary losses)
 
 
 class CausalProbe:
     def __init__(self) -> None:
-        self.target: Any = None
+        self.targets: list = []
         self.result: dict | None = None
 
     def see_target(self, target: Any) -> None:
-        """Keep the first integer loss target (called from the loss hook)."""
-        if self.target is None and not target.is_floating_point() and target.numel() > 0:
-            self.target = target.detach()
+        """Keep the first few integer loss targets (called from the loss hook)."""
+        if len(self.targets) < MAX_TARGETS and not target.is_floating_point() and target.numel() > 0:
+            self.targets.append(target.detach())
 
     def run(self, runner: Any, captured: tuple | None) -> None:
         if self.result is not None:
@@ -31,7 +35,9 @@ class CausalProbe:
             self.result = {"skipped": "no model forward with inputs was seen in the first step"}
             return
         root, inputs = captured
-        why = _why_not_next_token(inputs[0] if inputs else None, self.target)
+        x = inputs[0] if inputs else None
+        whys = [_why_not_next_token(x, target) for target in self.targets] or [_why_not_next_token(x, None)]
+        why = None if None in whys else whys[0]
         if why:
             self.result = {"skipped": why}
             return
@@ -57,10 +63,15 @@ def _why_not_next_token(x: Any, target: Any) -> str | None:
         return f"the sequences are shorter than {MIN_STEPS} tokens"
     if target is None:
         return "no integer loss target was seen in the first step"
-    if target.numel() != x.numel():
+    batch, steps = int(x.shape[0]), int(x.shape[1])
+    if target.numel() == x.numel():  # one target per input position: target[t] should be x[t + 1]
+        y = target.reshape(x.shape)
+        match = float((y[:, :-1] == x[:, 1:]).float().mean())
+    elif target.numel() == batch * (steps - 1):  # the last position cut off: target[t] should be x[t + 1] too
+        y = target.reshape(batch, steps - 1)
+        match = float((y == x[:, 1:]).float().mean())
+    else:
         return "the loss targets are not one token per input position, so nothing says the model must be causal"
-    y = target.reshape(x.shape)
-    match = float((y[:, :-1] == x[:, 1:]).float().mean())
     if match < MIN_SHIFT_MATCH:
         return (f"the loss targets are not the inputs shifted by one position ({match:.0%} of positions match), so nothing "
                 f"says the model must be causal")

@@ -13,6 +13,7 @@ import rank_launcher
 if __name__ == "__main__" and rank_launcher.launch_if_asked(os.path.abspath(__file__)):
     sys.exit(0)  # this process launched the ranks (--nproc-per-node) and wrote their results
 
+import rank_metrics
 import rank_sync
 import run_user_script
 from trace_observer import TraceObserver
@@ -22,6 +23,6 @@ from trace_rl import RLObserver
 if __name__ == "__main__":
     run_user_script.main_with_config(
         lambda config: [TraceObserver(config), PinnObserver(config), RLObserver(config)]
-        + ([rank_sync.RankObserver(config)] if rank_sync.world() else [])
+        + ([rank_sync.RankObserver(config), rank_metrics.ShardEvalObserver(config)] if rank_sync.world() else [])
     )
     rank_sync.leave_if_rank()

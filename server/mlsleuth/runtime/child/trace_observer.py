@@ -17,8 +17,10 @@ import rank_sync
 from observer import Observer
 from trace_amp import AmpWatch
 from trace_causal import CausalProbe
+from trace_loaders import LoaderWatch
 from trace_lm_batches import LMBatchWatch
 from trace_numerics import NumericsWatch
+from trace_split_overlap import SplitOverlapWatch
 from trace_stages import StageTracker
 
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -70,7 +72,7 @@ class TraceObserver(Observer):
         self.functional_dropout: dict | None = None
         self.batch_dependence: dict | None = None
         self._captured: tuple | None = None
-        self.causal = CausalProbe() if "causal" in (self.config.get("probes") or ()) else None  # asked for by `check`
+        self.causal = CausalProbe()  # every run: causal leakage when the targets are the inputs shifted by one
         self._eval_roots_checked: set[int] = set()
         self._backward_this_step = 0
         self._opt_state: dict[int, dict] = {}  # per optimizer since its last step: zeroed?, stale ids at first backward
@@ -104,6 +106,9 @@ class TraceObserver(Observer):
         self.patches += self.amp.patches()
         self.lm_batches = LMBatchWatch()  # labels vs input_ids, pads and attention_mask of LM batches
         self.patches += self.lm_batches.patches()
+        self.split_overlap = SplitOverlapWatch()
+        self.loaders = LoaderWatch()  # persistent workers' stale dataset copies, distributed samplers' seeds
+        self.patches += self.loaders.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -431,7 +436,9 @@ class TraceObserver(Observer):
         name = runner.root_label(root)
         stage = self.stages.current()
         self.stages.count(stage, "forwards")
-        if torch.is_grad_enabled() and stage not in ("sanity_check", "validate", "test", "predict"):
+        training = torch.is_grad_enabled() and stage not in ("sanity_check", "validate", "test", "predict")
+        self.split_overlap.see(root, inputs, training, runner.step)  # evaluation rows that are near-copies of training rows
+        if training:
             self._seq().append("F")
             if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
                 self.input_stats = probes.tensor_stats(inputs[0])
@@ -782,6 +789,8 @@ class TraceObserver(Observer):
             "stages": self.stages.result(),
             "stage_loss_calls": self.stage_loss_calls,
             "lm_batches": self.lm_batches.result(),
+            "loaders": self.loaders.result(),
+            "split_overlap": self.split_overlap.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

@@ -89,6 +89,7 @@ class PinnObserver(Observer):
 
         self.config = config or {}
         self.active = False  # a derivative with respect to inputs was taken with gradients on
+        self.split_sums = True  # diagnose turns this off when compute_loss names the loss terms itself
         self.sites: dict[tuple, dict] = {}
         self.breakdowns: list[dict] = []  # per sampled step: the loss split into terms
         self.model_inputs: list | None = None  # per-column ranges over every model input seen (grad on)
@@ -386,7 +387,7 @@ class PinnObserver(Observer):
             self.sites[key]["before_backward"] += 1
         self._pending = set()
         root = tensors if isinstance(tensors, torch.Tensor) else (_as_list(tensors)[0] if _as_list(tensors) else None)
-        if self._sampled_this_step or runner.step not in SAMPLED_STEPS or not self._is_scalar(root):
+        if self._sampled_this_step or runner.step not in SAMPLED_STEPS or not self.split_sums or not self._is_scalar(root):
             return
         self._sampled_this_step = True
         terms = self._terms(root)[:MAX_TERMS]

@@ -111,7 +111,9 @@ def causal_leakage(run: DiagnoseRun) -> Iterator[Found]:
 
     What it finds: for sequence models (task 'sequence' or a time_dim hint), the gradient of the output at the middle
     time step with respect to inputs at later time steps (through the embedding output for token inputs), in eval
-    mode; it must be exactly zero for an autoregressive/causal model.
+    mode; it must be exactly zero for an autoregressive/causal model. Module outputs are read the same way to name
+    the last module that lets later positions into earlier ones. `trace` (and so `check`) runs it on the traced
+    script's first batch when the loss targets are the inputs shifted by one position (next-token prediction).
     Why it matters: a missing causal mask or a shifting mistake lets the model copy the answer during training; the
     training loss looks excellent and generation is garbage.
     How to confirm: change only the last input step and check whether earlier outputs move.
@@ -123,10 +125,11 @@ def causal_leakage(run: DiagnoseRun) -> Iterator[Found]:
     yield Found(
         "the output at time t depends on inputs after t: the model can see the future (a missing or wrong causal mask, a bidirectional layer, or a shift error)",
         observation=f"d output[t={c['t']}] / d {c['via']}[t'] reached {fmt(c['future_grad'])} for t' > t (first at t'={c['first_leaking_step']}; "
-                    f"past/present max {fmt(c['past_grad'])}) over {c['time_steps']} steps; it must be exactly 0 for a causal model",
+                    f"past/present max {fmt(c['past_grad'])}) over {c['time_steps']} steps; it must be exactly 0 for a causal model"
+                    + (f"; the last module that lets later positions into earlier ones is '{c['leak_before']}'" if c.get("leak_before") else ""),
         next_test="perturb the input at the last time step and check whether earlier outputs change (they must not)",
         fix="pass a causal mask (e.g. nn.Transformer.generate_square_subsequent_mask / is_causal=True), and shift targets by one",
-        measurements=c, module="(model)", phase="forward")
+        measurements=c, module=c.get("leak_before") or "(model)", phase="forward")
 
 
 @runtime_check("input-ignored", tool="diagnose", category="data", severity="warning")

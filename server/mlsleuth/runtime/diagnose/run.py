@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mlsleuth.runtime import loss_terms
 from mlsleuth.runtime.common import (
     CHILD_DIR,
     RuntimeInputError,
@@ -123,7 +124,10 @@ def build_report(result: Any, *, info: dict, path: str, function: str, selection
     else:
         report.errors.extend(child_errors(result, tool="diagnose", path=path, interpreter=info["interpreter"]))
     trace_data = (payload.get("observers") or {}).get("trace")
+    pinn = (payload.get("observers") or {}).get("pinn")
     if trace_data is not None:
+        if pinn:  # the PINN observer (runtime/child/trace_pinn.py): its checks run on a PINN setup as under trace
+            trace_data = {**trace_data, "pinn": pinn}
         report.findings.extend(trace_findings(trace_data, path=path, command=f"mlsleuth diagnose {info['target']}"))
     checks = payload.get("checks") or {}
     report.findings.extend(diagnose_findings(checks, trace_data or {}, path=path, function=function))
@@ -135,12 +139,19 @@ def build_report(result: Any, *, info: dict, path: str, function: str, selection
         stats.update({"overfit_passed": overfit.get("reached_at") is not None, "overfit_initial_loss": overfit.get("initial"),
                       "overfit_final_loss": losses[-1], "overfit_steps": len(losses), "overfit_reached_at": overfit.get("reached_at"),
                       "overfit_curve": [round(v, 5) for v in losses[:: max(1, len(losses) // 20)]]})
+    named = checks.get("loss_terms")  # compute_loss returned a dict of named terms (runtime/child/diagnose_terms.py)
+    split = (pinn or {}).get("breakdowns") if (pinn or {}).get("active") else None  # a PINN's summed loss, split
+    terms = loss_terms.summary(named or split)
+    if terms:  # value and gradient norm per term, shares and the largest/smallest ratios
+        stats["loss_terms"] = terms
     if checks.get("ablation") and not checks["ablation"].get("skipped"):
         stats["ablation"] = {k: checks["ablation"].get(k) for k in ("real", "shuffled", "random")}
     if selection is not None:
         report.findings = [f for f in report.findings if selection.allows(f.rule, f.category, f.severity)]
     report.finalize(stats=stats)
     report.summary.text = f"{report.default_text()}; interpreter: {info['interpreter']} ({info['interpreter_chosen_by']})"
+    if terms:
+        report.summary.text += f"; {loss_terms.text(terms)}"
     return report
 
 

@@ -24,6 +24,7 @@ from mlsleuth.runtime.nan.explain import (
     nonfinite_counts,
     replay_sentence,
     saved_sentence,
+    source_of,
     trend,
     trend_sentence,
 )
@@ -116,6 +117,8 @@ def _birth(run: NanRun, born_in: str) -> Found:
     origin, failure, replay, step, t = run.origin, run.failure, run.replay, run.step, run.trend
     phase = origin.get("phase")
     observation, test, fix = explain_origin(origin, step)
+    line, where = source_of(origin, run.path)
+    observation += where
     extra = []
     if born_in == "backward":
         masked = [o for o in replay.get("origins") or [] if o.get("kind") == "birth" and o.get("phase") in ("forward", "loss") and o is not origin and o.get("index") != origin.get("index")]
@@ -150,7 +153,7 @@ def _birth(run: NanRun, born_in: str) -> Found:
         measurements={**run.measurements, "origin": origin},
         next_test=test,
         fix=fix,
-        step=step, phase=phase, module=origin.get("module"), op=origin.get("op"),
+        step=step, phase=phase, module=origin.get("module"), op=origin.get("op"), line=line,
         parameter=origin.get("parameter") if phase == "optimizer" else None,
     )
 

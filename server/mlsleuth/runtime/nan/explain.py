@@ -64,6 +64,21 @@ def describe_where(origin: dict[str, Any]) -> str:
     return "the loss computation (outside any module)" if origin.get("phase") == "loss" else f"the {origin.get('phase')} pass"
 
 
+def source_of(origin: dict[str, Any], path: str | None) -> tuple[int | None, str]:
+    """The line of the user's script where the operation ran (when it is that script), and a sentence naming it."""
+    import os
+
+    src = origin.get("source") or {}
+    file, line = src.get("file"), src.get("line")
+    if not file or not isinstance(line, int):
+        return None, ""
+    in_script = bool(path) and (file == path or file.endswith(os.sep + str(path).lstrip("./")))
+    shown = path if in_script else file
+    code = f" (`{src['code']}`)" if src.get("code") else ""
+    verb = "was called from" if origin.get("phase") == "backward" else "ran at"
+    return (line if in_script else None), f" The operation {verb} {shown}:{line}{code}."
+
+
 def forward_op_of(node: str) -> str | None:
     """``'SqrtBackward0'`` -> ``'aten::sqrt'`` (the forward op whose derivative the node computes)."""
     import re

@@ -112,6 +112,9 @@ def prepare_nan(
     if not workdir.is_dir():
         raise RuntimeInputError(f"--cwd {workdir}: no such folder")
     out_dir = Path(save_dir) if save_dir is not None else workdir / DEFAULT_SAVE_DIR
+    outside = None if nproc_per_node else multirank.external_world()  # started by torchrun/srun
+    if outside is not None and outside[1] > 1:
+        out_dir = out_dir / f"rank{outside[0]}"  # the ranks must not overwrite each other's saved batch
     if save_dir is None:
         keep_out_of_version_control(workdir / Path(DEFAULT_SAVE_DIR).parts[0])
     display = _display(path, workdir)
@@ -142,12 +145,16 @@ def prepare_nan(
     if nproc_per_node:
         info["nproc_per_node"] = nproc_per_node
         command += f" --nproc-per-node {nproc_per_node}"
+    from mlsleuth.runtime.nan import world
+
+    started = world.now()
 
     def to_report(result: Any):
         if multirank.is_world(result.result):
-            from mlsleuth.runtime.nan.world import world_report
-
-            return world_report(result, info=info, path=display, command=command, build_single=build_report)
+            return world.world_report(result, info=info, path=display, command=command, build_single=build_report)
+        if outside is not None and outside[1] > 1:
+            return world.under_launcher(result, rank_world=outside, folder=world.ranks_folder(workdir), started=started,
+                                        wait_s=timeout_s + 30, info=info, path=display, command=command, build_single=build_report)
         return build_report(result, info=info, path=display, command=command)
 
     return PreparedRun(tool="nan", child=child, to_report=to_report, description=f"nan {shown} (up to {max_steps} steps)",

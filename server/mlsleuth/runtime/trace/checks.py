@@ -608,7 +608,8 @@ def initial_loss_high(run: TraceRun) -> Iterator[Found]:
 
     What it finds: the first cross-entropy (C classes) or binary cross-entropy value is more than
     {T.INITIAL_LOSS_FACTOR:g} times ln C (ln 2 for binary) and at least {T.INITIAL_LOSS_MARGIN_NATS:g} nat above it
-    (also reported by diagnose).
+    (also reported by diagnose). It is info, not a warning, when the median of the last
+    {T.RECOVERY_LAST_VALUES} traced values is already back below ln C: a bad start the run recovers from.
     Why it matters: a freshly initialised classifier predicts near-uniformly, so its loss starts at ln C (2.30 for 10
     classes). Much higher means confident wrong predictions from the start: unnormalised inputs, a bad init scale,
     or a loss/label mismatch; the first steps are then spent undoing the init.
@@ -628,10 +629,14 @@ def initial_loss_high(run: TraceRun) -> Iterator[Found]:
         expected = math.log(classes)
         value = rec["first_value"]
         if isinstance(value, (int, float)) and math.isfinite(value) and value > T.INITIAL_LOSS_FACTOR * expected and value - expected >= T.INITIAL_LOSS_MARGIN_NATS:
+            recovered = _back_below(rec, expected)
             yield Found(
-                "the loss at initialisation is far above what near-uniform predictions give: the output layer starts over-confident (bad init scale, unnormalised inputs, or a loss/label mismatch)",
+                "the loss at initialisation is far above what near-uniform predictions give: the output layer starts over-confident (bad init scale, unnormalised inputs, or a loss/label mismatch)"
+                + (" (the run recovers: the loss is back below that level by the end of the traced steps)" if recovered else ""),
                 observation=f"first {LOSS_LABEL.get(fname, fname)} value {fmt(value)} vs ln({classes}) = {fmt(expected)} expected for uniform predictions "
-                            f"(flagged above {T.INITIAL_LOSS_FACTOR:g}x and {T.INITIAL_LOSS_MARGIN_NATS:g} nat over)",
+                            f"(flagged above {T.INITIAL_LOSS_FACTOR:g}x and {T.INITIAL_LOSS_MARGIN_NATS:g} nat over)"
+                            + (f"; the last traced values are back below ln({classes})" if recovered else ""),
+                severity="info" if recovered else None,
                 next_test="print(outputs.std(), outputs.abs().max()) for the first batch: logits should be O(1); re-run with the last layer's weights scaled by 0.01",
                 fix="normalise the inputs, use the default (Kaiming/Xavier) init, or initialise the final layer small",
                 measurements={"initial_loss": value, "expected": expected, "classes": classes},
@@ -809,6 +814,19 @@ def input_unnormalized(run: TraceRun) -> Iterator[Found]:
             measurements=st, module=run.data.get("input_module"), step=0, phase="data")
 
 
+def _back_below(rec: dict, level: float) -> bool:
+    """Whether a loss call's last traced values (the median of the last ``T.RECOVERY_LAST_VALUES``) are below ``level``.
+
+    The end of the window, not the mean of its last third: a loss falling fast from a bad start is still above
+    the level on average while its latest values are already well below it (a slow start, not a stuck run).
+    """
+    values = [v for v in rec.get("values", []) if isinstance(v, (int, float)) and math.isfinite(v)]
+    if len(values) < T.RECOVERY_LAST_VALUES:
+        return False
+    last = sorted(values[-T.RECOVERY_LAST_VALUES:])
+    return last[len(last) // 2] < level
+
+
 def _input_scale_harm(run: TraceRun) -> str | None:
     """What in this run shows unnormalised inputs doing harm ('' when the run trains normally; None when no
     training losses were seen, e.g. input statistics alone from diagnose, so there is no evidence either way)."""
@@ -819,10 +837,10 @@ def _input_scale_harm(run: TraceRun) -> str | None:
     if not _loss_falls(run):
         return "the loss is not falling"
     for rec in run.data.get("loss_calls", {}).values():
+        if not rec.get("grad_enabled", True):  # an evaluation metric under no_grad is not the training loss
+            continue
         value, classes = rec.get("first_value"), rec.get("classes") or 2
-        values = [v for v in rec.get("values", []) if isinstance(v, (int, float)) and math.isfinite(v)]
-        k = max(len(values) // 3, 1)
-        still_high = not values or sum(values[-k:]) / k > math.log(classes)
+        still_high = not _back_below(rec, math.log(classes))
         if isinstance(value, (int, float)) and classes >= 2 and value > T.INITIAL_LOSS_FACTOR * math.log(classes) \
                 and value - math.log(classes) >= T.INITIAL_LOSS_MARGIN_NATS and not rec.get("soft_targets") and still_high:
             return f"the first loss {fmt(value)} is far above ln({classes}) and the loss is still above it"
@@ -1254,7 +1272,7 @@ def state_dict_load_matched_nothing(run: TraceRun) -> Iterator[Found]:
         if own and rec.get("unexpected") and rec.get("missing", 0) >= 0.5 * own:
             yield Found(
                 f"load_state_dict(strict=False) into {rec['module']} matched almost nothing: {rec['missing']} of its {own} keys stayed at their initial values",
-                observation=f"at step {rec.get('step')}: {rec['missing']} of {own} model keys missing from the checkpoint and {rec['unexpected']} of its "
+                observation=f"{rec.get('when') or 'at step ' + str(rec.get('step'))}: {rec['missing']} of {own} model keys missing from the checkpoint and {rec['unexpected']} of its "
                             f"{rec.get('given_keys')} keys unused (e.g. missing {rec.get('missing_examples')}, unexpected {rec.get('unexpected_examples')})",
                 next_test="print(model.load_state_dict(state_dict, strict=False)): compare the missing and unexpected key names",
                 fix="strip the wrapper prefix (k.removeprefix('module.')) or save the unwrapped model, and check the returned keys or load with strict=True",
@@ -1392,8 +1410,12 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
 # checks on language-model batches (labels vs input_ids, pads, attention_mask) live in their own module
 from mlsleuth.runtime.trace import (
     checks_amp,
+    checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_lm,  # noqa: F401
+    checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
+    checks_split,  # noqa: F401 - evaluation inputs that are near-copies of training inputs
     checks_pinn,  # noqa: F401
+    checks_rank_metrics,  # noqa: F401 - per-rank metrics reported without a reduction
     checks_ranks,  # noqa: F401
     checks_rl,  # noqa: F401 - registers the RL checks (kept in their own module)
 )

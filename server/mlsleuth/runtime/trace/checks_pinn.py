@@ -9,11 +9,11 @@ draws nothing here. Registered with the other trace checks (``checks.py`` import
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator
 from typing import Any
 
+from mlsleuth.runtime import loss_terms
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import fmt
 from mlsleuth.runtime.registry import Found, runtime_check
@@ -41,7 +41,7 @@ def _training_sites(pinn: dict) -> list[dict]:
 
 
 def _split(pinn: dict) -> list[dict]:
-    return [b for b in pinn.get("breakdowns", []) if b.get("split") and len(b.get("terms", [])) >= 2]
+    return loss_terms.split_breakdowns(pinn.get("breakdowns"))
 
 
 def _dead_terms(pinn: dict) -> list[dict]:
@@ -83,35 +83,16 @@ def _unused_sites(pinn: dict) -> list[dict]:
 
 
 def loss_term_summary(pinn: dict | None) -> dict | None:
-    """The per-term breakdown for the report's stats: the first and last sampled steps, each term's value,
-    gradient norm and share of the total."""
+    """The per-term breakdown for the report's stats (:func:`mlsleuth.runtime.loss_terms.summary`): the first and
+    last sampled steps, each term's value, gradient norm and share of the total, and the largest/smallest ratios."""
     if not pinn or not pinn.get("active"):
         return None
-    splits = _split(pinn)
-    if not splits:
-        return None
-
-    def rows(b: dict) -> list[dict]:
-        total = sum(abs(t["value"]) for t in b["terms"]) or 1.0
-        return [{"term": t["name"], "value": t["value"], "grad_norm": t["grad_norm"], "share": abs(t["value"]) / total,
-                 "reaches_parameters": t["reaches_parameters"]} for t in b["terms"]]
-
-    out = {"first_step": splits[0]["step"], "first": rows(splits[0])}
-    if len(splits) > 1:
-        out["last_step"], out["last"] = splits[-1]["step"], rows(splits[-1])
-    return out
+    return loss_terms.summary(pinn.get("breakdowns"))
 
 
 def loss_terms_text(summary: dict) -> str:
     """One line for the report's summary: the PINN loss split into its terms at the last sampled step."""
-    step, rows = (summary["last_step"], summary["last"]) if "last" in summary else (summary["first_step"], summary["first"])
-    terms = ", ".join(f"{r['term']} {fmt(r['value'])} (grad norm {fmt(r['grad_norm'])})" for r in rows)
-    return f"PINN loss terms at step {step}: {terms}"
-
-
-def _ratio(values: list[float]) -> float | None:
-    vals = [abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v) and abs(v) > 0]
-    return max(vals) / min(vals) if len(vals) >= 2 else None
+    return loss_terms.text(summary, "PINN loss terms")
 
 
 def _median(values: list[float]) -> float | None:
@@ -310,8 +291,8 @@ def pinn_loss_terms_imbalanced(run: Any) -> Iterator[Found]:
         return
     value_ratios, grad_ratios = [], []
     for b in early:
-        v = _ratio([t["value"] for t in b["terms"]])
-        g = _ratio([t["grad_norm"] for t in b["terms"] if t.get("reaches_parameters")])
+        v = loss_terms.ratio([t["value"] for t in b["terms"]])
+        g = loss_terms.ratio([t["grad_norm"] for t in b["terms"] if t.get("reaches_parameters")])
         if v is not None and g is not None:
             value_ratios.append(v)
             grad_ratios.append(g)

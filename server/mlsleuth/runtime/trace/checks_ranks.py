@@ -18,7 +18,8 @@ from mlsleuth.runtime.common import decode_non_finite
 from mlsleuth.runtime.registry import Found, runtime_check
 
 HARNESS_FILES = {"run_user_script.py", "trace_main.py", "nan_main.py", "rank_sync.py"}
-RANK_CHECK_IDS = ("ddp-params-differ-across-ranks", "ddp-grads-differ-across-ranks", "ddp-sampler-same-order-each-epoch", "ddp-rank-hung")
+RANK_CHECK_IDS = ("ddp-params-differ-across-ranks", "ddp-grads-differ-across-ranks", "ddp-sampler-same-order-each-epoch", "ddp-rank-hung",
+                  "ddp-metric-of-one-shard-reported")
 
 
 class RanksRun:
@@ -70,8 +71,22 @@ def _differs(a: float | None, b: float | None) -> bool:
     return abs(a - b) > T.RANK_SUM_RTOL * max(abs(a), abs(b), 1e-12)
 
 
+def _groups(run: RanksRun, ranks: list[int], index: int) -> list[list[int]]:
+    """The ranks that must hold equal values of parameter ``index``: all of them for a replicated (DDP)
+    parameter; for a sharded one, those that hold the same piece (``shard_keys``: HSDP replicas)."""
+    by_key: dict[Any, list[int]] = {}
+    for r in ranks:
+        keys = run.data[r].get("shard_keys")
+        if keys is None and run.sharded:  # written by an mlsleuth that did not record the pieces: never compared
+            keys = [f"unknown:{r}"] * (index + 1)
+        keys = keys or []
+        by_key.setdefault(keys[index] if index < len(keys) else None, []).append(r)
+    return [members for members in by_key.values() if len(members) > 1]
+
+
 def _compare(run: RanksRun, kind: str, key: str) -> tuple[list[str], list[int], dict[int, list]]:
-    """Parameter names whose ``kind`` (params/grads) sums at ``key`` differ from rank 0's, and on which ranks."""
+    """Parameter names whose ``kind`` (params/grads) sums at ``key`` differ between ranks that must agree, and on which
+    ranks (each compared with the lowest rank of its group)."""
     sums = {r: (d.get(kind) or {}).get(key) for r, d in run.data.items()}
     sums = {r: s for r, s in sums.items() if isinstance(s, list)}
     if len(sums) < 2:
@@ -79,17 +94,31 @@ def _compare(run: RanksRun, kind: str, key: str) -> tuple[list[str], list[int], 
     base_rank = min(sums)
     base = sums[base_rank]
     names = run.data[base_rank].get("param_names") or []
+    same_length = sorted(r for r, s in sums.items() if len(s) == len(base))
     differing: set[int] = set()
     ranks: set[int] = set()
-    for r, s in sums.items():
-        if r == base_rank or len(s) != len(base):
-            continue
-        for i, (a, b) in enumerate(zip(base, s)):
-            if _differs(a, b):
-                differing.add(i)
-                ranks.add(r)
+    for i in range(len(base)):
+        for members in _groups(run, same_length, i):
+            for r in members[1:]:
+                if _differs(sums[members[0]][i], sums[r][i]):
+                    differing.add(i)
+                    ranks.add(r)
     labels = [names[i] if i < len(names) else f"param{i}" for i in sorted(differing)]
     return labels, sorted(ranks), sums
+
+
+def comparison_note(run: RanksRun) -> str | None:
+    """For a sharded model, what the parameter and gradient comparisons covered (None for a replicated one)."""
+    if not _is_ranks(run) or not run.sharded:
+        return None
+    ranks = sorted(run.data)
+    n = max((len(run.data[r].get("param_names") or []) for r in ranks), default=0)
+    compared = sum(1 for i in range(n) if _groups(run, ranks, i))
+    if compared == 0:
+        return ("parameter and gradient sums were not compared across ranks: the model is sharded (FSDP/DTensor) and no "
+                "two ranks hold the same piece of any parameter, so there is no replica to compare")
+    return (f"sharded model: {compared} of {n} parameters compared between the ranks that hold the same piece "
+            "(replicas, as in HSDP)" + ("; the others are held by one rank each" if compared < n else ""))
 
 
 def _names(labels: list[str]) -> str:
@@ -103,8 +132,9 @@ def ddp_params_differ_across_ranks(run: Any) -> Iterator[Found]:
 
     What it finds: per-parameter sums that differ between ranks (by more than a relative
     {T.RANK_SUM_RTOL:g}) right before the first optimizer update, after the model was built and
-    wrapped, or after the last watched step while the gradients were in sync. Sharded models
-    (FSDP, DTensor) are not compared.
+    wrapped, or after the last watched step while the gradients were in sync. In a sharded model
+    (FSDP, DTensor) only ranks that hold the same piece of a parameter are compared (HSDP replicas);
+    the report's `cross_rank_comparison` says what was covered.
     Why it matters: data parallelism assumes every rank trains one model; ranks that start from
     different weights (a rank-dependent seed before building the model, manual gradient averaging
     without a broadcast of the initial weights, a model changed on one rank after wrapping) train
@@ -117,7 +147,7 @@ def ddp_params_differ_across_ranks(run: Any) -> Iterator[Found]:
     DistributedDataParallel (it broadcasts rank 0's weights), or broadcast them yourself with
     `dist.broadcast(p.data, src=0)` for every parameter and buffer.
     """
-    if not _is_ranks(run) or run.sharded:
+    if not _is_ranks(run):
         return
     labels, ranks, sums = _compare(run, "params", "0")
     when = "before the first update"
@@ -135,16 +165,22 @@ def ddp_params_differ_across_ranks(run: Any) -> Iterator[Found]:
             return
     n = len(next(iter(sums.values())))
     wrappers = sorted({w for d in run.data.values() for w in d.get("wrappers") or []})
+    if run.sharded:
+        built = "the model is sharded (FSDP/DTensor): compared between the ranks that hold the same piece (replicas)"
+        fix = ("Seed every rank identically before building the model, or broadcast the initial weights from rank 0: "
+               "fully_shard/HSDP does not broadcast them the way DistributedDataParallel does.")
+    else:
+        built = f"wrappers built: {', '.join(wrappers)}" if wrappers else "no DistributedDataParallel/FSDP wrapper was built"
+        fix = ("Seed every rank identically before building the model, or wrap it in DistributedDataParallel "
+               "(it broadcasts rank 0's weights), or broadcast each parameter from rank 0 before training.")
     yield Found(
         f"the ranks train different weights: {len(labels)} of {n} parameters differ between rank 0 and rank(s) "
         f"{', '.join(map(str, ranks))} {when}",
-        observation=f"per-parameter sums {when} differ across ranks for {_names(labels)}; "
-                    + (f"wrappers built: {', '.join(wrappers)}" if wrappers else "no DistributedDataParallel/FSDP wrapper was built"),
+        observation=f"per-parameter sums {when} differ across ranks for {_names(labels)}; {built}",
         measurements={"parameters": labels[:20], "ranks": ranks, "when": when, "wrappers": wrappers},
         next_test="Print sum(p.double().sum() for p in model.parameters()) on every rank right after building the model; "
                   f"the values must match. Then rerun `{run.command}`.",
-        fix="Seed every rank identically before building the model, or wrap it in DistributedDataParallel "
-            "(it broadcasts rank 0's weights), or broadcast each parameter from rank 0 before training.",
+        fix=fix,
         phase="setup" if when.startswith("before") else "optimizer",
     )
 
@@ -160,13 +196,15 @@ def ddp_grads_differ_across_ranks(run: Any) -> Iterator[Found]:
     step that updates, the loss computed through `model.module` (or another method of the inner model)
     which bypasses DDP's hooks, or a hand-written all-reduce that misses some parameters. Each rank
     then trains on its shard alone and the replicas drift apart silently.
+    In a sharded model (FSDP, DTensor) only ranks that hold the same piece of a parameter are
+    compared (HSDP replicas).
     How to confirm: after `loss.backward()`, print one gradient's sum on every rank; with DDP the
     values are identical.
     What to do instead: call the DDP wrapper itself (`model(x)`, not `model.module(x)` or
     `model.module.some_method(x)`), leave `no_sync()` only around the accumulation micro-steps that do
     not call `optimizer.step()`, or all-reduce every gradient before the step.
     """
-    if not _is_ranks(run) or run.sharded:
+    if not _is_ranks(run):
         return
     for key in sorted({k for d in run.data.values() for k in (d.get("grads") or {})}, key=int):
         labels, ranks, sums = _compare(run, "grads", key)

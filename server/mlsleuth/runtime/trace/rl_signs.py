@@ -63,6 +63,10 @@ def vital_signs(data: dict[str, Any]) -> dict[str, Any] | None:
         return None
     eps = rl.get("episodes", [])
     out: dict[str, Any] = {"env_steps": rl["env_steps"], "episodes_finished": rl.get("episode_count", len(eps))}
+    if rl.get("step_api") == 4:  # old gym: one `done` flag, so a time limit cannot be told from a terminal state
+        out["step_api"] = "gym 4-tuple (obs, reward, done, info)"
+    elif rl.get("step_api") == 5:
+        out["step_api"] = "5-tuple (obs, reward, terminated, truncated, info)"
     if eps:
         rets = [e[0] for e in eps]
         lens = [e[1] for e in eps]

@@ -28,6 +28,8 @@ from mlsleuth.runtime.common import (
 )
 from mlsleuth.runtime.prepared import PreparedRun
 from mlsleuth.runtime.trace.rl_signs import vital_signs, vital_signs_line
+from mlsleuth.runtime.trace.causal import causal_findings
+from mlsleuth.runtime.trace.checks_checkpoints import after_window_line, merge_after_window
 
 DEFAULT_STEPS = 20
 DEFAULT_TIMEOUT_S = 300.0
@@ -46,11 +48,16 @@ def prepare_trace(
     selection: Any = None,
     nproc_per_node: int | None = None,
     probes: Sequence[str] = (),
+    after_window_s: float | None = None,
 ) -> PreparedRun:
     """Validate and build (not start) the traced run of ``script``.
 
     ``probes``: extra measurements on the first (model, batch) pair, for ``mlsleuth check``: ``"causal"``
     (causal leakage, when the targets are the inputs shifted by one; see ``runtime/child/trace_causal.py``).
+
+    ``after_window_s``: seconds the script may run on, unobserved, after the traced steps, so that what it does
+    once training is over (a checkpoint loaded back, the best state restored, a job resumed) is checked too
+    (default ``thresholds.AFTER_WINDOW_S``; 0: stop at the last traced step; never with several ranks).
 
     ``cwd``: working directory of the script (default: the current one, as when
     the user runs ``python script.py`` themselves). ``selection``: an optional
@@ -71,6 +78,8 @@ def prepare_trace(
         raise RuntimeInputError(f"--steps must be an integer between 1 and {MAX_STEPS}, got {steps!r}")
     if not timeout_s or timeout_s <= 0:
         raise RuntimeInputError("--timeout must be a positive number of seconds")
+    if after_window_s is not None and not 0 <= after_window_s <= 600:
+        raise RuntimeInputError("--after-steps must be between 0 and 600 seconds")
     if memory_limit_mb is not None and memory_limit_mb < 64:
         raise RuntimeInputError("--memory-limit must be at least 64 MB")
     from mlsleuth.runtime import multirank
@@ -88,7 +97,8 @@ def prepare_trace(
     write_config(child, {"script": str(path.resolve()), "argv": [str(a) for a in args], "max_steps": steps,
                          "verdict_extra_steps": extra, "label_prior_margin": T.LABEL_PRIOR_MARGIN, "timeout_s": timeout_s,
                          "nproc_per_node": nproc_per_node, "tool": "trace", "hang_dump_after_s": timeout_s - world.hang_margin(timeout_s),
-                         "rl_target_watch_steps": T.RL_TARGET_WATCH_STEPS, "probes": [str(p) for p in probes]})
+                         "rl_target_watch_steps": T.RL_TARGET_WATCH_STEPS, "probes": [str(p) for p in probes],
+                         "after_window_s": 0.0 if nproc_per_node else (T.AFTER_WINDOW_S if after_window_s is None else float(after_window_s))})
     info = {"interpreter": interpreter, "interpreter_chosen_by": chosen_by, "script": display, "steps_requested": steps,
             "timeout_s": timeout_s, "memory_limit_mb": memory_limit_mb}
     command = f"mlsleuth trace {display}"
@@ -144,7 +154,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
             data = {**data, "pinn": pinn}
             if loss_term_summary(pinn):
                 stats["pinn_loss_terms"] = loss_term_summary(pinn)
+        data = merge_after_window(payload, data)  # checkpoint events, also after the traced steps (checks_checkpoints.py)
         report.findings.extend(trace_findings(data, path=path, command=command))
+        report.findings.extend(causal_findings(data))  # diagnose's causal-leakage on the traced model (trace/causal.py)
         losses = data.get("losses") or []
         if losses:
             stats["loss_first"], stats["loss_last"] = losses[0], losses[-1]
@@ -160,6 +172,8 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
             ext = data["extension"]
             stats["steps_extended"] = (f"{ext['extra']} step(s) beyond the {ext['requested']} requested were watched "
                                        f"to settle the {ext['reason']} verdict")
+        if after_window_line(payload):
+            stats["after_window"] = after_window_line(payload)
         if data.get("causal_leakage") is not None:  # asked for with probes=("causal",)
             stats["causal_leakage"] = data["causal_leakage"]
         if (data.get("batch_dependence") or {}).get("skipped"):

@@ -24,7 +24,11 @@ def hang_margin(timeout_s: float) -> float:
 def world_report(result: Any, *, info: dict, path: str, command: str, selection: Any, build_single: Any, script: str | None):
     """The report of a world whose ranks the child launched (``result.result["status"] == "ranks"``)."""
     from mlsleuth.runtime.ranking import rank
-    from mlsleuth.runtime.trace.checks_ranks import RanksRun, rank_findings
+    from mlsleuth.runtime.trace.checks_ranks import (
+        RanksRun,
+        comparison_note,
+        rank_findings,
+    )
 
     script_dir = os.path.dirname(script) if script else None
 
@@ -39,11 +43,15 @@ def world_report(result: Any, *, info: dict, path: str, command: str, selection:
         report.findings = [f for f in report.findings if selection.allows(f.rule, f.category, f.severity)]
     steps = {r: s.get("steps") for r, s in stats["ranks"].items()}
     stats["steps_traced"] = steps
+    note = comparison_note(RanksRun((result.result or {}).get("ranks") or [], world_size=stats["world_size"], path=path, command=command))
+    if note:  # a sharded model: say what the parameter/gradient comparisons covered, never skip them silently
+        stats["cross_rank_comparison"] = note
     report.findings = rank(report.findings, "trace")
     report.finalize(stats=stats, sort=False)
     head = report.default_text()
     report.summary.text = (f"{head}; {stats['world_size']} rank(s), steps per rank: "
-                           + ", ".join(f"rank {r}: {s}" for r, s in steps.items()) + f"; interpreter: {info.get('interpreter')}")
+                           + ", ".join(f"rank {r}: {s}" for r, s in steps.items())
+                           + (f"; {note}" if note else "") + f"; interpreter: {info.get('interpreter')}")
     return report
 
 

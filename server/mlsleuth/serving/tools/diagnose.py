@@ -23,7 +23,9 @@ whether the model, the loss, the data or the optimiser is at fault. The
 target is FILE:FUNCTION: a zero-argument function in the user's code that
 returns a dict with `model` (an nn.Module), `batch` ((inputs, targets) or a
 dict) or `loader`, and `loss_fn(outputs, targets)` or
-`compute_loss(model, batch)`; optionally `optimizer` (params -> optimizer),
+`compute_loss(model, batch)` (which may return a dict of named loss terms,
+such as a PINN's residual and boundary terms: each term's value, gradient
+norm and share are reported); optionally `optimizer` (params -> optimizer),
 `num_classes`, `task`, `time_dim`. If no such function exists yet, write one
 next to the training code first. The inputs are fed as model(*inputs) for a
 tuple/list, model(**inputs) for a dict, else model(inputs). Runs are seeded,

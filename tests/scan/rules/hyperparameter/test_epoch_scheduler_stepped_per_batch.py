@@ -186,3 +186,123 @@ def test_per_step_scheduler_passed_in_from_another_file_is_fine(tmp_path):
         """,
     }
     check_project(tmp_path, files, SCHED)
+
+
+def test_cosine_t_max_counted_in_optimizer_steps_is_not_an_epoch_schedule():
+    literal = """
+        import torch
+        from torch.utils.data import DataLoader
+
+        EPOCHS = 5
+
+        def main(model, dataset):
+            loader = DataLoader(dataset, batch_size=32, shuffle=True)  # 640 samples: 20 batches
+            opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=100)  # 5 epochs x 20 batches
+            for epoch in range(EPOCHS):
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+                    sched.step()
+        """
+    through_a_variable = """
+        import torch
+
+        def main(model, loader, epochs):
+            opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+            horizon = epochs * len(loader)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, horizon, eta_min=1e-5)
+            for epoch in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+                    sched.step()
+        """
+    argparse_default = """
+        import argparse
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--epochs", type=int, default=3)
+        parser.add_argument("--lr", type=float, default=1e-3)
+
+        def main(model, loader, args):
+            opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=300)  # 3 epochs of 100 batches
+            for epoch in range(args.epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+                    sched.step()
+        """
+    check(literal, SCHED)
+    check(through_a_variable, SCHED)
+    check(argparse_default, SCHED)
+
+
+def test_cosine_t_max_equal_to_the_epoch_count_stepped_per_batch_is_still_flagged():
+    same_name = """
+        import torch
+
+        EPOCHS = 5
+
+        def main(model, loader):
+            opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=EPOCHS)
+            for epoch in range(EPOCHS):
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+                    sched.step()  # expect: epoch-scheduler-stepped-per-batch
+        """
+    literals = """
+        import torch
+
+        def main(model, loader):
+            opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=50)
+            for epoch in range(50):
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+                    sched.step()  # expect: epoch-scheduler-stepped-per-batch
+        """
+    unknown_epochs = """
+        import torch
+
+        def main(model, loader, args):
+            opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
+            for epoch in range(args.epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+                    sched.step()  # expect: epoch-scheduler-stepped-per-batch
+        """
+    argparse_epochs = """
+        import argparse
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--num-epochs", type=int, default=90)
+
+        def main(model, loader, args):
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=90)
+            for epoch in range(args.num_epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+                    sched.step()  # expect: epoch-scheduler-stepped-per-batch
+        """
+    check(same_name, SCHED)
+    check(literals, SCHED)
+    check(unknown_epochs, SCHED)
+    check(argparse_epochs, SCHED)

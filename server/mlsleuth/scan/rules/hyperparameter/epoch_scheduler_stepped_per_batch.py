@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import re
 
+from mlsleuth.scan.analysis import value_origins as vo
+from mlsleuth.scan.analysis.context import FileContext, argument, constant, keyword
 from mlsleuth.scan.analysis.training_step_model import (
     is_accumulation_guard,
     is_loop_invariant_guard,
@@ -18,13 +21,71 @@ from mlsleuth.scan.rules.loop_rule_base import (
     scheduler_events,
 )
 
+# T_max this many times the number of epochs (or more) cannot be an epoch count: the cosine would cover a
+# quarter of its period over the whole run. It counts optimizer steps (epochs x batches per epoch).
+STEPS_PER_EPOCH_MIN = 4
+
+
+def _int_value(ctx: FileContext, node: ast.AST | None) -> int | None:
+    """An integer literal, a name bound to one (in its function or at module level), or ``args.epochs`` whose
+    ``add_argument("--epochs", default=5)`` is in this file."""
+    value = constant(node)
+    if isinstance(node, ast.Name):
+        bound = vo.local_value(ctx, node) or vo.module_value(ctx, node.id)
+        value = constant(bound) if bound is not None else ...
+    elif isinstance(node, ast.Attribute):
+        value = _argparse_default(ctx, node.attr)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _argparse_default(ctx: FileContext, dest: str) -> object:
+    for call in ctx.calls():
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument"):
+            continue
+        flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        names = {constant(keyword(call, "dest"))} | {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
+        if dest in names:
+            return constant(keyword(call, "default"))
+    return ...
+
+
+def _epoch_count(loop: ast.AST) -> ast.expr | None:
+    """``E`` in ``for epoch in range(E)`` / ``range(start, E)``."""
+    it = getattr(loop, "iter", None)
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and 1 <= len(it.args) <= 2:
+        return it.args[-1]
+    return None
+
+
+def _tmax_counts_steps(ctx: FileContext, sched, outer: ast.AST) -> bool:
+    """A ``CosineAnnealingLR`` whose ``T_max`` is evidently a number of optimizer steps: bound to an expression of
+    steps (``total = epochs * len(loader)``), or a constant several times the epoch loop's count (``T_max=100`` over
+    ``range(5)`` epochs of 20 batches). ``T_max`` equal to the epoch count stays an epoch schedule."""
+    obj = sched.obj
+    if obj is None or obj.name != "CosineAnnealingLR" or obj.construction is None:
+        return False
+    sctx = obj.ctx or ctx
+    tmax = argument(obj.construction, 1, "T_max")
+    if isinstance(tmax, ast.Name):
+        bound = vo.local_value(sctx, tmax) or vo.module_value(sctx, tmax.id)
+        if bound is not None and not isinstance(bound, ast.Constant) and _STEPS_WORD.search(ast.unparse(bound)):
+            return True
+    steps, epochs = _int_value(sctx, tmax), _int_value(ctx, _epoch_count(outer))
+    return steps is not None and epochs is not None and steps >= STEPS_PER_EPOCH_MIN * epochs
+
+
+_STEPS_WORD = re.compile(r"len\s*\(|step|iter|batch|total", re.IGNORECASE)
+
 
 @register_rule
 class EpochSchedulerSteppedPerBatch(SchedulerRule):
     """A per-epoch learning-rate schedule is stepped once per batch.
 
     What it finds: `StepLR`, `MultiStepLR`, `ExponentialLR`, `CosineAnnealingLR` (with `T_max` in
-    epochs) or `ReduceLROnPlateau` stepped inside the batch loop of an epoch loop.
+    epochs) or `ReduceLROnPlateau` stepped inside the batch loop of an epoch loop. A `T_max` that is
+    evidently a step count is left alone: computed from `len(loader)` or a step/iteration count (also
+    through a variable), a literal of 1000 or more, or a literal at least four times the epoch loop's
+    `range(E)` (`T_max=100` over 5 epochs); `T_max` equal to the number of epochs is flagged.
     Why it matters: these schedules count whatever calls `step()`. Configured in epochs (`step_size=30`,
     `T_max=epochs`, `gamma=0.95`) but stepped per batch, they decay hundreds of times faster than
     intended: the learning rate reaches its floor (or cycles) within the first epoch and training
@@ -55,6 +116,8 @@ class EpochSchedulerSteppedPerBatch(SchedulerRule):
             if any(not is_accumulation_guard(g) or "len(" in ast.unparse(g.test) for g in varying):
                 continue
             outer = trace.loop_parent[loop]
+            if _tmax_counts_steps(ctx, sched, outer):
+                continue
             assert sched.obj is not None
             yield self.finding(
                 ctx,

@@ -1,0 +1,27 @@
+"""Registries so the config can pick models, optimizers and schedules by name."""
+from __future__ import annotations
+
+from typing import Callable
+
+
+class Registry:
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._items: dict[str, Callable] = {}
+
+    def register(self, name: str):
+        def decorator(obj: Callable) -> Callable:
+            self._items[name] = obj
+            return obj
+
+        return decorator
+
+    def build(self, name: str, *args, **kwargs):
+        if name not in self._items:
+            raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(sorted(self._items))}")
+        return self._items[name](*args, **kwargs)
+
+
+MODELS = Registry("model")
+OPTIMIZERS = Registry("optimizer")
+SCHEDULES = Registry("schedule")

@@ -1,0 +1,3 @@
+"""defectcls: surface-defect classification from patch descriptors."""
+
+__version__ = "1.2.0"

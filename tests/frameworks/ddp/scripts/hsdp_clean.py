@@ -1,0 +1,31 @@
+"""A correct HSDP run (fully_shard over a 2 x 1 mesh): every rank seeds alike, so the replicas start and stay equal."""
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from ddp_common import dataset, model, setup
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import fully_shard
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+rank = setup()
+torch.manual_seed(0)  # the same seed on every rank: the replicas start equal
+data = dataset()
+sampler = DistributedSampler(data, shuffle=True, seed=0)
+loader = DataLoader(data, batch_size=8, sampler=sampler)
+net = model()
+mesh = init_device_mesh("cpu", (dist.get_world_size(), 1), mesh_dim_names=("replicate", "shard"))
+for layer in net:
+    if isinstance(layer, torch.nn.Linear):
+        fully_shard(layer, mesh=mesh)
+fully_shard(net, mesh=mesh)
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+for epoch in range(3):
+    sampler.set_epoch(epoch)
+    for xb, yb in loader:
+        opt.zero_grad()
+        loss = F.mse_loss(net(xb), yb)
+        loss.backward()
+        opt.step()
+dist.destroy_process_group()
