@@ -111,7 +111,6 @@ def later_assignments(ctx: FileContext, subset: SplitSubset, attribute: str) -> 
     wanted = f"{subset.name}.{attribute}"
     found = []
     for node in ctx.walk_scope(subset.scope):
-        if isinstance(node, ast.Assign) and node.lineno > subset.made_by.lineno:
-            if any(dotted(t) == wanted for t in node.targets):
-                found.append(node)
+        if isinstance(node, ast.Assign) and node.lineno > subset.made_by.lineno and any(dotted(t) == wanted for t in node.targets):
+            found.append(node)
     return found
