@@ -55,3 +55,101 @@ def test_deterministic_or_separate_evaluation_pipelines_stay_silent():
             return train_tf, val_tf, test_tf
         """
     check(src, RULE)
+
+
+def test_held_out_subset_of_the_augmented_dataset():
+    src = """
+        import torch
+        from torch.utils.data import DataLoader, Subset, random_split
+        from torchvision import datasets, transforms as T
+
+        def loaders(root, val_idx, train_idx):
+            aug = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor()])
+            images = datasets.ImageFolder(root, transform=aug)
+            trainset = Subset(images, train_idx)
+            valset = Subset(images, val_idx)  # expect: augmented-evaluation-data
+            return DataLoader(trainset, shuffle=True), DataLoader(valset)
+
+        class Data:
+            def setup(self, cfg):
+                full = datasets.CIFAR10(cfg.root, transform=T.Compose([T.RandomCrop(32, padding=4), T.ToTensor()]))  # expect: augmented-evaluation-data
+                self.train_ds, self.valid_ds = random_split(full, [45000, 5000], generator=torch.Generator().manual_seed(0))
+        """
+    check(src, RULE)
+
+
+def test_augmentation_from_a_helper_module_reaches_the_validation_split(tmp_path):
+    check_project(
+        tmp_path,
+        {
+            "augs.py": """
+                from torchvision import transforms as T
+
+                def make_transforms():
+                    train_tf = T.Compose([T.RandomCrop(32, padding=4), T.TrivialAugmentWide(), T.ToTensor()])
+                    test_tf = T.Compose([T.ToTensor()])
+                    return train_tf, test_tf
+                """,
+            "data.py": """
+                from torch.utils.data import Subset
+                from torchvision.datasets import CIFAR100
+                from augs import make_transforms
+
+                def splits(root, tr, va):
+                    train_tf, test_tf = make_transforms()
+                    base = CIFAR100(root, train=True, transform=train_tf)
+                    test_set = CIFAR100(root, train=False, transform=test_tf)
+                    return Subset(base, tr), test_set
+
+                def splits_with_val(root, tr, va):
+                    train_tf, test_tf = make_transforms()
+                    base = CIFAR100(root, train=True, transform=train_tf)
+                    train_part = Subset(base, tr)
+                    val_part = Subset(base, va)  # expect: augmented-evaluation-data
+                    return train_part, val_part
+                """,
+        },
+        RULE,
+    )
+
+
+def test_held_out_subsets_with_their_own_dataset_or_on_purpose_stay_silent():
+    src = """
+        import copy
+        from torch.utils.data import Subset, random_split
+        from torchvision import datasets, transforms as T
+
+        AUG = T.Compose([T.RandomResizedCrop(96), T.ColorJitter(0.4, 0.4, 0.4), T.ToTensor()])
+        PLAIN = T.Compose([T.Resize(96), T.ToTensor()])
+
+        def separate_objects(root, tr, va):
+            train_base = datasets.STL10(root, split="train", transform=AUG)
+            eval_base = datasets.STL10(root, split="train", transform=PLAIN)
+            return Subset(train_base, tr), Subset(eval_base, va)
+
+        def dataset_replaced(root):
+            full = datasets.STL10(root, split="train", transform=AUG)
+            train_set, val_set = random_split(full, [4500, 500])
+            val_set.dataset = copy.copy(full)
+            val_set.dataset.transform = PLAIN
+            return train_set, val_set
+
+        def deterministic_everywhere(root):
+            full = datasets.STL10(root, split="train", transform=PLAIN)
+            train_set, val_set = random_split(full, [4500, 500])
+            return train_set, val_set
+
+        def contrastive_views(root):
+            # SimCLR-style pretraining: the validation loss compares two augmented views on purpose
+            full = datasets.STL10(root, split="unlabeled", transform=ContrastiveTransformations(AUG, n_views=2))
+            train_set, val_set = random_split(full, [90000, 10000])
+            return train_set, val_set
+
+        class ContrastiveTransformations:
+            def __init__(self, base, n_views=2):
+                self.base, self.n_views = base, n_views
+
+            def __call__(self, x):
+                return [self.base(x) for _ in range(self.n_views)]
+        """
+    check(src, RULE)

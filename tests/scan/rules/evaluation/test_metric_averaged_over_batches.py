@@ -31,15 +31,15 @@ def test_mean_of_per_batch_accuracies_by_list_and_by_running_sum():
         def evaluate(model, loader):
             batch_acc = []
             for x, y in loader:
-                batch_acc.append((model(x).argmax(1) == y).float().mean().item())
-            return float(np.mean(batch_acc))  # expect: metric-averaged-over-batches
+                batch_acc.append((model(x).argmax(1) == y).float().mean().item())  # expect: metric-averaged-over-batches
+            return float(np.mean(batch_acc))
 
         def evaluate_sum(model, testloader):
             accuracy = 0
             for images, labels in testloader:
                 equals = model(images).argmax(1) == labels
-                accuracy += torch.mean(equals.type(torch.FloatTensor))
-            print(f"acc {accuracy / len(testloader):.3f}")  # expect: metric-averaged-over-batches
+                accuracy += torch.mean(equals.type(torch.FloatTensor))  # expect: metric-averaged-over-batches
+            print(f"acc {accuracy / len(testloader):.3f}")
         """
     check(src, RULE)
 

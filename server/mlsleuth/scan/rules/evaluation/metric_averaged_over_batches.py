@@ -205,6 +205,7 @@ class MetricAveragedOverBatches(Rule):
         if not counts and not means:
             return
         scope = ctx.enclosing_function(loop) or ctx.tree
+        reported: set[int] = set()
         for node in ctx.walk_scope(scope):
             if getattr(node, "lineno", 0) <= (loop.end_lineno or loop.lineno):
                 continue
@@ -218,18 +219,22 @@ class MetricAveragedOverBatches(Rule):
                         " number of batches: the result is not an accuracy (it is about batch_size times too large)",
                         next_test=f"divide by the number of samples instead (`len({name}.dataset)` or a running `total += y.size(0)`) and compare",
                     )
-                elif left in means and not every_batch_full():
+                elif left in means and id(means[left]) not in reported and not every_batch_full():
+                    reported.add(id(means[left]))
                     yield self._mean_finding(ctx, node, left, means[left], name)
             elif isinstance(node, ast.Call) and (ctx.qualname(node) or "") in _MEAN_FUNCS and len(node.args) == 1 and not every_batch_full():
                 key = "list:" + (dotted(node.args[0]) or "")
-                if key in means:
+                if key in means and id(means[key]) not in reported:
+                    reported.add(id(means[key]))
                     yield self._mean_finding(ctx, node, ctx.segment(node.args[0]), means[key], name)
 
     def _mean_finding(self, ctx: FileContext, node: ast.AST, acc: str, source: ast.AST, loader: str):
+        # located at the per-batch mean: that is the line to change (accumulate sums and counts instead)
         return self.finding(
             ctx,
-            node,
-            f"`{acc}` averages per-batch means (line {source.lineno}) over the batches of `{loader}`: unless every batch has the"
-            " same size, the last, smaller batch weighs as much as a full one and the result is not the per-sample value",
+            source,
+            f"`{acc}` collects per-batch means here and is averaged over the batches of `{loader}` (line {node.lineno}):"  # type: ignore[attr-defined]
+            " unless every batch has the same size, the last, smaller batch weighs as much as a full one and the"
+            " result is not the per-sample value",
             next_test="compute correct / total with total += y.size(0) over the same loader and compare the two numbers",
         )
