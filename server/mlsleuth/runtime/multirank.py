@@ -203,3 +203,21 @@ def world_payload(entries: list[dict[str, Any]], world_size: int) -> dict[str, A
     """The rank launcher's payload shape, from entries the ranks wrote themselves."""
     return {"status": "ranks", "world_size": world_size, "ranks": sorted(entries, key=lambda e: e["rank"]),
             "steps": max((e.get("last_step") or 0 for e in entries), default=0)}
+
+
+def hand_to_rank_zero(result: Any, *, tool: str, rank_world: tuple[int, int], folder: Any, started: float,
+                      wait_s: float) -> tuple[Any, list[dict[str, Any]] | None]:
+    """One rank of a torchrun/srun launch writes its outcome; rank 0 gathers every rank's.
+
+    Returns ``(report, None)`` on the other ranks (a short report saying where the result went) and
+    ``(None, entries)`` on rank 0, which merges them."""
+    from mlsleuth.report import Report
+
+    rank_id, world_size = rank_world
+    written = write_rank_entry(folder, rank_entry_from(result, rank_id))
+    if rank_id != 0:
+        out = Report(tool=tool)
+        out.finalize(stats={"rank": rank_id, "world_size": world_size, "rank_result": str(written)})
+        out.summary.text = f"rank {rank_id} of {world_size}: result written to {written}; rank 0 prints the merged report"
+        return out, None
+    return None, gather_rank_entries(folder, world_size, wait_s=wait_s, newer_than=started - 60)

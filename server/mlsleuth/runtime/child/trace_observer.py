@@ -17,8 +17,9 @@ import rank_sync
 from observer import Observer
 from trace_amp import AmpWatch
 from trace_causal import CausalProbe
-from trace_loaders import LoaderWatch
+from trace_checkpoints import user_site as _user_site
 from trace_lm_batches import LMBatchWatch
+from trace_loaders import LoaderWatch
 from trace_numerics import NumericsWatch
 from trace_split_overlap import SplitOverlapWatch
 from trace_stages import StageTracker
@@ -835,21 +836,6 @@ def _grad_norm(params: list) -> float:
         if p.grad is not None:
             total += float(p.grad.detach().float().pow(2).sum())
     return math.sqrt(total)
-
-
-def _user_site() -> tuple:
-    """The user's file and line calling into the patched function (the first frame outside torch and the harness)."""
-    import os
-    import sys
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    frame = sys._getframe(2)
-    while frame is not None:
-        path = frame.f_code.co_filename
-        if not path.startswith(here) and f"{os.sep}torch{os.sep}" not in path:
-            return path, frame.f_lineno
-        frame = frame.f_back
-    return None, None
 
 
 def _params_of(optimizer: Any) -> list:

@@ -113,16 +113,13 @@ def under_launcher(result: Any, *, rank_world: tuple[int, int], folder: Path, st
     """This mlsleuth is one rank of torchrun/srun: hand the rank's outcome to rank 0, which picks the rank whose
     value came first and prints one report (no replay: a launcher's world cannot be restarted from here)."""
     from mlsleuth.process_runner import ChildResult
-    from mlsleuth.report import ErrorEntry, Report
+    from mlsleuth.report import ErrorEntry
 
-    rank_id, world_size = rank_world
-    written = multirank.write_rank_entry(folder, multirank.rank_entry_from(result, rank_id))
-    if rank_id != 0:
-        out = Report(tool="nan")
-        out.finalize(stats={"rank": rank_id, "world_size": world_size, "rank_result": str(written)})
-        out.summary.text = f"rank {rank_id} of {world_size}: result written to {written}; rank 0 prints the merged report"
+    world_size = rank_world[1]
+    out, entries = multirank.hand_to_rank_zero(result, tool="nan", rank_world=rank_world, folder=folder,
+                                               started=started, wait_s=wait_s)
+    if out is not None:
         return out
-    entries = multirank.gather_rank_entries(folder, world_size, wait_s=wait_s, newer_than=started - 60)
     payload = {**multirank.world_payload(entries, world_size), "replay": None, "replay_skipped": LAUNCHER_NO_REPLAY}
     failing = first_failure(entries)
     if failing is not None:

@@ -58,16 +58,13 @@ def world_report(result: Any, *, info: dict, path: str, command: str, selection:
 def under_launcher(report: Any, result: Any, *, rank_world: tuple[int, int], folder: Path, started: float, wait_s: float,
                    info: dict, path: str, command: str, selection: Any, build_single: Any, script: str | None):
     """This mlsleuth is one rank of torchrun/srun: hand the rank's outcome to rank 0; rank 0 merges."""
-    from mlsleuth.report import ErrorEntry, Report
+    from mlsleuth.report import ErrorEntry
 
-    rank_id, world_size = rank_world
-    written = multirank.write_rank_entry(folder, multirank.rank_entry_from(result, rank_id))
-    if rank_id != 0:
-        out = Report(tool="trace")
-        out.finalize(stats={"rank": rank_id, "world_size": world_size, "rank_result": str(written)})
-        out.summary.text = f"rank {rank_id} of {world_size}: result written to {written}; rank 0 prints the merged report"
+    world_size = rank_world[1]
+    out, entries = multirank.hand_to_rank_zero(result, tool="trace", rank_world=rank_world, folder=folder,
+                                               started=started, wait_s=wait_s)
+    if out is not None:
         return out
-    entries = multirank.gather_rank_entries(folder, world_size, wait_s=wait_s, newer_than=started - 60)
     merged = _merge(entries, world_size, result.duration_s, info=info, path=path, command=command, selection=selection,
                     build_single=build_single, script=script)
     missing = sorted(set(range(world_size)) - {e["rank"] for e in entries})
