@@ -210,8 +210,9 @@ class RankObserver(Observer):
 
         def sampler_iter(sampler):
             indices = list(original(sampler))
-            with contextlib.suppress(Exception):
-                observer._note_sampler(sampler, indices)
+            if not runner._muted:  # an observer's own pass over the sampler is not an epoch of the run
+                with contextlib.suppress(Exception):
+                    observer._note_sampler(sampler, indices)
             return iter(indices)
 
         return sampler_iter

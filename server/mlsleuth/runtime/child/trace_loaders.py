@@ -38,7 +38,7 @@ class LoaderWatch:
             def wrapped(loader, *args, **kwargs):
                 if not runner._muted:
                     try:
-                        watch.see(loader, runner.step)
+                        watch.see(loader, runner.step, runner)
                     except Exception:  # noqa: BLE001 - the user's loader must work whatever the watch does
                         runner.record_error("trace", "DataLoader.__iter__ watch")
                 return original(loader, *args, **kwargs)
@@ -47,8 +47,8 @@ class LoaderWatch:
 
         return [(DataLoader, "__iter__", factory)]
 
-    def see(self, loader: Any, step: int) -> None:
-        self._see_sampler(loader)
+    def see(self, loader: Any, step: int, runner: Any = None) -> None:
+        self._see_sampler(loader, runner)
         if not getattr(loader, "persistent_workers", False) or not getattr(loader, "num_workers", 0):
             return
         now = fingerprint(loader.dataset)
@@ -63,7 +63,7 @@ class LoaderWatch:
             self.stale.append({"loader": id(loader), "dataset": type(loader.dataset).__name__, "step": step,
                                "workers": int(loader.num_workers), "changed": {k: [_short(a), _short(b)] for k, (a, b) in list(changed.items())[:5]}})
 
-    def _see_sampler(self, loader: Any) -> None:
+    def _see_sampler(self, loader: Any, runner: Any = None) -> None:
         from torch.utils.data.distributed import DistributedSampler
 
         sampler = getattr(loader, "sampler", None)
@@ -76,7 +76,7 @@ class LoaderWatch:
         self.samplers.append({"dataset": id(sampler.dataset), "dataset_type": type(sampler.dataset).__name__,
                               "dataset_len": len(sampler.dataset), "replicas": int(sampler.num_replicas), "rank": int(sampler.rank),
                               "seed": int(getattr(sampler, "seed", 0)), "shuffle": bool(getattr(sampler, "shuffle", True)),
-                              "epoch": int(getattr(sampler, "epoch", 0)), "_indices": _indices(sampler)})
+                              "epoch": int(getattr(sampler, "epoch", 0)), "_indices": _listed(sampler, runner)})
 
     def result(self) -> dict:
         return {"stale_persistent_workers": [{k: v for k, v in s.items() if k != "loader"} for s in self.stale],
@@ -100,6 +100,15 @@ def fingerprint(dataset: Any, depth: int = 3) -> dict:
 
 def _short(value: Any) -> Any:
     return value if isinstance(value, (int, float, bool, type(None))) else str(value)[:60]
+
+
+def _listed(sampler: Any, runner: Any) -> list | None:
+    """The sampler's indices, listed with the observers suspended: this extra pass is not one of the run's epochs
+    (the rank observer records every ``DistributedSampler.__iter__`` and would count it as a repeated order)."""
+    if runner is None:
+        return _indices(sampler)
+    with runner.suspended():
+        return _indices(sampler)
 
 
 def _indices(sampler: Any) -> list | None:
