@@ -243,7 +243,7 @@ class NanObserver(Observer):
         Only a scalar that carries a graph (a loss, not a metric) is looked at; the test's own answer is
         reused where it has one (``item``), else one ``isfinite`` on that scalar is read."""
         obs = self
-        originals = {"isfinite": torch.isfinite}
+        isfinite = torch.isfinite  # taken before the patch below replaces it
 
         def noted(runner, tensor, finite: bool | None) -> None:
             if obs._guard_flag is not None or obs.failure is not None or runner._muted:
@@ -254,7 +254,7 @@ class NanObserver(Observer):
                 return
             if finite is None:
                 with obs._quiet():
-                    finite = bool(originals["isfinite"](tensor.detach()).all())
+                    finite = bool(isfinite(tensor.detach()).all())
             if not finite:
                 obs._guard_flag = (runner.step, tensor)  # the tensor itself: the replay knows it by identity
 

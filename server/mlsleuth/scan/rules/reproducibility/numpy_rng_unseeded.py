@@ -44,11 +44,7 @@ def _global_draws(ctx: FileContext) -> list[ast.Call]:
 
 
 def _numpy_seeded(ctx: FileContext) -> bool:
-    if _NUMPY_SEEDED.search(ctx.source):
-        return True
-    if ctx.project is not None and ctx.project.any_file_matches(_NUMPY_SEEDED):
-        return True
-    return False
+    return bool(_NUMPY_SEEDED.search(ctx.source)) or (ctx.project is not None and ctx.project.any_file_matches(_NUMPY_SEEDED))
 
 
 @register_rule
