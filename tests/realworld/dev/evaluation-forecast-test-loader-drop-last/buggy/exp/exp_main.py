@@ -21,13 +21,15 @@ class Exp_Main:
 
     def vali(self, vali_loader, criterion):
         self.model.eval()
-        total = []
+        total, count = 0.0, 0
         with torch.no_grad():
             for batch_x, batch_y in vali_loader:
                 outputs = self._predict(batch_x)
-                total.append(criterion(outputs, batch_y[:, -self.args.pred_len:, :].float()).item())
+                loss = criterion(outputs, batch_y[:, -self.args.pred_len:, :].float())
+                total += loss.item() * batch_x.size(0)
+                count += batch_x.size(0)
         self.model.train()
-        return float(np.average(total))
+        return total / count
 
     def train(self):
         _, train_loader = self._get_data("train")
