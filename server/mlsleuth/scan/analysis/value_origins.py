@@ -32,7 +32,7 @@ from mlsleuth.scan.analysis.context import (
     iter_children,
 )
 
-MAX_DEPTH = 6
+MAX_DEPTH = 12
 
 # What a tensor "is", as far as the loss rules care.
 SOFTMAX = "softmax"
@@ -80,6 +80,7 @@ LOSS_CLASSES = {
     "torch.nn.BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
     "torch.nn.BCELoss": "binary_cross_entropy",
     "torch.nn.KLDivLoss": "kl_div",
+    "torch.nn.CTCLoss": "ctc_loss",
 }
 LOSS_FUNCTIONS = {
     "torch.nn.functional.cross_entropy": "cross_entropy",
@@ -87,6 +88,7 @@ LOSS_FUNCTIONS = {
     "torch.nn.functional.binary_cross_entropy_with_logits": "binary_cross_entropy_with_logits",
     "torch.nn.functional.binary_cross_entropy": "binary_cross_entropy",
     "torch.nn.functional.kl_div": "kl_div",
+    "torch.nn.functional.ctc_loss": "ctc_loss",
 }
 
 # Layers whose output is an affine map of their input: scores with no activation applied.
@@ -340,6 +342,10 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
                 return origin(ctx, bound, depth + 1)
         return None
     if isinstance(expr, ast.Subscript):
+        if isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+            keyed = _keyed_entry(ctx, expr, depth)
+            if keyed is not None:
+                return keyed
         return origin(ctx, expr.value, depth + 1)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
         found = origin(ctx, expr.right, depth + 1)  # 1 - sigmoid(x) is sigmoid(-x): still saturates to 0
@@ -636,13 +642,50 @@ def _unpacked(ctx: FileContext, name: ast.Name, depth: int) -> Origin | None:
     return found
 
 
+def _keyed_entry(ctx: FileContext, expr: ast.Subscript, depth: int) -> Origin | None:
+    """``out["logits"]`` with ``out`` what a function or forward returns: the origin of that key's value
+    when every ``return`` gives a dict literal (or ``dict(...)``) holding the key."""
+    request = {"key": expr.slice.value, "used": False}  # type: ignore[attr-defined]
+    _ELEMENT.append(request)
+    try:
+        found = origin(ctx, expr.value, depth + 1)
+    finally:
+        _ELEMENT.pop()
+    if found is None or not request["used"]:
+        return None
+    found.via.insert(0, f"entry {request['key']!r} of the returned dict")
+    return found
+
+
+def _dict_value(ctx: FileContext, returned: ast.expr, key: str) -> ast.expr | None:
+    """The value stored under ``key`` in a returned dict literal, ``dict(key=...)``, or a local name bound to one."""
+    if isinstance(returned, ast.Name):
+        bound = value(ctx, returned)
+        returned = bound if isinstance(bound, (ast.Dict, ast.Call)) else returned
+    if isinstance(returned, ast.Dict):
+        for k, v in zip(returned.keys, returned.values):
+            if isinstance(k, ast.Constant) and k.value == key:
+                return v
+        return None
+    if isinstance(returned, ast.Call) and isinstance(returned.func, ast.Name) and returned.func.id == "dict" and not returned.args:
+        return next((kw.value for kw in returned.keywords if kw.arg == key), None)
+    return None
+
+
 def _all_returns(ctx: FileContext, func: ast.AST, depth: int) -> Origin | None:
     """An origin shared by every ``return`` of ``func`` (a forward that returns softmax only in eval is not one)."""
     values = returns(func)
     if not values:
         return None
     request = _ELEMENT[-1] if _ELEMENT else None
-    if request is not None:
+    if request is not None and "key" in request:
+        # the caller reads one key: every return must be a dict holding it
+        picked = [_dict_value(ctx, v, request["key"]) for v in values]
+        if any(p is None for p in picked):
+            return None
+        request["used"] = True
+        values = picked  # type: ignore[assignment]
+    elif request is not None:
         # the caller unpacks a tuple: every return must be a tuple literal of that size
         if not all(isinstance(v, ast.Tuple) and len(v.elts) == request["size"] for v in values):
             return None
@@ -828,7 +871,8 @@ def loss_call(ctx: FileContext, call: ast.Call) -> LossCall | None:
     """Recognise ``F.cross_entropy(x, y)``, ``crit(x, y)`` with ``crit = nn.CrossEntropyLoss()``, ``self.crit(x, y)``..."""
     qual = normalize(ctx.qualname(call))
     if qual in LOSS_FUNCTIONS:
-        return LossCall(LOSS_FUNCTIONS[qual], call, _arg(call, 0, "input"), _arg(call, 1, "target"))
+        name = LOSS_FUNCTIONS[qual]
+        return LossCall(name, call, _arg(call, 0, _INPUT_KEYWORD.get(name, "input")), _arg(call, 1, _TARGET_KEYWORD.get(name, "target")))
     if not mentions_loss_class(ctx):
         return None
     if isinstance(call.func, (ast.Name, ast.Attribute, ast.Call)):
@@ -838,8 +882,15 @@ def loss_call(ctx: FileContext, call: ast.Call) -> LossCall | None:
             return None
         found = _loss_object(ctx, call.func)
         if found is not None:
-            return LossCall(found[0], call, _arg(call, 0, "input"), _arg(call, 1, "target"), via=found[1])
+            name = found[0]
+            return LossCall(name, call, _arg(call, 0, _INPUT_KEYWORD.get(name, "input")), _arg(call, 1, _TARGET_KEYWORD.get(name, "target")),
+                            via=found[1])
     return None
+
+
+# Losses whose prediction/target arguments have other keyword names than ``input``/``target``.
+_INPUT_KEYWORD = {"ctc_loss": "log_probs"}
+_TARGET_KEYWORD = {"ctc_loss": "targets"}
 
 
 def _arg(call: ast.Call, position: int, name: str) -> ast.expr | None:

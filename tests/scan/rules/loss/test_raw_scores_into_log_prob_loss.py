@@ -84,3 +84,80 @@ def test_model_in_another_module(tmp_path):
         """,
     }
     check_project(tmp_path, files, RULE)
+
+
+def test_ctc_loss_on_a_dict_entry_of_a_model_passed_into_a_task(tmp_path):
+    # the scores travel: a Linear head -> a dict the forward returns -> a model stored by a task
+    # object built in another module -> a key read in a helper method -> F.ctc_loss / nn.CTCLoss
+    files = {
+        "model.py": """
+            from torch import nn
+
+            class Aligner(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.GRU(8, 16, batch_first=True)
+                    self.ph_head = nn.Linear(16, 5)
+                    self.bd_head = nn.Linear(16, 1)
+
+                def forward(self, x):
+                    h, _ = self.rnn(x)
+                    return {"frame_scores": self.ph_head(h), "boundary": self.bd_head(h).squeeze(-1)}
+            """,
+        "task.py": """
+            import torch.nn.functional as F
+            from torch import nn
+
+            class Task:
+                def __init__(self, model):
+                    self.model = model
+                    self.ctc = nn.CTCLoss(zero_infinity=True)
+
+                def losses(self, batch):
+                    out = self.model(batch["x"])
+                    scores = out["frame_scores"].transpose(0, 1)
+                    a = F.ctc_loss(scores, batch["y"], batch["xl"], batch["yl"])  # expect: raw-scores-into-log-prob-loss
+                    b = self.ctc(log_probs=out["frame_scores"].transpose(0, 1), targets=batch["y"], input_lengths=batch["xl"], target_lengths=batch["yl"])  # expect: raw-scores-into-log-prob-loss
+                    c = F.binary_cross_entropy_with_logits(out["boundary"], batch["b"])
+                    return a + b + c
+            """,
+        "train.py": """
+            from model import Aligner
+            from task import Task
+
+            task = Task(Aligner())
+            """,
+    }
+    check_project(tmp_path, files, RULE)
+
+
+def test_ctc_loss_on_log_softmax_entries_is_fine(tmp_path):
+    files = {
+        "model.py": """
+            import torch.nn.functional as F
+            from torch import nn
+
+            class Aligner(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.ph_head = nn.Linear(16, 5)
+
+                def forward(self, h):
+                    scores = self.ph_head(h)
+                    return {"log_probs": F.log_softmax(scores, dim=-1), "scores": scores}
+            """,
+        "train.py": """
+            import torch.nn.functional as F
+            from model import Aligner
+
+            def step(model, batch):
+                out = model(batch["x"])
+                ctc = F.ctc_loss(out["log_probs"].transpose(0, 1), batch["y"], batch["xl"], batch["yl"])
+                ce = F.cross_entropy(out["scores"].flatten(0, 1), batch["frames"].flatten())
+                ctc2 = F.ctc_loss(out["scores"].log_softmax(-1).transpose(0, 1), batch["y"], batch["xl"], batch["yl"])
+                return ctc + ce + ctc2
+
+            step(Aligner(), {})
+            """,
+    }
+    check_project(tmp_path, files, RULE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins as vo
+from mlsleuth.scan.analysis.metric_names import direction
 from mlsleuth.scan.analysis.context import (
     FileContext,
     call_method,
@@ -15,14 +16,6 @@ from mlsleuth.scan.analysis.context import (
 from mlsleuth.scan.registry import Rule, register_rule
 
 _PLATEAU = frozenset({"torch.optim.lr_scheduler.ReduceLROnPlateau"})
-# Word parts of a metric's name that say which way is better.
-_LOWER_IS_BETTER = frozenset({"loss", "losses", "error", "err", "mse", "mae", "rmse", "nll", "perplexity", "ppl", "wer", "cer", "distance"})
-_HIGHER_IS_BETTER = frozenset(
-    {"acc", "accuracy", "auc", "auroc", "roc", "f1", "map", "iou", "miou", "dice", "bleu", "rouge", "precision",
-     "recall", "score", "reward", "psnr", "ssim", "r2"}
-)
-
-
 @register_rule
 class PlateauModeMismatch(Rule):
     """`ReduceLROnPlateau` told to maximise a loss, or to minimise an accuracy.
@@ -54,8 +47,8 @@ class PlateauModeMismatch(Rule):
             if mode not in ("min", "max"):
                 continue
             for metric, where in _monitored(ctx, built):
-                direction = _direction(metric)
-                if direction is None or direction == mode:
+                wanted = direction(metric)
+                if wanted is None or wanted == mode:
                     continue
                 want = "min" if mode == "max" else "max"
                 yield self.finding(
@@ -95,13 +88,3 @@ def _metric_text(expr: ast.AST) -> str | None:
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
         return expr.slice.value
     return dotted(expr)
-
-
-def _direction(metric: str) -> str | None:
-    last = metric.rsplit(".", 1)[-1]
-    parts = set(vo.words(last))
-    lower = bool(parts & _LOWER_IS_BETTER)
-    higher = bool(parts & _HIGHER_IS_BETTER)
-    if lower == higher:
-        return None  # no name, or both (`loss_score`)
-    return "min" if lower else "max"

@@ -32,6 +32,8 @@ def _dim_constant(ctx: FileContext, call: ast.Call) -> object:
 def _class_axis_evidence(ctx: FileContext, call: ast.Call) -> str | None:
     """Why we believe the softmax input is a (batch, classes) tensor, or None."""
     for lc in value_origins.loss_calls(ctx):
+        if lc.name == "ctc_loss":
+            continue  # (time, batch, classes): dim 0 is time there
         found = value_origins.origin(ctx, lc.input)
         if found is not None and found.node is call:
             return f"its output is the prediction of {ctx.segment(lc.call.func, 50)}(...) at line {lc.call.lineno}"

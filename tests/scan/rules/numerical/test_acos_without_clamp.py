@@ -1,0 +1,93 @@
+"""The ``acos-without-clamp`` rule (``mlsleuth/scan/rules/numerical/acos_without_clamp.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, check_project
+
+RULE = {"acos-without-clamp"}
+
+
+def test_unclamped_or_clamped_to_one_angle_losses():
+    src = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    class AngularLoss(nn.Module):
+        def forward(self, pred, target):
+            cos = (F.normalize(pred, dim=1) * F.normalize(target, dim=1)).sum(dim=1)
+            return torch.acos(cos).mean()  # expect: acos-without-clamp
+
+    def geodesic(R1, R2):
+        trace = torch.einsum("bii->b", R1 @ R2.transpose(1, 2))
+        return ((trace - 1) / 2).arccos().mean()  # expect: acos-without-clamp
+
+    def arc_margin(emb, weight):
+        cos = F.linear(F.normalize(emb), F.normalize(weight))
+        theta = torch.acos(cos.clamp(-1.0, 1.0))  # expect: acos-without-clamp
+        return torch.cos(theta + 0.5)
+
+    def latitude(v):
+        return torch.asin(torch.clamp(v[:, 2], min=-1, max=1))  # expect: acos-without-clamp
+    """
+    check(src, RULE)
+
+
+def test_clamped_inside_detached_or_no_grad_angles_are_fine():
+    src = """
+    import math
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    EPS = 1e-7
+
+    def angular_loss(pred, target, eps=1e-6):
+        cos = F.cosine_similarity(pred, target, dim=1)
+        a = torch.acos(cos.clamp(-1 + eps, 1 - eps))
+        b = torch.acos(torch.clamp(cos, -1.0 + EPS, 1.0 - EPS))
+        c = torch.acos((1 - eps) * torch.clamp(cos, min=-1 + eps, max=1 - eps))
+        cos.clamp_(-1 + eps, 1 - eps)
+        d = cos.acos()
+        return (a + b + c + d).mean()
+
+    def angle_by_atan2(a, b):
+        return torch.atan2(torch.linalg.cross(a, b).norm(dim=1), (a * b).sum(1))
+
+    @torch.no_grad()
+    def angular_error_deg(pred, target):
+        cos = F.cosine_similarity(pred, target, dim=1)
+        return torch.rad2deg(torch.acos(cos.clamp(-1, 1))).mean()
+
+    def log_angle(pred, target):
+        with torch.no_grad():
+            err = torch.acos((pred * target).sum(1))
+        shown = torch.acos((pred * target).sum(1)).mean().item()
+        return err, shown
+
+    PI = torch.acos(torch.tensor(-1.0))
+    HALF_PI = torch.asin(torch.tensor(1.0))
+    angles = np.arccos(np.clip(np.random.rand(3), -1, 1)) + math.acos(0.5)
+    """
+    check(src, RULE)
+
+
+def test_cosine_from_a_helper_in_another_module(tmp_path):
+    files = {
+        "geometry.py": """
+            import torch
+
+            def angle_between(a, b):
+                cos = (a * b).sum(-1) / (a.norm(dim=-1) * b.norm(dim=-1))
+                return torch.acos(cos)  # expect: acos-without-clamp
+            """,
+        "train.py": """
+            from geometry import angle_between
+
+            def step(model, opt, x, target):
+                loss = angle_between(model(x), target).mean()
+                loss.backward()
+                opt.step()
+            """,
+    }
+    check_project(tmp_path, files, RULE)
