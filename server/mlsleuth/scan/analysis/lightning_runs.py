@@ -81,3 +81,22 @@ def monitored_names(ctx: FileContext) -> set[str]:
                     if isinstance(k, ast.Constant) and k.value == "monitor" and isinstance(constant(v), str):
                         names.add(constant(v))  # type: ignore[arg-type]
     return names
+
+
+def accumulating_trainer(ctx: FileContext) -> tuple[FileContext, ast.Call, str] | None:
+    """(file, ``Trainer(...)`` call, what) for a Trainer of this project that accumulates gradients over several
+    batches: ``accumulate_grad_batches`` above 1 by default (a literal, a constant, a config default), or a
+    ``GradientAccumulationScheduler`` callback."""
+    for fctx in _project_files(ctx, "Trainer"):
+        for call in fctx.calls_named("Trainer"):
+            if (fctx.qualname(call) or "").split(".")[0] not in ("lightning", "pytorch_lightning", "Trainer"):
+                continue
+            arg = keyword(call, "accumulate_grad_batches")
+            value = settings.default_value(fctx, arg) if arg is not None else settings.UNKNOWN
+            if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+                return fctx, call, f"accumulate_grad_batches={value}"
+            if isinstance(vo.value(fctx, arg), ast.Dict) if arg is not None else False:
+                return fctx, call, "accumulate_grad_batches by epoch"
+            if any((fctx.qualname(c) or "").endswith("GradientAccumulationScheduler") for c in fctx.calls()):
+                return fctx, call, "a GradientAccumulationScheduler"
+    return None
