@@ -104,12 +104,17 @@ def _is_hparams(ctx: FileContext, base: ast.AST) -> bool:
 
 
 def _through_callers(ctx: FileContext, param: ast.Name, attr: str, depth: int) -> tuple[FileContext, ast.expr] | None:
-    """``cfg.x`` where ``cfg`` is a parameter: the one answer every caller's argument gives."""
+    """``cfg.x`` where ``cfg`` is a parameter: the one answer every caller's argument gives (with no caller in
+    sight, the field of the parameter's default object)."""
     func = ctx.enclosing_function(param)
     if func is None or depth > 3:
         return None
     answer = None
-    for sctx, site in vo.all_call_sites(ctx, func)[:8]:
+    sites = vo.all_call_sites(ctx, func)[:8]
+    default = parameter_default(func, param.id)
+    if not sites and isinstance(default, ast.Call):  # def fit(ds, cfg=Config()): the default object's field
+        return _field_of_instance(ctx, default, attr, depth + 1)
+    for sctx, site in sites:
         arg = vo.argument_for(site, func, param.id)
         if arg is None:
             return None
