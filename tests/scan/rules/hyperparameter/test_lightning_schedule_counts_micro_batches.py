@@ -18,7 +18,7 @@ class SignModel(pl.LightningModule):
 
     def configure_optimizers(self):
         optimizer = torch.optim.Adam(self.parameters(), lr=self.lr)
-        scheduler = torch.optim.lr_scheduler.OneCycleLR(  # expect: lightning-schedule-counts-micro-batches
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(
             optimizer, max_lr=self.lr, epochs=self.epochs, steps_per_epoch=self.steps_per_epoch)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
 """
@@ -30,7 +30,7 @@ from module import SignModel
 ACCUMULATE = 4
 
 def main(dm):
-    model = SignModel(lr=1e-3, steps_per_epoch=len(dm.train_dataloader()), epochs=30)
+    model = SignModel(lr=1e-3, steps_per_epoch=len(dm.train_dataloader()), epochs=30)  # expect: lightning-schedule-counts-micro-batches
     trainer = pl.Trainer(max_epochs=30, accumulate_grad_batches=ACCUMULATE)
     trainer.fit(model, datamodule=dm)
 """
@@ -56,8 +56,8 @@ def test_size_computed_in_configure_optimizers_with_a_config_accumulation():
         class Lit(pl.LightningModule):
             def configure_optimizers(self):
                 opt = torch.optim.AdamW(self.parameters(), lr=3e-5)
-                total = len(self.trainer.datamodule.train_dataloader()) * self.trainer.max_epochs
-                sched = get_linear_schedule_with_warmup(opt, 100, total)  # expect: lightning-schedule-counts-micro-batches
+                total = len(self.trainer.datamodule.train_dataloader()) * self.trainer.max_epochs  # expect: lightning-schedule-counts-micro-batches
+                sched = get_linear_schedule_with_warmup(opt, 100, total)
                 return [opt], [{"scheduler": sched, "interval": "step"}]
 
         cfg = Cfg()
@@ -91,8 +91,9 @@ def test_stepping_batches_divided_sizes_and_no_accumulation_are_fine(tmp_path):
             s = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, epochs=10, steps_per_epoch=n)
             return {"optimizer": opt, "lr_scheduler": {"scheduler": s, "interval": "step"}}
     """
-    train = TRAIN.replace("from module import SignModel", "from module import A, B")
+    train = TRAIN.replace("from module import SignModel", "from module import A as SignModel, B").replace(
+        "  # expect: lightning-schedule-counts-micro-batches", "")
     check_project(tmp_path / "a", {"module.py": module, "train.py": train}, RULE)
     no_accum = TRAIN.replace("accumulate_grad_batches=ACCUMULATE", "accumulate_grad_batches=1")
-    check_project(tmp_path / "b", {"module.py": MODULE.replace("  # expect: lightning-schedule-counts-micro-batches", ""),
-                                   "train.py": no_accum}, RULE)
+    check_project(tmp_path / "b", {"module.py": MODULE,
+                                   "train.py": no_accum.replace("  # expect: lightning-schedule-counts-micro-batches", "")}, RULE)

@@ -84,7 +84,8 @@ class LightningScheduleCountsMicroBatches(Rule):
     and through the value the module's callers pass, also from another file) without dividing by the
     accumulation, in a project whose `Trainer` accumulates gradients (`accumulate_grad_batches` above 1, also
     through a constant or config default, or a `GradientAccumulationScheduler`). A schedule sized with
-    `trainer.estimated_stepping_batches`, or divided by the accumulation, is not flagged.
+    `trainer.estimated_stepping_batches`, or divided by the accumulation, is not flagged. The finding sits
+    where the batch count is taken, which may be the script that builds the module.
     Why it matters: with accumulation Lightning steps the optimizer, and a step-interval scheduler, once per
     `accumulate_grad_batches` batches. A schedule sized in batches then covers only 1/accumulation of its
     length: a one-cycle schedule is still near its peak learning rate when training ends and never anneals;
@@ -122,13 +123,12 @@ class LightningScheduleCountsMicroBatches(Rule):
                         return
                 tctx, tcall, what = trainer
                 hctx, count = hit
-                where = "" if hctx is ctx else f" in {hctx.display_path}"
                 twhere = "" if tctx is ctx else f" in {tctx.display_path}"
-                yield self.finding(
-                    ctx,
-                    found.construction,
-                    f"{found.name} is stepped per optimizer update but sized from the number of batches "
-                    f"(`{hctx.segment(count, 50)}`{where}) while the Trainer accumulates gradients ({what}{twhere}): it "
+                yield self.finding(  # at the batch count: where the size must change (maybe in the caller's file)
+                    hctx,
+                    count,
+                    f"{found.name} (line {found.construction.lineno}{'' if hctx is ctx else ' of ' + ctx.display_path}) is "
+                    f"stepped per optimizer update but sized from the number of batches (`{hctx.segment(count, 50)}`) while the Trainer accumulates gradients ({what}{twhere}): it "
                     "covers only 1/accumulation of its length, so the learning rate never anneals",
                     observation=f"{ctx.segment(found.construction, 100)}; Trainer at line {tcall.lineno}{twhere}",
                     next_test="Log the learning rate per step (LearningRateMonitor): at the end of training it is far from the "
