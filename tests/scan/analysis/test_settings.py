@@ -111,3 +111,21 @@ def test_a_config_parameter_follows_its_callers_across_files(tmp_path):
     call = next(c for c in ctx.calls() if getattr(c.func, "id", None) == "use")
     assert settings.default_value(ctx, call.keywords[0].value) == 7
     assert isinstance(call.keywords[0].value, ast.Attribute)
+
+
+def test_a_torch_dtype_field_is_a_literal_named_by_its_file():
+    src = """
+        from dataclasses import dataclass
+        import torch as T
+
+        @dataclass
+        class Config:
+            dtype: T.dtype = T.bfloat16
+
+        def main(cfg=Config()):
+            use(x=cfg.dtype)  # HERE
+        """
+    ctx = FileContext.from_source(textwrap.dedent(src).lstrip("\n"))
+    call = next(c for c in ctx.calls() if "HERE" in ctx.line_text(c.lineno))
+    found = settings.default_expr(ctx, call.keywords[0].value)
+    assert found is not None and found[0].qualname(found[1]) == "torch.bfloat16"

@@ -26,11 +26,14 @@ def default_value(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> obj
 
 
 def default_expr(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> tuple[FileContext, ast.expr] | None:
-    """(file, literal expression) that ``expr`` starts as, or None."""
+    """(file, literal expression) that ``expr`` starts as, or None; a library constant such as
+    ``torch.bfloat16`` counts as a literal (its file's ``qualname`` names it)."""
     if expr is None or depth > _MAX_DEPTH:
         return None
     if constant(expr) is not UNKNOWN:
         return ctx, expr  # type: ignore[return-value]
+    if isinstance(expr, ast.Attribute) and (ctx.qualname(expr) or "").startswith(("torch.", "numpy.")):
+        return ctx, expr  # a library constant (``torch.bfloat16``): read it with ``ctx.qualname``
     if isinstance(expr, ast.Name):
         return _name(ctx, expr, depth)
     if isinstance(expr, ast.Attribute):
@@ -116,6 +119,8 @@ def _through_callers(ctx: FileContext, param: ast.Name, attr: str, depth: int) -
         return _field_of_instance(ctx, default, attr, depth + 1)
     for sctx, site in sites:
         arg = vo.argument_for(site, func, param.id)
+        if arg is None and isinstance(default, ast.Call) and not site.keywords and len(site.args) <= vo.function_params(func).index(param.id):
+            arg, sctx = default, ctx  # main() with cfg=Config() left to its default
         if arg is None:
             return None
         found = default_expr(sctx, ast.Attribute(value=arg, attr=attr, ctx=ast.Load()), depth + 1) \
