@@ -59,3 +59,43 @@ def rank_term(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> tuple[F
                 if hit is not None:
                     return hit
     return None
+
+
+_SHARD_CALLS = ("split_dataset_by_node",)
+_SAMPLER_NAMES = ("DistributedSampler",)
+
+
+def rank_shard(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> tuple[FileContext, ast.AST] | None:
+    """(file, node) where ``expr`` is (built from) one rank's part of the data: ``x.chunk(world)[rank]``,
+    ``x[rank::world]``, ``np.array_split(x, n)[rank]``, ``split_dataset_by_node(...)``, ``ds.shard(num_shards=...,
+    index=rank)``, a DataLoader with a ``DistributedSampler``; followed through local names, ``self.x`` set in
+    the class, constructor arguments (``Stream(valid_tokens, ...)``) and parameters to what callers pass."""
+    if expr is None or depth > 5:
+        return None
+    for sub in ast.walk(expr):
+        if isinstance(sub, ast.Subscript) and rank_term(ctx, sub.slice, 3) is not None:
+            return ctx, sub
+        if isinstance(sub, ast.Call):
+            name = (ctx.qualname(sub) or dotted(sub.func) or "").rsplit(".", 1)[-1]
+            if name in _SHARD_CALLS or name in _SAMPLER_NAMES:
+                return ctx, sub
+            if name == "shard" and any(kw.arg == "index" and rank_term(ctx, kw.value, 3) for kw in sub.keywords):
+                return ctx, sub
+    for sub in ast.walk(expr):
+        hit = None
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self":
+            cls = ctx.enclosing_class(sub)
+            for bound in ctx.self_attributes(cls).get(sub.attr, []) if cls is not None else []:
+                hit = hit or rank_shard(ctx, bound, depth + 1)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            bound = vo.local_value(ctx, sub)
+            if bound is not None and bound is not sub:
+                hit = rank_shard(ctx, bound, depth + 1)
+            elif vo.is_parameter(ctx, sub):
+                func = ctx.enclosing_function(sub)
+                for sctx, site in vo.all_call_sites(ctx, func)[:8] if func is not None else []:
+                    arg = vo.argument_for(site, func, sub.id)
+                    hit = hit or (rank_shard(sctx, arg, depth + 1) if arg is not None else None)
+        if hit is not None:
+            return hit
+    return None
