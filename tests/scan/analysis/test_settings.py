@@ -129,3 +129,18 @@ def test_a_torch_dtype_field_is_a_literal_named_by_its_file():
     call = next(c for c in ctx.calls() if "HERE" in ctx.line_text(c.lineno))
     found = settings.default_expr(ctx, call.keywords[0].value)
     assert found is not None and found[0].qualname(found[1]) == "torch.bfloat16"
+
+
+def test_an_annotated_config_parameter_reads_the_class_field_default():
+    src = """
+        from typing import Optional
+
+        class TrainerConfig:
+            seed: Optional[int] = None
+            val_fraction: float = 0.1
+
+        class Trainer:
+            def __init__(self, cfg: TrainerConfig):
+                use(x=cfg.val_fraction)  # HERE
+        """
+    assert _value_at(src, "HERE") == 0.1

@@ -75,6 +75,14 @@ def parameter_default(func: ast.AST, param: str) -> ast.expr | None:
     return None
 
 
+def _annotation(func: ast.AST, param: str) -> ast.expr | None:
+    a = func.args  # type: ignore[attr-defined]
+    for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+        if arg.arg == param:
+            return arg.annotation
+    return None
+
+
 def _attribute(ctx: FileContext, expr: ast.Attribute, depth: int) -> tuple[FileContext, ast.expr] | None:
     base = expr.value
     # Lightning: self.hparams.x, or hp.x after hp = self.hparams -> the default of __init__'s parameter x
@@ -108,7 +116,7 @@ def _is_hparams(ctx: FileContext, base: ast.AST) -> bool:
 
 def _through_callers(ctx: FileContext, param: ast.Name, attr: str, depth: int) -> tuple[FileContext, ast.expr] | None:
     """``cfg.x`` where ``cfg`` is a parameter: the one answer every caller's argument gives (with no caller in
-    sight, the field of the parameter's default object)."""
+    sight, the field of the parameter's default object, or the field default of the class it is annotated with)."""
     func = ctx.enclosing_function(param)
     if func is None or depth > 3:
         return None
@@ -117,6 +125,9 @@ def _through_callers(ctx: FileContext, param: ast.Name, attr: str, depth: int) -
     default = parameter_default(func, param.id)
     if not sites and isinstance(default, ast.Call):  # def fit(ds, cfg=Config()): the default object's field
         return _field_of_instance(ctx, default, attr, depth + 1)
+    annotation = _annotation(func, param.id)
+    if not sites and isinstance(annotation, (ast.Name, ast.Attribute)):  # def __init__(self, cfg: TrainerConfig)
+        return _field_of_instance(ctx, ast.Call(func=annotation, args=[], keywords=[]), attr, depth + 1)
     for sctx, site in sites:
         arg = vo.argument_for(site, func, param.id)
         if arg is None and isinstance(default, ast.Call) and not site.keywords and len(site.args) <= vo.function_params(func).index(param.id):
