@@ -92,6 +92,19 @@ def test_fixed_seed_saved_split_or_no_resume_is_fine(tmp_path):
         "from splits import make_training_splits", "from splits import get_or_make_splits")
     check_project(tmp_path / "saved", {"config.py": CONFIG.replace("  # expect: split-redrawn-on-resume", ""),
                                        "splits.py": saved, "trainer.py": trainer}, RULE)
+    check(
+        """
+        import numpy as np
+        import torch
+
+        def train(model, data, seed=None, resume=None):   # batch order, not a split
+            rng = np.random.RandomState(seed)
+            rng.shuffle(data)
+            if resume:
+                model.load_state_dict(torch.load(resume))
+        """,
+        RULE,
+    )
     no_resume = "from splits import make_training_splits\n\ndef run(cfg, labels):\n    return make_training_splits(labels, 0.1, seed=cfg.seed)\n"
     check_project(tmp_path / "fresh", {"config.py": CONFIG.replace("  # expect: split-redrawn-on-resume", "").replace(
         "    resume_ckpt_path: Optional[str] = None\n", ""), "splits.py": SPLITS, "trainer.py": no_resume}, RULE)

@@ -19,7 +19,7 @@ _RESUMES = re.compile(r"resume|last\.ckpt|ckpt_path|load_checkpoint", re.IGNOREC
 _LOADS_STATE = re.compile(r"load_state_dict\s*\(|torch\.load\s*\(|load_from_checkpoint\s*\(")
 # the split is read back from disk when it exists
 _PERSISTED = re.compile(r"os\.path\.exists|\.exists\(\)|json\.load|np\.load|pickle\.load|torch\.load|read_csv|open\(")
-_SPLIT_WORDS = {"split", "splits", "val", "valid", "validation", "holdout", "dev", "test", "train"}
+_SPLIT_WORDS = {"split", "splits", "holdout", "partition", "partitions", "fold", "folds"}
 
 
 def _none_by_default(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> tuple[FileContext, ast.AST] | None:
@@ -73,7 +73,8 @@ def _split_draws(ctx: FileContext, func: ast.AST):
 class SplitRedrawnOnResume(Rule):
     """The train/validation split is redrawn at every start from a seed that is None by default, and runs resume.
 
-    What it finds: a function that splits data at random (a `np.random.default_rng(seed)` / `RandomState` /
+    What it finds: a function named for splitting (`split`, `holdout`, `partition`, `fold` in its name) that
+    splits data at random (a `np.random.default_rng(seed)` / `RandomState` /
     `random.Random` permutation or shuffle, `train_test_split(random_state=...)`, `random_split(generator=...)`)
     whose seed is None by default (a parameter default, a config field `seed: Optional[int] = None`, an
     argparse default, also through every caller) and which does not read a saved split back, in a project that
