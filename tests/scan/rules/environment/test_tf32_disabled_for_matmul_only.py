@@ -83,3 +83,26 @@ def test_both_switches_off_mlp_only_or_tf32_on_is_fine(tmp_path):
         """,
         RULE,
     )
+
+
+def test_a_language_model_test_in_a_project_with_convolutions_elsewhere_is_fine(tmp_path):
+    vision = """
+    import torch.nn as nn
+
+    class PatchEmbed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Conv2d(3, 64, 16, 16)
+    """
+    test = """
+    import torch
+    from gpt import GPT
+
+    def test_batched_generation():
+        old = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        m = GPT().eval()
+        torch.backends.cuda.matmul.allow_tf32 = old
+    """
+    gpt = "import torch.nn as nn\n\nclass GPT(nn.Module):\n    pass\n"
+    check_project(tmp_path, {"vision.py": vision, "gpt.py": gpt, "tests/test_batch.py": test}, RULE)

@@ -3,6 +3,8 @@ convolutions keep their TF32 default."""
 
 from __future__ import annotations
 
+import ast
+import os
 import re
 
 from mlsleuth.scan.analysis.context import FileContext
@@ -22,14 +24,31 @@ def _project_matches(ctx: FileContext, pattern: re.Pattern[str]) -> bool:
     return ctx.project is not None and ctx.project.any_file_matches(pattern)
 
 
+def _users_convolve(ctx: FileContext, switch: ast.AST) -> bool:
+    """Convolutions run where this precision setting applies: in this file, in the files that call the function
+    holding the switch, or in the files that import this module."""
+    if _CONVOLUTIONS.search(ctx.source):
+        return True
+    if ctx.project is None:
+        return False
+    func = ctx.enclosing_function(switch)
+    users = [c for c, _call in ctx.project.callers(ctx, func)] if func is not None else []
+    stem = os.path.splitext(os.path.basename(getattr(ctx, "path", "") or ctx.display_path))[0]
+    importing = re.compile(rf"^\s*(?:from\s+[\w.]*\b{re.escape(stem)}\b\s+import|import\s+[\w.]*\b{re.escape(stem)}\b)", re.MULTILINE)
+    if stem and stem != "__init__":
+        users += [o for o in ctx.project.files_mentioning(ctx, stem) if importing.search(o.source)]
+    return any(_CONVOLUTIONS.search(u.source) for u in users)
+
+
 @register_rule
 class Tf32DisabledForMatmulOnly(Rule):
     """Full fp32 is asked for matrix multiplications, but cuDNN convolutions keep their TF32 default.
 
     What it finds: code that turns TF32 off for matrix multiplications (`torch.backends.cuda.matmul.allow_tf32
     = False`, `torch.set_float32_matmul_precision("highest")`, `torch.backends.cuda.matmul.fp32_precision =
-    "ieee"`) in a project that runs convolutions (`nn.Conv*d`, `F.conv*d`, torchvision or timm models) and
-    nowhere turns TF32 off for cuDNN (`torch.backends.cudnn.allow_tf32 = False`, `cudnn.conv.fp32_precision =
+    "ieee"`) where convolutions run (`nn.Conv*d`, `F.conv*d`, torchvision or timm models: in the same file, in
+    the files that call the function holding the switch, or in the files that import its module), when the
+    project nowhere turns TF32 off for cuDNN (`torch.backends.cudnn.allow_tf32 = False`, `cudnn.conv.fp32_precision =
     "ieee"`, the global `torch.backends.fp32_precision = "ieee"`).
     Why it matters: the two switches are separate and their defaults differ: matmul TF32 is off by default,
     cuDNN TF32 is ON. Code that disables the matmul switch wants true fp32 (a PDE surrogate, a regression to
@@ -52,9 +71,9 @@ class Tf32DisabledForMatmulOnly(Rule):
         offs = [s for s in switches(ctx) if s.kind == "matmul" and not s.on]
         if not offs or any(s.kind in ("cudnn", "all") and not s.on for s in switches(ctx)):
             return
-        if _project_matches(ctx, _CUDNN_OFF) or not _project_matches(ctx, _CONVOLUTIONS):
-            return
         first = offs[0]
+        if _project_matches(ctx, _CUDNN_OFF) or not _users_convolve(ctx, first.node):
+            return
         yield self.finding(
             ctx,
             first.node,
