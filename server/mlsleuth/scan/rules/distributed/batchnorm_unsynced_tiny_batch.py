@@ -53,7 +53,7 @@ def _tiny_train_loader(ctx: FileContext) -> tuple[ast.Call, int] | None:
 
 @register_rule
 class BatchnormUnsyncedTinyBatch(Rule):
-    """A BatchNorm network trained under DDP with one or two samples per process and no SyncBatchNorm.
+    """BatchNorm under DDP with 1-2 samples per process and no SyncBatchNorm.
 
     What it finds: a model wrapped in `DistributedDataParallel` whose class (in this file or the project, one
     level of modules deep) builds `nn.BatchNorm*d` layers or a torchvision network that has them (ResNet,

@@ -52,7 +52,7 @@ def _logged(call: ast.Call) -> list[tuple[str | None, ast.AST]]:
 
 @register_rule
 class LightningEpochMetricNotSynced(Rule):
-    """A LightningModule logs an evaluation metric as a plain tensor without `sync_dist=True` under a multi-process Trainer.
+    """A validation metric is logged without `sync_dist=True` under DDP.
 
     What it finds: `self.log(name, value)` / `self.log_dict({...})` in `validation_step`, `test_step` or their
     epoch-end hooks (and in `training_step` when a callback or scheduler monitors the name) with no

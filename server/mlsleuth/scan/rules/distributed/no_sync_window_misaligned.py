@@ -151,7 +151,7 @@ def _same_micro_batch(a: Phase, b: Phase) -> bool | None:
 
 @register_rule
 class NoSyncWindowMisaligned(Rule):
-    """Gradient accumulation under DDP whose all-reduced micro-batch is not the one before the optimizer step.
+    """DDP no_sync() syncs a different micro-batch than the one before the step.
 
     What it finds: in a training loop, `no_sync()` (DDP's, or a wrapper's with that name) chosen by a modular
     test of a counter (`m.no_sync() if step % accum != 0 else nullcontext()`, `if (i + 1) % k != 0: with

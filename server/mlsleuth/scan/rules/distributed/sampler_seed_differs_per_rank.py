@@ -41,7 +41,7 @@ def _shards_later(ctx: FileContext, call: ast.Call) -> bool:
 
 @register_rule
 class SamplerSeedDiffersPerRank(Rule):
-    """The shuffle seed of a sharding sampler depends on the rank, so each rank shuffles a different permutation.
+    """A DistributedSampler's shuffle seed depends on the rank.
 
     What it finds: a `DistributedSampler` (or a project subclass of it) built with a `seed` that depends on
     the process's rank (`seed=cfg.seed + rank`, a `seed` variable bound to `base + dist.get_rank()`, a

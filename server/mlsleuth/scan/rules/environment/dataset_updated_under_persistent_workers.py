@@ -53,7 +53,7 @@ def _mutation(ctx: FileContext, stmt: ast.AST, receivers: set[str], dataset: ast
 
 @register_rule
 class DatasetUpdatedUnderPersistentWorkers(Rule):
-    """The main process changes the dataset between epochs, but persistent workers keep their start-up copy.
+    """The dataset changes between epochs, but persistent workers keep their copy.
 
     What it finds: a `DataLoader(dataset, num_workers=N, persistent_workers=True)` (also through a config
     default) iterated inside an outer loop that, between epochs, changes the dataset object from the main

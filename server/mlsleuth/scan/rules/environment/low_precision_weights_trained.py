@@ -81,7 +81,7 @@ def _helper_casts(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.Ca
 
 @register_rule
 class LowPrecisionWeightsTrained(Rule):
-    """A model cast to float16/bfloat16 as a whole is then trained.
+    """A model cast whole to float16/bfloat16 is then trained.
 
     What it finds: (1) `model.half()`, `model.bfloat16()` or `model.to(torch.bfloat16)` (the dtype also through
     a variable or a config default such as `dtype: torch.dtype = torch.bfloat16`) before the first backward of

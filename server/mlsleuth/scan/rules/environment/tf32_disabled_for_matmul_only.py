@@ -42,7 +42,7 @@ def _users_convolve(ctx: FileContext, switch: ast.AST) -> bool:
 
 @register_rule
 class Tf32DisabledForMatmulOnly(Rule):
-    """Full fp32 is asked for matrix multiplications, but cuDNN convolutions keep their TF32 default.
+    """TF32 is turned off for matmuls, but cuDNN convolutions keep it.
 
     What it finds: code that turns TF32 off for matrix multiplications (`torch.backends.cuda.matmul.allow_tf32
     = False`, `torch.set_float32_matmul_precision("highest")`, `torch.backends.cuda.matmul.fp32_precision =

@@ -18,7 +18,7 @@ _GP_LIBRARIES = re.compile(r"^\s*(?:import|from)\s+(?:gpytorch|botorch)\b", re.M
 
 @register_rule
 class Tf32InLinearAlgebra(Rule):
-    """TF32 matmuls are turned on in code that factorises or solves linear systems.
+    """TF32 matmuls are on where the code solves linear systems.
 
     What it finds: `torch.backends.cuda.matmul.allow_tf32 = True`, `torch.set_float32_matmul_precision("high"
     / "medium")` or `matmul.fp32_precision = "tf32"` in a file that calls torch's numerical linear algebra

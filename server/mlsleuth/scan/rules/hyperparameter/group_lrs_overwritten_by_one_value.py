@@ -39,7 +39,7 @@ def _group_lr_assignment(stmt: ast.stmt, group: str) -> ast.Assign | None:
 
 @register_rule
 class GroupLrsOverwrittenByOneValue(Rule):
-    """A hand-written schedule writes one learning rate into every parameter group, erasing per-group rates.
+    """A schedule writes one learning rate into every parameter group.
 
     What it finds: `for g in optimizer.param_groups: g["lr"] = lr` where `lr` does not depend on the group
     (it is not read from `g`, nor paired with the group's own base rate through `zip(param_groups,

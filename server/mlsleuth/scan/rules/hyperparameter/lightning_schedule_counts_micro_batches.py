@@ -76,7 +76,7 @@ def _is_loader(ctx: FileContext, expr: ast.AST) -> bool:
 
 @register_rule
 class LightningScheduleCountsMicroBatches(Rule):
-    """A per-step LR schedule sized from the number of batches while Lightning accumulates gradients.
+    """A step schedule sized in batches while Lightning accumulates gradients.
 
     What it finds: `configure_optimizers` of a `LightningModule` returns a scheduler with `"interval": "step"`
     whose length (`steps_per_epoch`, `total_steps`, `num_training_steps`, `T_max`, ...) is computed from

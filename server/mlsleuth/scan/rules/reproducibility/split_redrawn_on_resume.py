@@ -71,7 +71,7 @@ def _split_draws(ctx: FileContext, func: ast.AST):
 
 @register_rule
 class SplitRedrawnOnResume(Rule):
-    """The train/validation split is redrawn at every start from a seed that is None by default, and runs resume.
+    """A resumable run redraws its split from a seed that is None by default.
 
     What it finds: a function named for splitting (`split`, `holdout`, `partition`, `fold` in its name) that
     splits data at random (a `np.random.default_rng(seed)` / `RandomState` /
