@@ -533,6 +533,11 @@ class FileContext:
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                         table.setdefault(target.attr, []).append(node.value)
+                    elif isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                            and len(target.elts) == len(node.value.elts):  # self.a, self.b = a, b
+                        for t, v in zip(target.elts, node.value.elts):
+                            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                                table.setdefault(t.attr, []).append(v)
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
                 t = node.target
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":

@@ -61,3 +61,69 @@ def test_base_weights_loaded_into_a_lora_model_are_left_alone():
                 model.load_state_dict(torch.load(path), strict=False)
         """
     check(src, {"load-state-dict-strict-false-ignored"})
+
+
+def test_filter_and_merge_without_a_count_is_a_loose_load():
+    src = """
+    import torch
+
+    net = build()
+    pretrained_dict = torch.load("best.pth", map_location="cpu")
+    model_dict = net.state_dict()
+    pretrained_dict = {k: v for k, v in pretrained_dict.items() if k in model_dict}  # expect: load-state-dict-strict-false-ignored
+    model_dict.update(pretrained_dict)
+    net.load_state_dict(model_dict)
+
+    def warm_start(model, path):
+        ckpt = torch.load(path)["state_dict"]
+        own = model.state_dict()
+        keep = {name: w for name, w in ckpt.items() if name in own.keys() and w.shape == own[name].shape}  # expect: load-state-dict-strict-false-ignored
+        model.load_state_dict(keep, strict=False)  # expect: load-state-dict-strict-false-ignored
+    """
+    check(src, {STRICT})
+
+
+def test_filter_after_renaming_keys_or_with_a_count_is_fine():
+    src = """
+    import logging
+    import torch
+    from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+    def a(net, path):
+        sd = torch.load(path)
+        sd = {k.replace("module.", "", 1): v for k, v in sd.items()}
+        model_dict = net.state_dict()
+        sd = {k: v for k, v in sd.items() if k in model_dict}
+        model_dict.update(sd)
+        net.load_state_dict(model_dict)
+
+    def b(net, path):
+        sd = torch.load(path)
+        model_dict = net.state_dict()
+        sd = {k: v for k, v in sd.items() if k in model_dict}
+        assert len(sd) == len(model_dict), "checkpoint does not match"
+        model_dict.update(sd)
+        net.load_state_dict(model_dict)
+
+    def c(net, path):
+        sd = torch.load(path)
+        consume_prefix_in_state_dict_if_present(sd, "module.")
+        model_dict = net.state_dict()
+        kept = {k: v for k, v in sd.items() if k in model_dict}
+        model_dict.update(kept)
+        net.load_state_dict(model_dict)
+
+    def d(net, path):
+        sd = torch.load(path)
+        model_dict = net.state_dict()
+        kept = {k: v for k, v in sd.items() if k in model_dict}
+        logging.info("loaded %d/%d tensors", len(kept), len(model_dict))
+        model_dict.update(kept)
+        net.load_state_dict(model_dict)
+
+    def e(net, path, vocab):
+        sd = torch.load(path)
+        tokens = {k: v for k, v in sd.items() if k in vocab}   # not the model's own dict
+        return tokens
+    """
+    check(src, {STRICT})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings
+from scan.helpers import check, check_project, findings
 
 RULE = "shard-metric-logged-as-global"
 
@@ -224,3 +224,61 @@ def test_a_training_loss_summed_over_the_shard_is_left_alone():
                 print(f"epoch {epoch} loss {running / len(loader):.4f}")
     """
     check(src, {RULE})
+
+
+_TRAINER = """
+import math
+import torch
+import torch.distributed as dist
+
+
+class LMTrainer:
+    def __init__(self, model, valid_iter, args):
+        self.model, self.valid_iter, self.args = model, valid_iter, args
+        self.rank = dist.get_rank()
+
+    @torch.no_grad()
+    def evaluate(self):
+        total_loss, total_len = 0.0, 0
+        for data, target in self.valid_iter:
+            total_loss += self.model(data, target).item() * target.numel()
+            total_len += target.numel()
+        return total_loss / total_len  # expect: shard-metric-logged-as-global
+
+    def fit(self):
+        val_loss = self.evaluate()
+        if self.rank == 0:
+            print(f"valid loss {val_loss:.3f} | ppl {math.exp(val_loss):.2f}")
+"""
+
+_MAIN = """
+import torch
+import torch.distributed as dist
+from trainer import LMTrainer
+
+
+class Stream:
+    def __init__(self, tokens, bsz):
+        self.tokens, self.bsz = tokens, bsz
+
+
+def main(model, args):
+    rank, world = dist.get_rank(), dist.get_world_size()
+    corpus = torch.load(args.data)
+    valid_tokens = corpus["valid"].chunk(world)[rank]
+    LMTrainer(model, Stream(valid_tokens, 10), args).fit()
+"""
+
+
+def test_hand_sharded_validation_passed_through_a_constructor(tmp_path):
+    check_project(tmp_path, {"trainer.py": _TRAINER, "main.py": _MAIN}, {RULE})
+
+
+def test_hand_sharded_validation_whole_split_or_reduced_is_fine(tmp_path):
+    whole = _MAIN.replace('corpus["valid"].chunk(world)[rank]', 'corpus["valid"]')
+    check_project(tmp_path / "whole", {"trainer.py": _TRAINER.replace("  # expect: shard-metric-logged-as-global", ""),
+                                       "main.py": whole}, {RULE})
+    reduced = _TRAINER.replace("  # expect: shard-metric-logged-as-global", "").replace(
+        "        return total_loss / total_len",
+        "        stats = torch.tensor([total_loss, total_len])\n        dist.all_reduce(stats)\n        return (stats[0] / stats[1]).item()")
+    check_project(tmp_path / "reduced", {"trainer.py": reduced, "main.py": _MAIN}, {RULE})

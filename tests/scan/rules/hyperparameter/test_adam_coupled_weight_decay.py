@@ -57,3 +57,67 @@ def test_adam_weight_decay_from_a_setting_is_a_coupled_decay_knob():
     found = messages(src, "adam-coupled-weight-decay")
     assert {f.severity for f in found} == {"info"}
     assert all("whenever it is non-zero" in f.message for f in found)
+
+
+def test_transformer_finetuning_with_coupled_decay_is_a_warning():
+    # a Lightning module over a Hugging Face model, the decay read from hparams (default 0.01)
+    src = """
+        import torch
+        import lightning as L
+        from transformers import AutoModelForSequenceClassification
+
+        class TextClassifier(L.LightningModule):
+            def __init__(self, backbone="bert-base-uncased", lr=2e-5, weight_decay=0.01):
+                super().__init__()
+                self.save_hyperparameters()
+                self.model = AutoModelForSequenceClassification.from_pretrained(backbone)
+
+            def configure_optimizers(self):
+                hp = self.hparams
+                return torch.optim.Adam(self.parameters(), lr=hp.lr, weight_decay=hp.weight_decay)  # expect: adam-coupled-weight-decay
+        """
+    check(src, WD)
+    assert {f.severity for f in messages(src, "adam-coupled-weight-decay")} == {"warning"}
+    # a ViT from timm, the decay a literal; an nn.TransformerEncoder in a plain script
+    for build in ("timm.create_model('vit_base_patch16_224')", "nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4), 2)"):
+        src = f"""
+            import timm
+            import torch
+            import torch.nn as nn
+
+            model = {build}
+            opt = torch.optim.Adam(model.parameters(), lr=1e-4, weight_decay=0.05)  # expect: adam-coupled-weight-decay
+            """
+        check(src, WD)
+        assert {f.severity for f in messages(src, "adam-coupled-weight-decay")} == {"warning"}
+
+
+def test_transformer_with_decay_setting_off_by_default_or_adamw_is_quiet():
+    check(
+        """
+        import torch
+        import lightning as L
+        from transformers import AutoModel
+
+        class Encoder(L.LightningModule):
+            def __init__(self, lr=2e-5, weight_decay=0.0):
+                super().__init__()
+                self.save_hyperparameters()
+                self.model = AutoModel.from_pretrained("bert-base-uncased")
+
+            def configure_optimizers(self):
+                a = torch.optim.Adam(self.parameters(), lr=self.hparams.lr, weight_decay=self.hparams.weight_decay)
+                b = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr, weight_decay=0.01)
+                return a
+        """,
+        WD,
+    )
+    # a small CNN regressor with Adam + L2: still the info-level note, not a warning
+    src = """
+        import torch
+
+        def train(model, weight_decay=1e-2):
+            return torch.optim.Adam(model.parameters(), lr=1e-2, weight_decay=weight_decay)  # expect: adam-coupled-weight-decay
+        """
+    check(src, WD)
+    assert {f.severity for f in messages(src, "adam-coupled-weight-decay")} == {"info"}

@@ -8,7 +8,7 @@ import re
 
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, call_method, dotted, keyword
-from mlsleuth.scan.analysis.ranks import mentions_rank
+from mlsleuth.scan.analysis.ranks import mentions_rank, rank_shard
 from mlsleuth.scan.registry import Rule, register_rule
 
 _DIST_SAMPLERS = {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
@@ -167,7 +167,10 @@ class ShardMetricLoggedAsGlobal(Rule):
     `accelerator.gather_for_metrics`, a `reduce_tensor`-style helper). Not flagged: a per-batch value
     rebound each step (the progress line's `loss.item()`), a metric whose printed text says it is one
     rank's, evaluation over the full data set (no DistributedSampler), torchmetrics' `compute()`
-    (it synchronises itself).
+    (it synchronises itself). The data may also be sharded by hand (`tokens.chunk(world)[rank]`,
+    `x[rank::world]`, `split_dataset_by_node`), in another file and passed in through a constructor: an
+    evaluation method that loops over such a shard and returns its metric, reported by a caller under a rank
+    test, is reported at its `return`, where the reduction belongs.
     Why it matters: each rank evaluates only its 1/N of the data. Rank 0's number is the metric of half (a
     quarter, ...) of the validation set, reported as if it were the whole: it is noisier, can differ from
     the true value by more than the improvement you are measuring, and model selection or early stopping
@@ -182,10 +185,12 @@ class ShardMetricLoggedAsGlobal(Rule):
     id = "shard-metric-logged-as-global"
     category = "distributed"
     severity = "warning"
-    triggers = ("DistributedSampler",)
+    reach = "project"
+    triggers = ("DistributedSampler", "rank")
     requires = (("rank", "main_process", "is_main", "master", "global_zero", "is_primary"),)
 
     def check(self, ctx: FileContext):
+        yield from self._returned_shard_metrics(ctx)
         loaders = _shard_loaders(ctx)
         if not loaders:
             return
@@ -215,6 +220,51 @@ class ShardMetricLoggedAsGlobal(Rule):
                                     f"{call.lineno}; no cross-process reduction in between",
                         next_test="Print the value on every rank with its rank number: different values confirm it.",
                     )
+
+    def _returned_shard_metrics(self, ctx: FileContext):
+        """An evaluation method that loops over one rank's shard of the data (sharded by hand: ``x.chunk(world)[rank]``,
+        ``x[rank::world]``, possibly in another file and passed in through the constructor) and returns its metric
+        with no reduction, whose caller reports the value under a rank test: reported at the ``return``, where the
+        all-reduce belongs."""
+        for loop in ctx.nodes_of(ast.For):
+            func = ctx.enclosing_function(loop)
+            source = dotted(_loop_source(loop))
+            if func is None or source is None or not _is_evaluation(ctx, loop, source) or _combines(ctx, func):
+                continue
+            accum = _accumulators(ctx, loop)
+            returned = _derived(ctx, func, accum, loop.lineno) if accum else set()
+            rets = [r for r in ctx.subtree(func) if isinstance(r, ast.Return) and r.value is not None
+                    and r.lineno > loop.lineno and _mentions(r.value, returned)]
+            if not rets:
+                continue
+            shard = rank_shard(ctx, _loop_source(loop))
+            if shard is None or isinstance(shard[1], ast.Call) and shard[0].qualname(shard[1]) in _DIST_SAMPLERS:
+                continue  # a DistributedSampler's loader: the paths below report it where it is printed
+            for call in vo.call_sites(ctx, func):
+                stmt = ctx.parent(call)
+                caller = ctx.enclosing_function(call) or ctx.tree
+                if not isinstance(stmt, ast.Assign) or _combines(ctx, caller):
+                    continue
+                seeds = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                metrics = _derived(ctx, caller, seeds, stmt.lineno)
+                report = next((c for c in ctx.calls(caller) if c.lineno > stmt.lineno and _is_reporter(ctx, c)
+                               and any(_mentions(a, metrics) for a in [*c.args, *c.keywords])
+                               and _rank_guard(ctx, c) is not None and not _says_per_rank(c)), None)
+                if report is None:
+                    continue
+                sctx, node = shard
+                where = f"{'' if sctx is ctx else sctx.display_path + ', '}line {node.lineno}"
+                yield self.finding(
+                    ctx,
+                    rets[0],
+                    f"`{func.name}` returns a metric of `{source}`, which holds only this rank's shard of the data "
+                    f"(`{sctx.segment(node, 50)}`, {where}), with no all_reduce/gather; line {report.lineno} reports it "
+                    "under a rank test as the metric of the whole set",
+                    observation=f"loop over `{source}` at line {loop.lineno}; returned at line {rets[0].lineno}; reported "
+                                f"at line {report.lineno}",
+                    next_test="Print the returned value on every rank with its rank number: different values confirm it.",
+                )
+                return
 
     @staticmethod
     def _shard_metrics(ctx: FileContext, loop: ast.For, source: str, loaders: set[str]):

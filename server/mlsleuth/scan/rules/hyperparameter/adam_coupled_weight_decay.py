@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
 
-from mlsleuth.scan.analysis import edits
+from mlsleuth.scan.analysis import edits, settings
 from mlsleuth.scan.analysis.context import constant, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -15,7 +16,11 @@ class AdamCoupledWeightDecay(Rule):
 
     What it finds: `torch.optim.Adam` (or `Adamax`, `NAdam`, `RAdam` without `decoupled_weight_decay`)
     built with a `weight_decay` that is not provably zero: a non-zero literal, or a variable or
-    config value (`weight_decay=args.weight_decay`), which makes the coupled decay a setting away.
+    config value (`weight_decay=args.weight_decay`), which makes the coupled decay a setting away; a
+    setting whose default is 0 (an argparse default, a Lightning `hparams` default) is left alone. It is a
+    warning where the file trains a transformer (it imports `transformers`, `timm` or `peft`, calls
+    `from_pretrained`, builds `nn.Transformer*` or a `vit_*` model), whose recipes mean AdamW; an info note
+    elsewhere, where L2 through Adam is sometimes what was meant.
     Why it matters: in these optimizers `weight_decay` is an L2 term added to the gradient, which then
     goes through Adam's per-parameter scaling: weights with large gradient history are barely
     decayed and rarely-updated ones are decayed hard. Recipes that quote a weight decay of 0.01-0.1
@@ -56,6 +61,9 @@ class AdamCoupledWeightDecay(Rule):
             decoupled = keyword(call, "decoupled_weight_decay")
             if decoupled is not None and constant(decoupled) is not False:
                 continue
+            default = settings.default_value(ctx, decay)
+            if isinstance(default, (int, float)) and not isinstance(default, bool) and default == 0:
+                continue  # a setting that is off unless someone turns it on
             name = qn.rsplit(".", 1)[-1]
             if isinstance(value, (int, float)):
                 what = f"{name} with weight_decay={ctx.segment(decay, 40)} applies L2 through the adaptive scaling (coupled decay)"
@@ -64,10 +72,14 @@ class AdamCoupledWeightDecay(Rule):
                     f"{name} takes weight_decay={ctx.segment(decay, 40)} from a setting: whenever it is non-zero, Adam applies it"
                     " as L2 through the adaptive scaling (coupled decay)"
                 )
+            transformer = _transformer_recipe(ctx)
+            if transformer:
+                what += f"; the model is {transformer}, whose recipes quote AdamW's decoupled decay"
             yield self.finding(
                 ctx,
                 call,
                 f"{what}; if the value comes from a recipe it probably meant AdamW's decoupled decay",
+                severity="warning" if transformer else None,
                 next_test="run a few hundred steps with Adam and with AdamW at the same weight_decay and compare the weight norms",
             )
 
@@ -82,3 +94,17 @@ class AdamCoupledWeightDecay(Rule):
         else:
             return None
         return edits.Fix("use AdamW (decoupled weight decay)", (rename,), safe=False) if rename is not None else None
+
+
+_TRANSFORMER_LIBRARIES = ("transformers", "timm", "peft")
+_TRANSFORMER_NAMES = re.compile(r"\bfrom_pretrained\s*\(|\bnn\.Transformer(?:Encoder|Decoder)?\b|\bvit_\w+\s*\(")
+
+
+def _transformer_recipe(ctx) -> str | None:
+    """What says this file trains a transformer (whose published recipes use AdamW), or None."""
+    for prefix in _TRANSFORMER_LIBRARIES:
+        if ctx.imports_any(prefix):
+            return f"built with `{prefix}`"
+    if _TRANSFORMER_NAMES.search(ctx.source):
+        return "a transformer"
+    return None
