@@ -136,6 +136,9 @@ class ObjectInfo:
     construction: ast.Call | None
     name: str = ""  # class or factory name, e.g. "OneCycleLR"
     ctx: FileContext | None = field(default=None, compare=False)  # the file of ``construction``, when not the rule's own
+    # a scheduler a project factory builds (``get_scheduler(cfg.name, opt, max_steps=...)``): that call, in the file
+    # that asked; ``construction`` is then the constructor inside the factory
+    factory: ast.Call | None = field(default=None, compare=False)
 
     @property
     def line(self) -> int | None:
@@ -174,6 +177,41 @@ def classify_construction(ctx: FileContext, value: ast.AST | None) -> tuple[str,
     if qn == "self.lr_schedulers":
         return "scheduler", "lr_schedulers"
     return None
+
+
+FACTORY_DEPTH = 3
+
+
+def factory_scheduler(ctx: FileContext, call: ast.Call, depth: int = 0) -> tuple[FileContext, ast.Call, str] | None:
+    """(file, constructor, class name) when ``call`` runs a project function whose every return builds a learning-rate
+    scheduler (``get_scheduler(name, opt, ...)`` returning ``cosine_with_warmup(...)`` returning ``LambdaLR(...)``),
+    followed through up to ``FACTORY_DEPTH`` functions; the class name is ``""`` when the returns disagree."""
+    if depth >= FACTORY_DEPTH:
+        return None
+    found = value_origins.helper_definition(ctx, call)
+    if found is None:
+        return None
+    fctx, func = found
+    products: list[tuple[FileContext, ast.Call, str]] = []
+    for ret in value_origins.returns(func):
+        value = value_origins.local_value(fctx, ret) if isinstance(ret, ast.Name) else ret
+        if not isinstance(value, ast.Call):
+            return None
+        kind = classify_construction(fctx, value)
+        if kind is not None:
+            if kind[0] != "scheduler":
+                return None
+            products.append((fctx, value, kind[1]))
+            continue
+        inner = factory_scheduler(fctx, value, depth + 1)
+        if inner is None:
+            return None
+        products.append(inner)
+    if not products:
+        return None
+    names = {name for _c, _v, name in products}
+    first = products[0]
+    return first[0], first[1], first[2] if len(names) == 1 else ""
 
 
 def scheduler_unit(ctx: FileContext, construction: ast.Call | None, name: str) -> str | None:
@@ -506,6 +544,12 @@ class LoopModel:
         found = classify_construction(ctx, value)
         if found and isinstance(value, ast.Call):
             return ObjectInfo(found[0], f"@{value.lineno}:{value.col_offset}", value, found[1])
+        if isinstance(value, ast.Call) and _SCHED_NAME.search(ctx.segment(expr, 80) + ctx.segment(value.func, 80)):
+            built = factory_scheduler(ctx, value)
+            if built is not None:
+                fctx, inner, name = built
+                return ObjectInfo("scheduler", f"@{value.lineno}:{value.col_offset}", inner, name,
+                                  ctx=fctx if fctx is not ctx else None, factory=value)
         if isinstance(value, (ast.List, ast.Tuple)) and value.elts:
             kinds = [classify_construction(ctx, e) for e in value.elts]
             if all(kinds) and len({k[0] for k in kinds if k}) == 1:
