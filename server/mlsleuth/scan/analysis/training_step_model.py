@@ -18,6 +18,8 @@ the training events in execution order:
 ``scaler_update`` ``scaler.update()``
 ``train`` / ``eval``  ``model.train()`` / ``model.eval()`` (``train(False)`` counts as eval)
 ``opaque``     a call to a same-file helper too deep to inline (an event may hide in it)
+``hands_optimizer``  a known optimizer passed to a training helper the scan cannot read (a module missing
+               from the scanned files): it probably steps it there
 
 Calls to functions and methods defined in the same file are inlined (two
 levels deep), with the callee's parameters mapped to the caller's arguments,
@@ -120,6 +122,8 @@ _LIBRARY_TOPS = frozenset({
     "collections", "itertools", "functools", "pathlib", "typing", "wandb", "tqdm", "matplotlib", "einops",
 })
 _SUMMARY_PROBES = 60
+# the name of a helper that runs training steps with the optimizer it is given
+_TRAINING_HELPER = re.compile(r"train|fit|epoch|optimi[sz]e|learn|update", re.IGNORECASE)
 # what a training or evaluation loop iterates over: a loader, batches, epochs, steps
 _DATA_LOOP = re.compile(r"load|batch|data|epoch|sampl|train", re.IGNORECASE)
 _MAY_HAVE_EVENTS = re.compile(
@@ -649,6 +653,29 @@ class LoopModel:
         events = function_summaries.effects(method[0], method[1])
         return (method[1], events) if events else None
 
+    def handed_optimizer(self, call: ast.Call, env: _Env | None = None) -> tuple[ast.AST, ObjectInfo] | None:
+        """(argument, optimizer) when ``call`` hands a known optimizer to a training helper this scan cannot read:
+        ``tnt.train(model=net, dataloader=loader, optimizer=joint_optimizer)`` where ``tnt`` is a module of the
+        project missing from the scanned files. Such a helper almost surely steps it (an ``hands_optimizer`` event);
+        a helper the scan can read is judged by its summary instead, and library calls are never counted."""
+        name = call_method(call) or (call.func.id if isinstance(call.func, ast.Name) else "")
+        if not _TRAINING_HELPER.search(name or ""):
+            return None
+        func = call.func
+        head = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else (
+            func.id if isinstance(func, ast.Name) else None)
+        if head is None or head not in self.ctx.imports or not self._project_import(head):
+            return None
+        if value_origins.helper_definition(self.ctx, call) is not None:
+            return None
+        for arg in (*call.args, *(k.value for k in call.keywords)):
+            if isinstance(arg, ast.Starred):
+                continue
+            info = self.object_of(arg, env)
+            if info is not None and info.kind == "optimizer":
+                return arg, info
+        return None
+
     def callee(self, call: ast.Call) -> FunctionNode | None:
         """Like ``FileContext.callee_definition``, with the module's functions looked up in a dict."""
         func = call.func
@@ -973,7 +1000,7 @@ class _TraceBuilder:
             if (obj and obj.kind == "scaler") or _SCALER_NAME.search(text.rsplit(".", 1)[-1]):
                 self._add("scaler_update", call, state, target=text, obj=obj)
             return
-        if method in {"train", "eval"} and receiver is not None:
+        if method in {"train", "eval"} and receiver is not None and not _not_module_mode(call):
             self._mode(call, receiver, method, state)
             return
         self._helper(call, state)
@@ -1095,6 +1122,10 @@ class _TraceBuilder:
             found = self.model.summary_through(call, state.env)
         if found:
             self._replay(call, state, found)
+            return
+        handed = self.model.handed_optimizer(call, state.env)
+        if handed is not None:
+            self._add("hands_optimizer", call, state, target=_text(handed[0], state.env), obj=handed[1])
 
     def _replay(self, call: ast.Call, state: _State, found: tuple[ast.AST, tuple]) -> None:
         callee, events = found
@@ -1114,6 +1145,11 @@ class _TraceBuilder:
     @staticmethod
     def _is_method_call_outside(func: FunctionNode, call: ast.Call) -> bool:
         return False
+
+
+def _not_module_mode(call: ast.Call) -> bool:
+    """``tnt.train(model=net, dataloader=loader)``: more than ``Module.train``'s one ``mode`` flag, so a helper."""
+    return len(call.args) > 1 or any(k.arg != "mode" for k in call.keywords)
 
 
 def _is_grad_tensor(node: ast.AST | None) -> bool:
