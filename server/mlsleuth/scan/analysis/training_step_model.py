@@ -197,7 +197,7 @@ def factory_scheduler(ctx: FileContext, call: ast.Call, depth: int = 0) -> tuple
         return None
     fctx, func = found
     products: list[tuple[FileContext, ast.Call, str]] = []
-    for ret in value_origins.returns(func):
+    for ret in sorted(value_origins.returns(func), key=lambda r: (r.lineno, r.col_offset)):
         value = value_origins.local_value(fctx, ret) if isinstance(ret, ast.Name) else ret
         if not isinstance(value, ast.Call):
             return None
