@@ -69,6 +69,26 @@ def test_lstm_pair_of_zero_tensors_carried_with_a_detach_helper():
     check(src, RULE)
 
 
+def test_gru_state_sliced_to_the_decoder_layers():
+    src = """
+    import torch
+
+    def train_iters(encoder, decoder, pairs, enc_opt, dec_opt, n_layers):
+        encoder_hidden = torch.zeros(2 * n_layers, 64, 256)
+        for input_variable, lengths, target_variable in pairs:
+            enc_opt.zero_grad()
+            dec_opt.zero_grad()
+            encoder_outputs, encoder_hidden = encoder(input_variable, lengths, encoder_hidden.detach())  # expect: encoder-state-carried-across-batches
+            decoder_hidden = encoder_hidden[:n_layers]
+            decoder_output, decoder_hidden = decoder(target_variable[0], decoder_hidden, encoder_outputs)
+            loss = torch.nn.functional.nll_loss(decoder_output, target_variable[1])
+            loss.backward()
+            enc_opt.step()
+            dec_opt.step()
+    """
+    check(src, RULE)
+
+
 def test_language_model_carrying_its_own_state_through_one_text_is_fine():
     src = """
     import torch

@@ -40,6 +40,13 @@ def _reads_state(expr: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names for n in ast.walk(expr))
 
 
+def _alias_of(value: ast.AST, names: set[str]) -> bool:
+    """``dec_h = h`` / ``dec_h = h[:n_layers]`` / ``dec_h = h.contiguous()``: the same state under another name."""
+    while isinstance(value, (ast.Subscript, ast.Attribute)) or isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _CUTS:
+        value = value.value if not isinstance(value, ast.Call) else value.func.value  # type: ignore[union-attr]
+    return isinstance(value, ast.Name) and value.id in names
+
+
 def _data_loop(loop: ast.AST) -> bool:
     return isinstance(loop, (ast.For, ast.AsyncFor))
 
@@ -117,8 +124,8 @@ class EncoderStateCarriedAcrossBatches(Rule):
         """The call of another network that receives the state (directly or through a copy) after ``stmt``."""
         aliases = {name}
         for node in ast.walk(loop):
-            if isinstance(node, ast.Assign) and node.lineno > stmt.lineno and isinstance(node.value, ast.Name) and node.value.id in aliases:
-                aliases |= _stored_names(node.targets[0]) if len(node.targets) == 1 else set()
+            if isinstance(node, ast.Assign) and node.lineno > stmt.lineno and len(node.targets) == 1 and _alias_of(node.value, aliases):
+                aliases |= _stored_names(node.targets[0])
         for node in ast.walk(loop):
             if not (isinstance(node, ast.Call) and node.lineno >= stmt.lineno and node is not stmt.value):
                 continue
