@@ -214,3 +214,50 @@ def test_parameters_added_under_a_flag_the_code_does_not_fix_stay_silent():
     optimizer = torch.optim.SGD(params, lr=0.1)
     """
     check(src, RULE)
+
+
+def test_tower_built_by_a_builder_function_in_another_module(tmp_path):
+    files = {
+        "towers.py": """
+            import torch
+            import torch.nn as nn
+
+            class ClipTower(nn.Module):
+                def __init__(self, cfg):
+                    super().__init__()
+                    self.proj = nn.Linear(cfg.width, cfg.width)
+
+                @torch.no_grad()  # expect: optimized-module-run-without-grad
+                def forward(self, images):
+                    return self.proj(images)
+
+            def build_vision_tower(cfg):
+                tower = ClipTower(cfg)
+                return tower
+        """,
+        "model.py": """
+            import torch.nn as nn
+            from towers import build_vision_tower
+
+            class Llava(nn.Module):
+                def __init__(self, cfg):
+                    super().__init__()
+                    self.vision_tower = build_vision_tower(cfg)
+                    self.projector = nn.Linear(cfg.width, cfg.hidden)
+
+                def forward(self, images):
+                    return self.projector(self.vision_tower(images))
+        """,
+        "train.py": """
+            import torch
+            from model import Llava
+
+            def main(cfg):
+                model = Llava(cfg)
+                optimizer = torch.optim.AdamW([
+                    {"params": model.vision_tower.parameters(), "lr": 2e-6},
+                    {"params": model.projector.parameters(), "lr": 1e-3},
+                ])
+        """,
+    }
+    check_project(tmp_path, files, RULE)

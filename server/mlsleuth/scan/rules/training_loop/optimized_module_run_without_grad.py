@@ -50,13 +50,32 @@ def _class_of(ctx: FileContext, expr: ast.AST) -> tuple[FileContext, ast.ClassDe
         calls = [v for v in values if isinstance(v, ast.Call)]
         if len(calls) != 1 or len(values) != 1:
             return None
-        built = calls[0]
-        if isinstance(built.func, ast.Name):
-            local = vo.file_class(octx, built.func.id)
-            if local is not None:
-                return octx, local
-        return vo.project_class(octx, built.func)
+        return _built_class(octx, calls[0])
     return vo.instance_class(ctx, expr)
+
+
+def _built_class(ctx: FileContext, built: ast.Call, depth: int = 0) -> tuple[FileContext, ast.ClassDef] | None:
+    """The class ``built`` constructs: ``VisionTower(...)``, or a builder of the project whose every return
+    constructs the same class (``build_vision_tower(cfg)`` returning ``VisionTower(cfg)``)."""
+    if isinstance(built.func, ast.Name):
+        local = vo.file_class(ctx, built.func.id)
+        if local is not None:
+            return ctx, local
+    found = vo.project_class(ctx, built.func)
+    if found is not None or depth >= 2:
+        return found
+    helper = vo.helper_definition(ctx, built)
+    if helper is None:
+        return None
+    hctx, func = helper
+    classes = []
+    for ret in vo.returns(func):
+        value = vo.local_value(hctx, ret) if isinstance(ret, ast.Name) else ret
+        hit = _built_class(hctx, value, depth + 1) if isinstance(value, ast.Call) else None
+        if hit is None:
+            return None
+        classes.append(hit)
+    return classes[0] if classes and len({id(c[1]) for c in classes}) == 1 else None
 
 
 def _grad_off_decorator(ctx: FileContext, func: ast.AST) -> ast.AST | None:
