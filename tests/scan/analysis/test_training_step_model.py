@@ -329,3 +329,78 @@ def test_comprehension_counts_as_a_loop():
     assert trace.loop_parent[step.loops[1]] is step.loops[0]
     sched = next(e for e in trace.events if e.kind == "sched_step")
     assert sched.loops == (step.loops[0],)
+
+
+def test_optimizer_handed_to_an_unreadable_training_helper_and_train_with_arguments_is_a_call():
+    _ctx, model = model_of(
+        """
+        import torch
+        import train_and_test as tnt
+        from engine import save_checkpoint
+
+        net = torch.nn.Linear(2, 2)
+        opt = torch.optim.Adam(net.parameters())
+        for epoch in range(3):
+            tnt.train(model=net, dataloader=None, optimizer=opt)
+            tnt.train(net, None, opt)
+            save_checkpoint(net, opt)
+            net.train()
+            net.train(False)
+        """
+    )
+    events = [(e.kind, e.line, e.target) for e in trace_of(model, "<module>").events]
+    assert events == [
+        ("hands_optimizer", 9, "opt"),
+        ("hands_optimizer", 10, "opt"),
+        ("train", 12, "net"),
+        ("eval", 13, "net"),
+    ]
+
+
+def test_readable_helper_is_judged_by_its_own_events_not_as_a_hand_off():
+    _ctx, model = model_of(
+        """
+        import torch
+
+        def train_log(opt, epoch):
+            print(epoch, opt.param_groups[0]["lr"])
+
+        net = torch.nn.Linear(2, 2)
+        opt = torch.optim.Adam(net.parameters())
+        sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+        for epoch in range(3):
+            train_log(opt, epoch)
+            sched.step()
+        """
+    )
+    assert [e.kind for e in trace_of(model, "<module>").events] == ["sched_step"]
+
+
+def test_scheduler_built_by_a_helper_is_known_with_its_constructor():
+    ctx, model = model_of(
+        """
+        import torch
+        from torch.optim.lr_scheduler import LambdaLR, StepLR
+
+        def warmup(optimizer, total_steps):
+            return LambdaLR(optimizer, lambda s: min(1.0, s / total_steps))
+
+        def get_scheduler(name, optimizer, total_steps):
+            if name == "warmup":
+                return warmup(optimizer, total_steps)
+            sched = StepLR(optimizer, 30)
+            return sched
+
+        def main(model, loader, args):
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            scheduler = get_scheduler(args.sched, opt, total_steps=args.epochs)
+            for x in loader:
+                opt.step()
+                scheduler.step()
+        """
+    )
+    sched = next(e for e in trace_of(model, "main").events if e.kind == "sched_step")
+    assert sched.obj is not None and sched.obj.kind == "scheduler"
+    assert sched.obj.name == ""  # LambdaLR or StepLR, by the name given at run time
+    assert sched.obj.factory is not None and ctx.segment(sched.obj.factory.func) == "get_scheduler"
+    assert sched.obj.construction is not None and ctx.segment(sched.obj.construction.func) == "LambdaLR"

@@ -18,6 +18,8 @@ the training events in execution order:
 ``scaler_update`` ``scaler.update()``
 ``train`` / ``eval``  ``model.train()`` / ``model.eval()`` (``train(False)`` counts as eval)
 ``opaque``     a call to a same-file helper too deep to inline (an event may hide in it)
+``hands_optimizer``  a known optimizer passed to a training helper the scan cannot read (a module missing
+               from the scanned files): it probably steps it there
 
 Calls to functions and methods defined in the same file are inlined (two
 levels deep), with the callee's parameters mapped to the caller's arguments,
@@ -120,6 +122,8 @@ _LIBRARY_TOPS = frozenset({
     "collections", "itertools", "functools", "pathlib", "typing", "wandb", "tqdm", "matplotlib", "einops",
 })
 _SUMMARY_PROBES = 60
+# the name of a helper that runs training steps with the optimizer it is given
+_TRAINING_HELPER = re.compile(r"train|fit|epoch|optimi[sz]e|learn|update", re.IGNORECASE)
 # what a training or evaluation loop iterates over: a loader, batches, epochs, steps
 _DATA_LOOP = re.compile(r"load|batch|data|epoch|sampl|train", re.IGNORECASE)
 _MAY_HAVE_EVENTS = re.compile(
@@ -136,6 +140,9 @@ class ObjectInfo:
     construction: ast.Call | None
     name: str = ""  # class or factory name, e.g. "OneCycleLR"
     ctx: FileContext | None = field(default=None, compare=False)  # the file of ``construction``, when not the rule's own
+    # a scheduler a project factory builds (``get_scheduler(cfg.name, opt, max_steps=...)``): that call, in the file
+    # that asked; ``construction`` is then the constructor inside the factory
+    factory: ast.Call | None = field(default=None, compare=False)
 
     @property
     def line(self) -> int | None:
@@ -174,6 +181,41 @@ def classify_construction(ctx: FileContext, value: ast.AST | None) -> tuple[str,
     if qn == "self.lr_schedulers":
         return "scheduler", "lr_schedulers"
     return None
+
+
+FACTORY_DEPTH = 3
+
+
+def factory_scheduler(ctx: FileContext, call: ast.Call, depth: int = 0) -> tuple[FileContext, ast.Call, str] | None:
+    """(file, constructor, class name) when ``call`` runs a project function whose every return builds a learning-rate
+    scheduler (``get_scheduler(name, opt, ...)`` returning ``cosine_with_warmup(...)`` returning ``LambdaLR(...)``),
+    followed through up to ``FACTORY_DEPTH`` functions; the class name is ``""`` when the returns disagree."""
+    if depth >= FACTORY_DEPTH:
+        return None
+    found = value_origins.helper_definition(ctx, call)
+    if found is None:
+        return None
+    fctx, func = found
+    products: list[tuple[FileContext, ast.Call, str]] = []
+    for ret in sorted(value_origins.returns(func), key=lambda r: (r.lineno, r.col_offset)):
+        value = value_origins.local_value(fctx, ret) if isinstance(ret, ast.Name) else ret
+        if not isinstance(value, ast.Call):
+            return None
+        kind = classify_construction(fctx, value)
+        if kind is not None:
+            if kind[0] != "scheduler":
+                return None
+            products.append((fctx, value, kind[1]))
+            continue
+        inner = factory_scheduler(fctx, value, depth + 1)
+        if inner is None:
+            return None
+        products.append(inner)
+    if not products:
+        return None
+    names = {name for _c, _v, name in products}
+    first = products[0]
+    return first[0], first[1], first[2] if len(names) == 1 else ""
 
 
 def scheduler_unit(ctx: FileContext, construction: ast.Call | None, name: str) -> str | None:
@@ -506,6 +548,12 @@ class LoopModel:
         found = classify_construction(ctx, value)
         if found and isinstance(value, ast.Call):
             return ObjectInfo(found[0], f"@{value.lineno}:{value.col_offset}", value, found[1])
+        if isinstance(value, ast.Call) and _SCHED_NAME.search(ctx.segment(expr, 80) + ctx.segment(value.func, 80)):
+            built = factory_scheduler(ctx, value)
+            if built is not None:
+                fctx, inner, name = built
+                return ObjectInfo("scheduler", f"@{value.lineno}:{value.col_offset}", inner, name,
+                                  ctx=fctx if fctx is not ctx else None, factory=value)
         if isinstance(value, (ast.List, ast.Tuple)) and value.elts:
             kinds = [classify_construction(ctx, e) for e in value.elts]
             if all(kinds) and len({k[0] for k in kinds if k}) == 1:
@@ -604,6 +652,29 @@ class LoopModel:
             return None
         events = function_summaries.effects(method[0], method[1])
         return (method[1], events) if events else None
+
+    def handed_optimizer(self, call: ast.Call, env: _Env | None = None) -> tuple[ast.AST, ObjectInfo] | None:
+        """(argument, optimizer) when ``call`` hands a known optimizer to a training helper this scan cannot read:
+        ``tnt.train(model=net, dataloader=loader, optimizer=joint_optimizer)`` where ``tnt`` is a module of the
+        project missing from the scanned files. Such a helper almost surely steps it (an ``hands_optimizer`` event);
+        a helper the scan can read is judged by its summary instead, and library calls are never counted."""
+        name = call_method(call) or (call.func.id if isinstance(call.func, ast.Name) else "")
+        if not _TRAINING_HELPER.search(name or ""):
+            return None
+        func = call.func
+        head = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else (
+            func.id if isinstance(func, ast.Name) else None)
+        if head is None or head not in self.ctx.imports or not self._project_import(head):
+            return None
+        if value_origins.helper_definition(self.ctx, call) is not None:
+            return None
+        for arg in (*call.args, *(k.value for k in call.keywords)):
+            if isinstance(arg, ast.Starred):
+                continue
+            info = self.object_of(arg, env)
+            if info is not None and info.kind == "optimizer":
+                return arg, info
+        return None
 
     def callee(self, call: ast.Call) -> FunctionNode | None:
         """Like ``FileContext.callee_definition``, with the module's functions looked up in a dict."""
@@ -929,7 +1000,7 @@ class _TraceBuilder:
             if (obj and obj.kind == "scaler") or _SCALER_NAME.search(text.rsplit(".", 1)[-1]):
                 self._add("scaler_update", call, state, target=text, obj=obj)
             return
-        if method in {"train", "eval"} and receiver is not None:
+        if method in {"train", "eval"} and receiver is not None and not _not_module_mode(call):
             self._mode(call, receiver, method, state)
             return
         self._helper(call, state)
@@ -1051,6 +1122,10 @@ class _TraceBuilder:
             found = self.model.summary_through(call, state.env)
         if found:
             self._replay(call, state, found)
+            return
+        handed = self.model.handed_optimizer(call, state.env)
+        if handed is not None:
+            self._add("hands_optimizer", call, state, target=_text(handed[0], state.env), obj=handed[1])
 
     def _replay(self, call: ast.Call, state: _State, found: tuple[ast.AST, tuple]) -> None:
         callee, events = found
@@ -1070,6 +1145,11 @@ class _TraceBuilder:
     @staticmethod
     def _is_method_call_outside(func: FunctionNode, call: ast.Call) -> bool:
         return False
+
+
+def _not_module_mode(call: ast.Call) -> bool:
+    """``tnt.train(model=net, dataloader=loader)``: more than ``Module.train``'s one ``mode`` flag, so a helper."""
+    return len(call.args) > 1 or any(k.arg != "mode" for k in call.keywords)
 
 
 def _is_grad_tensor(node: ast.AST | None) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from mlsleuth.report import Finding
 from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.scheduler_horizon import factory_horizon
 from mlsleuth.scan.analysis.training_step_model import (
     Event,
     Trace,
@@ -103,4 +104,9 @@ class SchedulerRule(Rule):
 def scheduler_event_unit(ctx: FileContext, event: Event) -> str | None:
     if event.obj is None or event.obj.kind != "scheduler":
         return None
+    if event.obj.factory is not None:
+        # built by a project helper: the length it was asked for decides before the class it returns
+        horizon = factory_horizon(ctx, event.obj.factory)
+        if horizon is not None:
+            return horizon.unit
     return scheduler_unit(event.obj.ctx or ctx, event.obj.construction, event.obj.name)

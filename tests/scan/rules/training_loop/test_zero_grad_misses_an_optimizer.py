@@ -23,12 +23,12 @@ def test_gan_step_that_clears_only_the_generator_flags():
         def step(self, real, noise):
             out = self.discriminator(real).view(-1)
             errD_real = self.criterion(out, torch.ones_like(out))
-            errD_real.backward()
+            errD_real.backward()  # expect: zero-grad-misses-an-optimizer
             fake = self.generator(noise)
             out = self.discriminator(fake.detach()).view(-1)
             errD_fake = self.criterion(out, torch.zeros_like(out))
             errD_fake.backward()
-            self.optimizerD.step()  # expect: zero-grad-misses-an-optimizer
+            self.optimizerD.step()
 
             self.generator.zero_grad()
             out = self.discriminator(fake).view(-1)
@@ -51,13 +51,13 @@ def test_script_loop_that_clears_one_optimizer_by_name_flags():
         opt_actor = torch.optim.Adam(actor.parameters(), lr=1e-4)
         opt_critic = torch.optim.Adam(critic.parameters(), lr=1e-3)
         for obs, ret in loader:
-            opt_critic.zero_grad()
+            opt_critic.zero_grad()  # expect: zero-grad-misses-an-optimizer
             value_loss = (critic(obs).squeeze(-1) - ret).pow(2).mean()
             value_loss.backward()
             opt_critic.step()
             policy_loss = -critic(actor(obs)).mean()
             policy_loss.backward()
-            opt_actor.step()  # expect: zero-grad-misses-an-optimizer
+            opt_actor.step()
     """
     check(src, {RULE})
 

@@ -7,6 +7,7 @@ import re
 
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, argument, constant, keyword
+from mlsleuth.scan.analysis.scheduler_horizon import factory_horizon
 from mlsleuth.scan.analysis.training_step_model import (
     is_accumulation_guard,
     is_loop_invariant_guard,
@@ -119,6 +120,22 @@ class EpochSchedulerSteppedPerBatch(SchedulerRule):
             if _tmax_counts_steps(ctx, sched, outer):
                 continue
             assert sched.obj is not None
+            horizon = factory_horizon(ctx, sched.obj.factory) if sched.obj.factory is not None else None
+            if horizon is not None:
+                # a project helper asked for `max_steps` schedule steps was given a number of epochs: point there
+                factory = ctx.segment(sched.obj.factory.func, 40)
+                given = ctx.segment(horizon.argument, 40)
+                built = f"a {sched.obj.name} built at {sched.obj.built_at(ctx)}" if sched.obj.name else "a scheduler"
+                yield self.finding(
+                    ctx,
+                    horizon.argument,
+                    f"{factory}() sizes its schedule ({built}) with {horizon.param}={given}, a number of epochs, but "
+                    f"{sched.target}.step() at {sched.where()} runs once per batch (loop at line {loop_line(loop)}, inside "
+                    f"the epoch loop at line {loop_line(outer)}): the whole schedule is used up after {given} batches and "
+                    "the rest of training runs past its end",
+                    next_test="print `scheduler.get_last_lr()` after the first epochs: it has already gone through the whole schedule",
+                )
+                continue
             yield self.finding(
                 ctx,
                 sched.node,

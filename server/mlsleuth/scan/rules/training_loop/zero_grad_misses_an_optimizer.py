@@ -53,7 +53,7 @@ class ZeroGradMissesAnOptimizer(LoopRule):
     other optimizer trains (`optimizerG.zero_grad()` / `self.generator.zero_grad()` while
     `optimizerD` steps `self.discriminator.parameters()`). A loop with no `zero_grad` at all is
     `missing-zero-grad`; a `zero_grad` whose target cannot be matched to an optimizer keeps this rule
-    silent.
+    silent. The finding points at the start of the iteration, where the missing clear goes.
     Why it matters: `backward()` adds into `.grad`. The uncleared optimizer applies the sum of all its
     earlier gradients at every step, and in a GAN its parameters also collect the gradients of the other
     network's loss that flow through them. The run does not crash: the losses oscillate or one network
@@ -100,12 +100,14 @@ class ZeroGradMissesAnOptimizer(LoopRule):
             if not all(_clears(z, step, first_step, modules) is False for z in zeros):
                 continue  # cleared, or a clear we cannot place
             cleared = ", ".join(f"`{ctx.segment(z.node, 50)}` at {z.where()}" for z in zeros[:2])
+            # the fix goes at the start of the iteration: point at its first training event
+            start = min(events, key=lambda e: e.order)
             yield self.finding(
                 ctx,
-                step.node,
+                start.anchor,
                 f"{optimizer_name(step)}.step() at {step.where()} uses gradients that are never cleared: the only "
                 f"zero_grad in this loop ({cleared}) is for another optimizer, so {optimizer_name(step)} applies "
-                "the sum of all its earlier gradients",
+                f"the sum of all its earlier gradients; clear them here, at the start of the iteration ({start.where()})",
                 next_test=(
                     f"print the grad norm of one parameter of {optimizer_name(step)} just before its step() for three "
                     "iterations: it grows instead of staying level"
