@@ -1,8 +1,7 @@
 """Dictionary transforms: each transform reads and writes named entries of a sample dict.
 
 A sample is ``{"signal": (C, T) float array, "mask": (T,) int array, ...}``. Transforms that
-change the time axis (crops, shifts, resampling) list both keys so that the annotation stays on
-the samples it describes; amplitude transforms list only ``signal``.
+change the time axis (crops, resampling) list both keys; amplitude transforms list only ``signal``.
 """
 from __future__ import annotations
 

@@ -74,12 +74,7 @@ class FeedForward(nn.Module):
 
 
 class EncoderBlock(nn.Module):
-    """Pre-norm transformer block: x + Attn(LN(x)), then x + MLP(LN(x)).
-
-    Token layout follows nn.MultiheadAttention: (tokens, batch, dim), or (batch, tokens, dim) with
-    ``batch_first=True``. The default stays sequence-first so that v0.1 checkpoints of
-    ``seqfirst_transformer`` keep loading and behaving the same.
-    """
+    """Pre-norm transformer block: x + Attn(LN(x)), then x + MLP(LN(x)). ``batch_first`` as in nn.MultiheadAttention."""
 
     def __init__(self, dim: int, heads: int, mlp_ratio: float = 4.0, dropout: float = 0.0,
                  attn_dropout: float = 0.0, drop_path: float = 0.0, activation: str = "gelu",

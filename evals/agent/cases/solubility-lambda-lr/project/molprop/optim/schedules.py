@@ -2,8 +2,7 @@
 
 A schedule is a callable ``step -> learning rate``. It is built from the peak learning rate
 (``optim.lr``), the warmup length and the run length in optimizer steps; ``min_lr`` is the floor the
-decaying schedules end at. The same objects drive the optimizer (through ``build_scheduler``) and
-the ``tools/plot_schedule.py`` preview.
+decaying schedules end at.
 """
 from __future__ import annotations
 
