@@ -346,6 +346,88 @@ CASES = [
                          "train.py", "configs/default.yaml"],
         check_metric="max_logit_change_batched_vs_alone",
     ),
+    case(
+        id="fault-mha-batch-axis", title="Patch transformer builds its encoder blocks sequence-first: attention runs over the batch axis",
+        inspired_by_url="https://github.com/om-ai-lab/OmDet/issues/19",
+        also_see=["https://github.com/aipixel/AEMatter/issues/3", "https://github.com/kyegomez/movie-gen/issues/8",
+                  "https://github.com/raoyongming/DenseCLIP/issues/55"],
+        category="tensor layout (batch vs sequence axis)", multi_file=True, misleading_symptom=True,
+        file="vibrosense/models/patch_transformer.py",
+        marker="            EncoderBlock(dim, heads, mlp_ratio, dropout, attn_dropout, rates[i]) for i in range(depth))",
+        before=1, after=0,
+        explanation="EncoderBlock (layers.py) follows nn.MultiheadAttention's layout and defaults to batch_first=False "
+                    "(tokens, batch, dim), kept for the legacy seq-first model. PatchTransformer builds its blocks "
+                    "without batch_first=True but feeds them (batch, tokens, dim) tensors, so self-attention mixes "
+                    "the same token position across the samples of the batch instead of mixing tokens within a "
+                    "window. The CLS token is identical for every sample and never sees the patches, so the CLS "
+                    "output (and the logits) are the same for every input: train loss stays at ln 5 = 1.61 and val "
+                    "accuracy at chance. Not LR, warmup, depth or norm placement.",
+        keywords=[["batch_first", "batch first", "batch-first", "sequence-first", "seq-first", "sequence first",
+                   "(t, b", "(tokens, batch", "(seq, batch", "seq_len, batch", "batch dimension as", "batch axis",
+                   "across the batch", "over the batch"],
+                  ["encoderblock", "multiheadattention", "multi-head attention", "multihead attention", "attention",
+                   "mha"]],
+        fix_description="Build the blocks with batch_first=True in PatchTransformer (or transpose to (T, B, D) around "
+                        "the blocks).",
+        must_change=[R(None, r"batch_first\s*=\s*True|transpose|permute|swapaxes|movedim", "added")],
+        must_not_change=["vibrosense/data/synth.py", "vibrosense/data/datasets.py", "vibrosense/data/transforms.py",
+                         "vibrosense/engine/trainer.py", "vibrosense/optim/builders.py", "configs/default.yaml",
+                         "configs/base.yaml", "train.py"],
+        check_metric="max_logit_difference_between_windows",
+    ),
+    case(
+        id="solubility-lambda-lr", title="LambdaLR wraps a schedule that returns an absolute LR: the LR is squared",
+        inspired_by_url="https://github.com/lhoyer/MIC/issues/60",
+        also_see=["https://github.com/gao-hongnan/omniverse/issues/82", "https://github.com/tsun/SSRT/issues/5",
+                  "https://github.com/pytorch/pytorch/issues/78917"],
+        category="LR scheduler factor vs absolute LR", multi_file=True, misleading_symptom=True,
+        file="molprop/optim/builders.py", marker="    return LambdaLR(optimizer, lr_lambda=schedule)", before=4, after=0,
+        explanation="The schedules in optim/schedules.py return the learning rate itself (base_lr=optim.lr, min_lr "
+                    "absolute), which is right for tools/plot_schedule.py, but build_scheduler hands the same object "
+                    "to LambdaLR, which multiplies the optimizer's initial LR by the returned value. The optimizer "
+                    "therefore runs at lr * schedule(step) = 0.1 * 0.1 = 0.01 at the peak (and 1e-5 at the end) "
+                    "instead of 0.1, so SGD under-trains and val rmse_logS ends at ~0.42 instead of ~0.37. "
+                    "steps.jsonl logs lr 0.01 while the config and the schedule preview say 0.1. Not BatchNorm or "
+                    "bit_dropout.",
+        keywords=[["lambdalr", "lr_lambda", "lambda lr", "multiplicative", "multiplier", "factor"],
+                  ["absolute", "base_lr", "squared", "twice", "lr^2", "lr**2", "lr * lr", "lr²", "0.01", "1e-2",
+                   "times the base", "multiplied by the base", "multiplied by lr", "multiplies the"]],
+        fix_description="Give LambdaLR a multiplier: lr_lambda=lambda s: schedule(s) / schedule.base_lr (or make the "
+                        "schedules return factors and scale min_lr by base_lr).",
+        must_change=[R(None, r"base_lr|factor|multiplier|lr_lambda|LambdaLR|ratio|initial_lr|\[.lr.\]", "added")],
+        must_not_change=["molprop/models/mlp.py", "molprop/models/blocks.py", "molprop/data/features.py",
+                         "molprop/data/synth.py", "molprop/engine/trainer.py", "configs/default.yaml",
+                         "configs/base.yaml", "train.py"],
+        check_metric="peak_lr_over_configured_lr",
+    ),
+    case(
+        id="ecg-crop-desync", title="Keyed random transform re-draws its parameters for every key: signal and mask get different crops",
+        inspired_by_url="https://github.com/hkchengrex/CascadePSP/issues/17",
+        also_see=["https://github.com/huggingface/diffusers/issues/10697", "https://github.com/Project-MONAI/MONAI/issues/1464",
+                  "https://github.com/mdbloice/Augmentor/issues/188"],
+        category="input/label misalignment after augmentation", multi_file=True, misleading_symptom=True,
+        file="ecgseg/data/keyed.py", marker="            self.randomize(np.shape(out[key])[-1])", before=3, after=0,
+        explanation="RandomKeyedTransform.__call__ calls self.randomize() inside the loop over keys, so a transform "
+                    "listing both 'signal' and 'mask' draws new random parameters for each: RandCropd cuts the "
+                    "signal and the annotation at different random offsets (up to 512 samples apart). Every "
+                    "training crop's labels belong to another part of the record, so the U-Net can only learn the "
+                    "label prior and predicts 'none' everywhere (val accuracy 0.477 = background fraction, IoU 0). "
+                    "Validation uses deterministic transforms and is aligned. Not class imbalance: CE+Dice, class "
+                    "weights or focal loss cannot help.",
+        keywords=[["randomize", "random crop", "rand_crop", "randcrop", "crop offset", "crop window", "crop start",
+                   "_start", "random offset", "random parameters", "random window"],
+                  ["mask", "label", "annotation", "target"],
+                  ["per key", "each key", "every key", "for each key", "inside the loop", "in the loop", "twice",
+                   "separately", "independent", "different offset", "different start", "different crop",
+                   "different window", "misalign", "not aligned", "out of sync", "desync", "mismatch",
+                   "don't match", "do not match", "no longer match"]],
+        fix_description="Draw the random parameters once per sample, before the loop over keys (randomize using the "
+                        "first key's length), so every key gets the same crop.",
+        must_change=[R(None, r"randomize|_start", "any")],
+        must_not_change=["ecgseg/data/synth.py", "ecgseg/models/unet.py", "ecgseg/losses.py", "ecgseg/engine/trainer.py",
+                         "configs/default.yaml", "configs/base.yaml", "train.py"],
+        check_metric="qrs_slope_ratio_after_train_transforms",
+    ),
 ]
 
 

@@ -1,0 +1,3 @@
+from .loaders import build_datasets, build_loaders
+
+__all__ = ["build_datasets", "build_loaders"]

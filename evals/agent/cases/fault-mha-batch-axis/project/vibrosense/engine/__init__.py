@@ -1,0 +1,6 @@
+from .callbacks import build_callbacks, Callback, CallbackList
+from .checkpoint import CheckpointManager
+from .evaluator import Evaluator
+from .trainer import Trainer
+
+__all__ = ["build_callbacks", "Callback", "CallbackList", "CheckpointManager", "Evaluator", "Trainer"]

@@ -1,0 +1,3 @@
+"""molprop: a small research framework (config, registries, trainer with callbacks)."""
+
+__version__ = "0.4.2"
