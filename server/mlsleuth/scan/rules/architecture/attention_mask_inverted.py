@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.mask_polarity import BLOCK, KEEP, expected_polarity, polarity
+from mlsleuth.scan.analysis.mask_polarity import (
+    BLOCK,
+    KEEP,
+    expected_polarity,
+    polarity,
+)
 from mlsleuth.scan.registry import Rule, register_rule
 
 _MEANING = {KEEP: "true on the real (non-padding) positions", BLOCK: "true on the padding positions"}

@@ -5,7 +5,13 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, argument, constant, dotted, keyword
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    argument,
+    constant,
+    dotted,
+    keyword,
+)
 from mlsleuth.scan.registry import Rule, register_rule
 
 # The three input statistics pretrained vision backbones are published with.
