@@ -243,4 +243,16 @@ def expected_polarity(ctx: FileContext, call: ast.Call) -> list[tuple[ast.AST, s
     for kw in call.keywords:
         if kw.arg in _PAD_KEYWORDS:
             out.append((kw.value, BLOCK, f"{kw.arg}= ignores the positions where it is true"))
+        elif kw.arg == "attn_mask" and (vo.normalize(ctx.qualname(call)) or "").endswith("scaled_dot_product_attention"):
+            out.append((kw.value, KEEP, "a boolean attn_mask of scaled_dot_product_attention lets attention through where it is true"))
+        elif kw.arg == "attention_mask" and _is_transformers_model(ctx, call.func):
+            out.append((kw.value, KEEP, "a transformers model attends where attention_mask is 1"))
     return out
+
+
+def _is_transformers_model(ctx: FileContext, func: ast.AST) -> bool:
+    """``model(...)`` / ``self.bert(...)`` where the object was loaded with ``transformers.X.from_pretrained``."""
+    if not isinstance(func, (ast.Name, ast.Attribute)):
+        return False
+    bound = vo.unwrap_module(ctx, vo.value(ctx, func))
+    return isinstance(bound, ast.Call) and (vo.normalize(ctx.qualname(bound)) or "").startswith("transformers.")

@@ -46,6 +46,16 @@ def test_validity_masks_used_as_block_masks():
         def attend(attn, q, src, pad_id):
             keep = src != pad_id
             return attn(q, q, q, key_padding_mask=keep)  # expect: attention-mask-inverted
+
+        def sdpa(q, k, v, tokens, pad_id):
+            is_pad = (tokens == pad_id)[:, None, None, :]
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=is_pad)  # expect: attention-mask-inverted
+
+        def hf(input_ids, tokenizer):
+            from transformers import AutoModel
+            model = AutoModel.from_pretrained("bert-base-uncased")
+            pad_mask = input_ids.eq(tokenizer.pad_token_id)
+            return model(input_ids, attention_mask=pad_mask.long())  # expect: attention-mask-inverted
         """
     check(src, RULE)
 
@@ -97,5 +107,17 @@ def test_masks_used_the_right_way_round_stay_silent():
 
         def not_attention(x, keep):
             return x.masked_fill(keep, 0.0)
+
+        def sdpa(q, k, v, tokens, pad_id):
+            keep = (tokens != pad_id)[:, None, None, :]
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+
+        def hf(input_ids, tokenizer):
+            from transformers import AutoModel
+            model = AutoModel.from_pretrained("bert-base-uncased")
+            return model(input_ids, attention_mask=input_ids.ne(tokenizer.pad_token_id).long())
+
+        def custom(layer, x, tokens, pad_id):
+            return layer(x, attention_mask=tokens == pad_id)
         """
     check(src, RULE)

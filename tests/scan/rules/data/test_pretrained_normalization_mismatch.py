@@ -125,3 +125,45 @@ def test_statistics_read_from_the_weights_or_several_families_stay_silent():
         tf = T.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))
         """
     check(src, RULE)
+
+
+def test_model_built_in_another_module_of_the_folder(tmp_path):
+    write_project(tmp_path, {
+        "proj/model.py": """
+            import timm
+
+            def build(num_classes):
+                return timm.create_model("vit_base_patch16_224.augreg_in21k", pretrained=True, num_classes=num_classes)
+            """,
+        "proj/data.py": """
+            from torchvision import transforms as T
+
+            def train_tf():
+                return T.Compose([T.RandomResizedCrop(224), T.ToTensor(), T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+            """,
+        "other/resnet.py": """
+            from torchvision.models import resnet50
+            net = resnet50(pretrained=True)
+            """,
+    })
+    assert {(r, p, line) for r, p, line in project_reported(tmp_path, RULE)} == {
+        ("pretrained-normalization-mismatch", "proj/data.py", 4)
+    }
+
+
+def test_model_in_another_module_that_reads_its_statistics_stays_silent(tmp_path):
+    write_project(tmp_path, {
+        "model.py": """
+            import timm
+
+            def build():
+                model = timm.create_model("vit_base_patch16_224", pretrained=True)
+                cfg = timm.data.resolve_data_config({}, model=model)
+                return model, cfg
+            """,
+        "data.py": """
+            from torchvision import transforms as T
+            TF = T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+            """,
+    })
+    assert project_reported(tmp_path, RULE) == set()

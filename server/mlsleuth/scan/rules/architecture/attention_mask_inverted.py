@@ -11,6 +11,7 @@ from mlsleuth.scan.analysis.mask_polarity import (
 )
 from mlsleuth.scan.registry import Rule, register_rule
 
+_MASK_KEYWORDS = frozenset({"attn_mask", "attention_mask"})
 _MEANING = {KEEP: "true on the real (non-padding) positions", BLOCK: "true on the padding positions"}
 
 
@@ -23,7 +24,8 @@ class AttentionMaskInverted(Rule):
     `attention_mask` is 1 on real tokens; `F.unfold`/`F.pad` of a ones tensor is 1 on real pixels and 0 on the
     padding; `~`, `logical_not`, `1 - m` and `m == 0` invert it), handed to a consumer that expects the other
     polarity: `scores.masked_fill(mask, -inf)` and `key_padding_mask=` / `src_key_padding_mask=` block where the
-    mask is true, `torch.where(mask, scores, -inf)` keeps where it is true. The mask is followed through local
+    mask is true; `torch.where(mask, scores, -inf)`, a boolean `attn_mask=` of `scaled_dot_product_attention`
+    and the `attention_mask=` of a transformers model keep where it is true. The mask is followed through local
     names, `self.` attributes and the arguments every caller passes.
     Why it matters: attention is then blocked on every real position and spent on the padding (or only on
     padding-free rows the result looks fine). Nothing fails: the model trains on near-random context, and a
@@ -37,12 +39,12 @@ class AttentionMaskInverted(Rule):
     id = "attention-mask-inverted"
     category = "architecture"
     severity = "error"
-    triggers = ("masked_fill", "key_padding_mask", "where")
+    triggers = ("masked_fill", "key_padding_mask", "where", "attn_mask", "attention_mask")
     requires = (("mask",),)
 
     def check(self, ctx: FileContext):
         for call in ctx.calls_named("masked_fill", "masked_fill_", "where") + [
-            c for c in ctx.calls() if any((kw.arg or "").endswith("key_padding_mask") for kw in c.keywords)
+            c for c in ctx.calls() if any(kw.arg in _MASK_KEYWORDS or (kw.arg or "").endswith("key_padding_mask") for kw in c.keywords)
         ]:
             for mask, wanted, how in expected_polarity(ctx, call):
                 got = polarity(ctx, mask)

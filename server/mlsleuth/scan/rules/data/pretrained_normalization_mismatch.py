@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import (
@@ -226,6 +227,35 @@ def _normalize_stats(ctx: FileContext, call: ast.Call) -> str | None:
     return _family_of(_floats(ctx, mean), _floats(ctx, std))
 
 
+def _expected_in_package(ctx: FileContext, elsewhere: set) -> list[tuple[str | None, str]]:
+    """The pretrained weights built by the other modules of this file's own folder (the model in ``model.py``,
+    the transforms in ``data.py``); empty when any of them reads the statistics from the weights or also
+    normalises with them."""
+    index = ctx.project
+    here = getattr(ctx, "path", None)
+    if index is None or not here:
+        return []
+    folder = os.path.dirname(os.path.normpath(here)) + os.sep
+    others: dict[str, FileContext] = {}
+    for word in ("pretrained", "weights", "clip"):
+        for other in index.files_mentioning(ctx, word):
+            path = getattr(other, "path", None)
+            if path and os.path.normpath(path).startswith(folder):
+                others.setdefault(path, other)
+    expected: list[tuple[str | None, str]] = []
+    for path in sorted(others):
+        other = others[path]
+        if any(word in other.source for word in _ASKS_THE_WEIGHTS):
+            return []
+        for call in other.calls():
+            found = _expected(other, call)
+            if found is not None:
+                expected.append((found[0], f"{found[1]}, {other.display_path}:{call.lineno}"))
+        for call in other.calls_named("Normalize"):
+            elsewhere.add(_normalize_stats(other, call))
+    return expected
+
+
 @register_rule
 class PretrainedNormalizationMismatch(Rule):
     """Images are normalised with the statistics of another family of pretrained weights.
@@ -252,18 +282,23 @@ class PretrainedNormalizationMismatch(Rule):
     category = "data"
     severity = "warning"
     triggers = ("Normalize",)
-    requires = (("pretrained", "weights", "clip", "CLIP"),)
+    reach = "project"
 
     def check(self, ctx: FileContext):
         if any(word in ctx.source for word in _ASKS_THE_WEIGHTS):
             return
+        normalizes = [(c, _normalize_stats(ctx, c)) for c in ctx.calls_named("Normalize")]
+        if not any(stats for _c, stats in normalizes):
+            return
         expected = [e for e in (_expected(ctx, c) for c in ctx.calls()) if e is not None]
+        elsewhere: set = set()
+        if not expected:
+            expected = _expected_in_package(ctx, elsewhere)
         families = {family for family, _what in expected}
         if len(families) != 1 or None in families:
             return
         family = families.pop()
-        normalizes = [(c, _normalize_stats(ctx, c)) for c in ctx.calls_named("Normalize")]
-        if any(stats == family for _c, stats in normalizes):
+        if family in elsewhere or any(stats == family for _c, stats in normalizes):
             return
         what = expected[0][1]
         for call, stats in normalizes:
