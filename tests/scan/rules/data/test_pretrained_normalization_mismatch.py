@@ -167,3 +167,33 @@ def test_model_in_another_module_that_reads_its_statistics_stays_silent(tmp_path
             """,
     })
     assert project_reported(tmp_path, RULE) == set()
+
+
+def test_model_name_from_a_command_line_default():
+    src = """
+        import argparse
+
+        import timm
+        from torchvision import transforms as T
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--model-name", default="vit_small_patch16_224.augreg_in21k")
+        parser.add_argument("--lr", type=float, default=1e-3)
+        args = parser.parse_args()
+        model = timm.create_model(args.model_name, pretrained=True)
+        tf = T.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))  # expect: pretrained-normalization-mismatch
+        """
+    check(src, RULE)
+    src = """
+        import argparse
+
+        import timm
+        from torchvision import transforms as T
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--model-name", default="resnet50")
+        args = parser.parse_args()
+        model = timm.create_model(args.model_name, pretrained=True)
+        tf = T.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
+        """
+    check(src, RULE)

@@ -6,6 +6,7 @@ import ast
 import os
 
 from mlsleuth.scan.analysis import value_origins as vo
+from mlsleuth.scan.analysis.cli_args import argparse_default
 from mlsleuth.scan.analysis.context import (
     FileContext,
     argument,
@@ -171,6 +172,9 @@ def _string(ctx: FileContext, expr: ast.AST | None) -> str | None:
     value = constant(expr)
     if isinstance(value, str):
         return value
+    option = argparse_default(ctx, expr)
+    if option is not None:
+        return _string(ctx, option)
     if isinstance(expr, ast.Name):
         func = ctx.enclosing_function(expr)
         if func is not None and vo.is_parameter(ctx, expr):
