@@ -31,6 +31,12 @@ def test_all_ones_masks_over_padded_token_tensors():
             mask = enc["input_ids"].new_ones(enc["input_ids"].size(0), enc["input_ids"].size(1))  # expect: attention-mask-all-ones
             return model(input_ids=enc["input_ids"], attention_mask=mask.cuda())
 
+        def unpacked(seqs, model):
+            ids = pad_sequence(seqs, batch_first=True)
+            bsz, seq_len = ids.shape
+            mask = torch.ones(bsz, seq_len, dtype=torch.long)  # expect: attention-mask-all-ones
+            return model(ids, attention_mask=mask)
+
         def padded_lists(tokens, max_len):
             ids = tokens + [0] * (max_len - len(tokens))
             input_mask = np.ones_like(ids)  # expect: attention-mask-all-ones

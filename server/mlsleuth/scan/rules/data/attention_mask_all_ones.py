@@ -30,12 +30,28 @@ def _shape_owner(ctx: FileContext, shape: ast.AST) -> ast.AST | None:
                 owners.add(ast.dump(elt.func.value))
             elif isinstance(elt, ast.Subscript) and isinstance(elt.value, ast.Attribute) and elt.value.attr == "shape":
                 owners.add(ast.dump(elt.value.value))
+            elif isinstance(elt, ast.Name) and (unpacked := _unpacked_shape(ctx, elt)) is not None:
+                owners.add(ast.dump(unpacked))
             else:
                 return None
         if len(owners) == 1:
             first = shape.elts[0]
+            if isinstance(first, ast.Name):
+                return _unpacked_shape(ctx, first)
             return first.func.value if isinstance(first, ast.Call) else first.value.value  # type: ignore[union-attr]
     return None
+
+
+def _unpacked_shape(ctx: FileContext, name: ast.Name) -> ast.AST | None:
+    """``x`` when ``name`` was unpacked from its shape: ``batch, length = x.shape`` (or ``x.size()``)."""
+    scope = ctx.enclosing_function(name) or ctx.tree
+    entries = [e for e in vo.bindings(ctx, scope).get(name.id, []) if e[0] <= name.lineno]
+    if not entries:
+        return None
+    stmt = entries[-1][1]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)):
+        return None
+    return _shape_owner(ctx, stmt.value)
 
 
 def _ones_over(ctx: FileContext, call: ast.Call) -> ast.AST | None:
