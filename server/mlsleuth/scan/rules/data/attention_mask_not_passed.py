@@ -89,7 +89,7 @@ def _unused_mask_param(ctx: FileContext, func: ast.AST) -> str | None:
     """A parameter of ``func`` named like a padding mask or lengths that the body never reads."""
     for name in vo.function_params(func):
         low = name.lower()
-        if not ("mask" in low or low.endswith(("_len", "_lens", "lengths"))):
+        if not low.endswith(("mask", "masks", "_len", "_lens", "lengths")):
             continue
         if not any(isinstance(n, ast.Name) and n.id == name for n in ctx.walk_scope(func)):
             return name
