@@ -48,10 +48,22 @@ def test_mask_capable_layers_called_without_a_mask_on_variable_lengths():
             self.mha = nn.MultiheadAttention(dim, 4, batch_first=True)
             self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(dim, 4, batch_first=True), 2)
 
-        def forward(self, x, src_key_padding_mask=None):
+        def forward(self, x, src_key_padding_mask):
             h = self.enc(x)  # expect: attention-mask-not-passed
             y, _ = self.mha(h, h, h)  # expect: attention-mask-not-passed
             return y
+
+    class Optional(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.mha = nn.MultiheadAttention(dim, 4, batch_first=True)
+
+        def forward(self, x, key_padding_mask=None):
+            return self.mha(x, x, x)[0]  # expect: attention-mask-not-passed
+
+    def run(x, tokens):
+        layer = Optional(8)
+        return layer(x, key_padding_mask=tokens == 0)
     """
     check(src, RULE)
 
@@ -117,5 +129,16 @@ def test_masks_passed_or_no_variable_lengths_stay_silent():
 
         def positional(self, x, pad_mask):
             return self.enc(x, None, pad_mask)
+
+    class SignatureOnly(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.mha = nn.MultiheadAttention(dim, 4)
+
+        def forward(self, tgt, memory, tgt_mask=None, memory_key_padding_mask=None):
+            return self.mha(tgt, memory, memory)[0]
+
+    def decode(q, feats):
+        return SignatureOnly(8)(q, feats)
     """
     check(src, RULE)

@@ -6,6 +6,7 @@ import ast
 
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, call_method
+from mlsleuth.scan.analysis.mask_polarity import forward_call_sites
 from mlsleuth.scan.registry import Rule, register_rule
 
 # torch attention modules: (their mask keywords, how many positional arguments come before the first mask)
@@ -86,14 +87,35 @@ def _lengths_evidence(ctx: FileContext, func: ast.AST) -> str | None:
 
 
 def _unused_mask_param(ctx: FileContext, func: ast.AST) -> str | None:
-    """A parameter of ``func`` named like a padding mask or lengths that the body never reads."""
+    """A parameter of ``func`` named like a padding mask or lengths that the body never reads, and that callers
+    do fill: it has no default, or some caller passes it (an optional ``mask=None`` kept only so the signature
+    matches torch's layers is no evidence)."""
     for name in vo.function_params(func):
         low = name.lower()
         if not low.endswith(("mask", "masks", "_len", "_lens", "lengths")):
             continue
-        if not any(isinstance(n, ast.Name) and n.id == name for n in ctx.walk_scope(func)):
-            return name
+        if any(isinstance(n, ast.Name) and n.id == name for n in ctx.walk_scope(func)):
+            continue
+        if _has_default(func, name) and not _some_caller_passes(ctx, func, name):
+            continue
+        return name
     return None
+
+
+def _has_default(func: ast.AST, param: str) -> bool:
+    args = func.args  # type: ignore[attr-defined]
+    positional = [*args.posonlyargs, *args.args]
+    with_default = {a.arg for a in positional[len(positional) - len(args.defaults):]}
+    with_default |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    return param in with_default
+
+
+def _some_caller_passes(ctx: FileContext, func: ast.AST, param: str) -> bool:
+    for _sctx, call in vo.all_call_sites(ctx, func) + forward_call_sites(ctx, func):
+        passed = vo.argument_for(call, func, param)
+        if passed is not None and not (isinstance(passed, ast.Constant) and passed.value is None):
+            return True
+    return False
 
 
 @register_rule
@@ -101,7 +123,8 @@ class AttentionMaskNotPassed(Rule):
     """An attention layer that takes a padding mask is called without it on variable-length input.
 
     What it finds: inside a function whose sequences have per-example lengths (it packs them with
-    `pack_padded_sequence(x, lengths)`, or it takes a mask or lengths parameter it never reads), a call of an
+    `pack_padded_sequence(x, lengths)`, or it takes a mask or lengths parameter that it never reads though its
+    callers fill it), a call of an
     attention layer that accepts a padding mask and gets none: `nn.MultiheadAttention` without
     `key_padding_mask`, `nn.TransformerEncoder` without `src_key_padding_mask`, or a module of the project whose
     `forward` has an optional `mask=None` parameter that it applies to the scores (`masked_fill`, `where`).
