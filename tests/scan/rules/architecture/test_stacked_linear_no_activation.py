@@ -81,3 +81,18 @@ def test_activations_and_bottlenecks_stay_silent():
         normed = nn.Sequential(nn.Linear(64, 64), nn.LayerNorm(64), nn.Linear(64, 64))
         """
     check(src, RULE)
+
+
+def test_toy_models_of_unit_tests_stay_silent():
+    src = """
+        from torch import nn
+
+        def test_checkpointing_keeps_outputs():
+            model = nn.Sequential(nn.Linear(10, 10), nn.Linear(10, 10), nn.ReLU())
+            assert model is not None
+
+        class TestOffload:
+            def model(self):
+                return nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))
+        """
+    check(src, RULE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, argument, call_method, constant
@@ -207,6 +208,18 @@ def _forward_pairs(ctx: FileContext, cls: ast.ClassDef):
             yield second.value, a, b
 
 
+def _in_test_code(ctx: FileContext, line: int | None) -> bool:
+    """A unit test's toy model (a ``test_*`` file, function or method, or a ``Test*`` class): stacks of Linear layers
+    there exercise tooling, not a model anyone trains."""
+    name = os.path.basename(ctx.display_path)
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return True
+    for node in ctx.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        if node.lineno <= (line or 0) <= (node.end_lineno or node.lineno) and node.name.lower().startswith("test"):  # type: ignore[attr-defined]
+            return True
+    return False
+
+
 @register_rule
 class StackedLinearNoActivation(Rule):
     """Two Linear layers follow each other with no nonlinearity between them and no bottleneck.
@@ -217,7 +230,7 @@ class StackedLinearNoActivation(Rule):
     literal or a parameter's default), or in `forward` (`self.fc2(self.fc1(x))`, `x = self.fc1(x)` then
     `x = self.fc2(x)`), where the middle width is at least the smaller outer width (`Linear(d, 2 * d)` then
     `Linear(2 * d, d)`). A deliberate low-rank factorisation (LoRA: `Linear(d, r)` then `Linear(r, d)` with a
-    rank that cannot be shown to be as large) is left alone.
+    rank that cannot be shown to be as large) is left alone, and so are the toy models of unit tests.
     Why it matters: the composition of linear maps is one linear map; without a nonlinearity between them
     the "two-layer" block has the expressiveness of a single Linear, twice the parameters and a harder
     optimisation. The model trains, just never better than a linear layer.
@@ -233,6 +246,11 @@ class StackedLinearNoActivation(Rule):
     triggers = ("Linear",)
 
     def check(self, ctx: FileContext):
+        for finding in self._findings(ctx):
+            if not _in_test_code(ctx, finding.location.line):
+                yield finding
+
+    def _findings(self, ctx: FileContext):
         reported: set[int] = set()
         for seq in ctx.calls_named("Sequential"):
             if (vo.normalize(ctx.qualname(seq)) or "") not in _SEQUENTIAL:
