@@ -226,6 +226,18 @@ def _large_negative(ctx: FileContext, expr: ast.AST | None) -> bool:
     return "-inf" in text or "-float('inf')" in text or '-float("inf")' in text or "finfo" in text and (".min" in text or "-" in text[:2]) or text.startswith("-") and ("max" in text or "inf" in text)
 
 
+def additive_mask_factor(ctx: FileContext, node: ast.BinOp) -> ast.AST | None:
+    """``m`` in ``m * -1e9`` / ``(1 - m) * torch.finfo(dtype).min``: an additive attention bias that pushes the
+    scores down where ``m`` is 1, so it expects ``m`` to be *block*."""
+    if not isinstance(node.op, ast.Mult):
+        return None
+    if _large_negative(ctx, node.right) and not _large_negative(ctx, node.left):
+        return node.left
+    if _large_negative(ctx, node.left) and not _large_negative(ctx, node.right):
+        return node.right
+    return None
+
+
 def expected_polarity(ctx: FileContext, call: ast.Call) -> list[tuple[ast.AST, str, str]]:
     """(mask expression, the polarity the call expects, how it uses it) for each mask ``call`` consumes."""
     out: list[tuple[ast.AST, str, str]] = []

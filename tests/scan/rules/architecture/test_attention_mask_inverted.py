@@ -51,6 +51,11 @@ def test_validity_masks_used_as_block_masks():
             is_pad = (tokens == pad_id)[:, None, None, :]
             return F.scaled_dot_product_attention(q, k, v, attn_mask=is_pad)  # expect: attention-mask-inverted
 
+        def additive(scores, tokens, pad_id):
+            pad = tokens.eq(pad_id).float()
+            bias = (1.0 - pad[:, None, None, :]) * -10000.0  # expect: attention-mask-inverted
+            return scores + bias
+
         def hf(input_ids, tokenizer):
             from transformers import AutoModel
             model = AutoModel.from_pretrained("bert-base-uncased")
@@ -111,6 +116,10 @@ def test_masks_used_the_right_way_round_stay_silent():
         def sdpa(q, k, v, tokens, pad_id):
             keep = (tokens != pad_id)[:, None, None, :]
             return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+
+        def additive(scores, batch, dtype):
+            mask = batch["attention_mask"][:, None, None, :].to(dtype)
+            return scores + (1.0 - mask) * torch.finfo(dtype).min, scores * 0.5
 
         def hf(input_ids, tokenizer):
             from transformers import AutoModel

@@ -31,6 +31,13 @@ def test_all_ones_masks_over_padded_token_tensors():
             mask = enc["input_ids"].new_ones(enc["input_ids"].size(0), enc["input_ids"].size(1))  # expect: attention-mask-all-ones
             return model(input_ids=enc["input_ids"], attention_mask=mask.cuda())
 
+        def same_shape(seqs, pad_id, max_len):
+            ids = torch.full((len(seqs), max_len), pad_id, dtype=torch.long)
+            mask = torch.ones((len(seqs), max_len), dtype=torch.long)  # expect: attention-mask-all-ones
+            for i, s in enumerate(seqs):
+                ids[i, : len(s)] = s
+            return ids, mask
+
         def unpacked(seqs, model):
             ids = pad_sequence(seqs, batch_first=True)
             bsz, seq_len = ids.shape
@@ -96,6 +103,14 @@ def test_masks_that_are_zeroed_or_not_over_padding_stay_silent():
         def fixed_length_windows(stream, block):
             input_ids = stream[: len(stream) // block * block].view(-1, block)
             return {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids)}
+
+        def same_shape_zeroed(seqs, pad_id, max_len):
+            ids = torch.full((len(seqs), max_len), pad_id, dtype=torch.long)
+            mask = torch.ones((len(seqs), max_len), dtype=torch.long)
+            for i, s in enumerate(seqs):
+                ids[i, : len(s)] = s
+                mask[i, len(s):] = 0
+            return ids, mask
 
         def from_padding(seqs, pad_id):
             input_ids = pad_sequence(seqs, batch_first=True, padding_value=pad_id)

@@ -68,6 +68,21 @@ def test_mask_capable_layers_called_without_a_mask_on_variable_lengths():
     check(src, RULE)
 
 
+def test_self_contained_module_with_an_unused_mask():
+    src = """
+        import torch.nn as nn
+
+        class Block(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.attn = nn.MultiheadAttention(dim, 4, batch_first=True)
+
+            def forward(self, x, padding_mask):
+                return self.attn(x, x, x)[0]  # expect: attention-mask-not-passed
+        """
+    check(src, RULE)
+
+
 def test_layer_defined_in_another_module(tmp_path):
     write_project(tmp_path, {
         "layers.py": _CONTROL,

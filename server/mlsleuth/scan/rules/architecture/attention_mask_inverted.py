@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.analysis.mask_polarity import (
     BLOCK,
     KEEP,
+    additive_mask_factor,
     expected_polarity,
     polarity,
 )
@@ -25,7 +28,8 @@ class AttentionMaskInverted(Rule):
     padding; `~`, `logical_not`, `1 - m` and `m == 0` invert it), handed to a consumer that expects the other
     polarity: `scores.masked_fill(mask, -inf)` and `key_padding_mask=` / `src_key_padding_mask=` block where the
     mask is true; `torch.where(mask, scores, -inf)`, a boolean `attn_mask=` of `scaled_dot_product_attention`
-    and the `attention_mask=` of a transformers model keep where it is true. The mask is followed through local
+    and the `attention_mask=` of a transformers model keep where it is true; an additive bias
+    `m * -1e9` / `(1 - m) * finfo.min` pushes scores down where `m` is 1. The mask is followed through local
     names, `self.` attributes and the arguments every caller passes.
     Why it matters: attention is then blocked on every real position and spent on the padding (or only on
     padding-free rows the result looks fine). Nothing fails: the model trains on near-random context, and a
@@ -39,7 +43,7 @@ class AttentionMaskInverted(Rule):
     id = "attention-mask-inverted"
     category = "architecture"
     severity = "error"
-    triggers = ("masked_fill", "key_padding_mask", "where", "attn_mask", "attention_mask")
+    triggers = ("-", "finfo", "key_padding_mask", "attn_mask", "attention_mask")
     requires = (("mask",),)
 
     def check(self, ctx: FileContext):
@@ -56,3 +60,14 @@ class AttentionMaskInverted(Rule):
                     f"the mask is {_MEANING[got]}, but {how}: attention is blocked on the wrong positions",
                     observation=ctx.segment(call, 120),
                 )
+        for node in ctx.nodes_of(ast.BinOp):
+            factor = additive_mask_factor(ctx, node)  # type: ignore[arg-type]
+            if factor is None or polarity(ctx, factor) != KEEP:
+                continue
+            yield self.finding(
+                ctx,
+                node,
+                f"the additive mask `{ctx.segment(node, 60)}` pushes scores down where `{ctx.segment(factor, 40)}` is 1, "
+                f"and that is {_MEANING[KEEP]}: attention is blocked on the wrong positions",
+                observation=ctx.segment(node, 120),
+            )

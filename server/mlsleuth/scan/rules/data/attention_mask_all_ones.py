@@ -11,6 +11,7 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 _ONES_LIKE = frozenset({"torch.ones_like", "numpy.ones_like"})
 _ONES = frozenset({"torch.ones", "numpy.ones"})
+_BUFFERS = frozenset({"torch.full", "torch.zeros", "numpy.full", "numpy.zeros"})
 _PASSTHROUGH = vo.PASSTHROUGH_METHODS | {"long", "int", "float", "bool", "to", "cuda", "cpu", "unsqueeze", "view", "reshape", "tolist"}
 _MASK_KEYWORDS = frozenset({"attention_mask", "attn_mask", "mask", "input_mask", "src_mask", "key_padding_mask"})
 
@@ -54,13 +55,36 @@ def _unpacked_shape(ctx: FileContext, name: ast.Name) -> ast.AST | None:
     return _shape_owner(ctx, stmt.value)
 
 
+def _shape_key(args: list[ast.expr]) -> str:
+    """``torch.ones((b, n))`` and ``torch.full((b, n), pad)`` / ``torch.ones(b, n)``: the same shape, written alike."""
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = list(args[0].elts)
+    return "|".join(ast.dump(a) for a in args)
+
+
+def _same_shape_buffer(ctx: FileContext, call: ast.Call) -> ast.AST | None:
+    """A name of the same scope bound to a ``torch.full``/``torch.zeros`` buffer of exactly the shape ``call`` is built with."""
+    key = _shape_key(list(call.args))
+    scope = ctx.enclosing_function(call) or ctx.tree
+    for name, entries in vo.bindings(ctx, scope).items():
+        for line, stmt, value in entries:
+            if not (isinstance(value, ast.Call) and (vo.normalize(ctx.qualname(value)) or "") in _BUFFERS and value.args):
+                continue
+            shape = [value.args[0]] if (vo.normalize(ctx.qualname(value)) or "").endswith("full") else list(value.args)
+            if _shape_key(shape) == key and isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+                return stmt.targets[0]
+    return None
+
+
 def _ones_over(ctx: FileContext, call: ast.Call) -> ast.AST | None:
-    """The tensor whose shape an all-ones ``call`` copies: ``ones_like(x)``, ``torch.ones(x.shape)``, ``x.new_ones(x.size())``."""
+    """The tensor whose shape an all-ones ``call`` copies: ``ones_like(x)``, ``torch.ones(x.shape)``, ``x.new_ones(x.size())``,
+    ``torch.ones(b, n)`` beside ``x = torch.full((b, n), pad)``."""
     qual = vo.normalize(ctx.qualname(call)) or ""
     if qual in _ONES_LIKE and call.args:
         return call.args[0]
     if qual in _ONES and call.args:
-        return _shape_owner(ctx, call.args[0]) if len(call.args) == 1 else _shape_owner(ctx, ast.Tuple(elts=call.args))
+        owner = _shape_owner(ctx, call.args[0]) if len(call.args) == 1 else _shape_owner(ctx, ast.Tuple(elts=call.args))
+        return owner if owner is not None else _same_shape_buffer(ctx, call)
     if call_method(call) == "new_ones" and isinstance(call.func, ast.Attribute) and call.args:
         return _shape_owner(ctx, call.args[0]) if len(call.args) == 1 else _shape_owner(ctx, ast.Tuple(elts=call.args))
     return None
