@@ -66,8 +66,8 @@ def _same_shape_buffer(ctx: FileContext, call: ast.Call) -> ast.AST | None:
     """A name of the same scope bound to a ``torch.full``/``torch.zeros`` buffer of exactly the shape ``call`` is built with."""
     key = _shape_key(list(call.args))
     scope = ctx.enclosing_function(call) or ctx.tree
-    for name, entries in vo.bindings(ctx, scope).items():
-        for line, stmt, value in entries:
+    for entries in vo.bindings(ctx, scope).values():
+        for _line, stmt, value in entries:
             if not (isinstance(value, ast.Call) and (vo.normalize(ctx.qualname(value)) or "") in _BUFFERS and value.args):
                 continue
             shape = [value.args[0]] if (vo.normalize(ctx.qualname(value)) or "").endswith("full") else list(value.args)
