@@ -197,3 +197,24 @@ def test_model_name_from_a_command_line_default():
         tf = T.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
         """
     check(src, RULE)
+
+
+def test_gan_data_with_a_perceptual_loss_that_renormalises_stays_silent():
+    src = """
+        import torch
+        from torchvision import models, transforms as T
+
+        class VGGLoss(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.vgg = models.vgg16(weights=models.VGG16_Weights.DEFAULT).features[:16].eval()
+                self.register_buffer("mean", torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1))
+                self.register_buffer("std", torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1))
+
+            def forward(self, fake, real):
+                fake, real = ((fake + 1) / 2 - self.mean) / self.std, ((real + 1) / 2 - self.mean) / self.std
+                return torch.nn.functional.l1_loss(self.vgg(fake), self.vgg(real))
+
+        gan_tf = T.Compose([T.ToTensor(), T.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))])
+        """
+    check(src, RULE)

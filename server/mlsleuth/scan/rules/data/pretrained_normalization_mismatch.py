@@ -231,6 +231,18 @@ def _normalize_stats(ctx: FileContext, call: ast.Call) -> str | None:
     return _family_of(_floats(ctx, mean), _floats(ctx, std))
 
 
+def _writes_statistics(ctx: FileContext, family: str) -> bool:
+    """Whether the file spells out the weights' own mean anywhere (``torch.tensor([0.485, 0.456, 0.406])`` in a
+    perceptual loss that renormalises its input): the author handles the model's statistics separately."""
+    mean = _STATS[family][0]
+    for node in ctx.nodes_of(ast.Tuple, ast.List):
+        values = [constant(e) for e in node.elts]  # type: ignore[attr-defined]
+        if (len(values) == 3 and all(isinstance(v, float) for v in values)
+                and any(_close(tuple(values), mean, scale) for scale in (1.0, 255.0))):  # type: ignore[arg-type]
+            return True
+    return False
+
+
 def _expected_in_package(ctx: FileContext, elsewhere: set) -> list[tuple[str | None, str]]:
     """The pretrained weights built by the other modules of this file's own folder (the model in ``model.py``,
     the transforms in ``data.py``); empty when any of them reads the statistics from the weights or also
@@ -269,7 +281,8 @@ class PretrainedNormalizationMismatch(Rule):
     torchvision's inception_v3 built with transform_input=False: mean = std = 0.5; CLIP: its own mean/std) and
     normalises images with `Normalize(mean, std)` whose constants (literals, module constants, imported
     constants, a helper's parameter default or what its callers pass) are exactly another family's, with no
-    Normalize of the right family and nothing that reads the statistics from the weights (`pretrained_cfg`,
+    Normalize of the right family, no spelled-out mean of the right family (a perceptual loss that renormalises
+    its input itself) and nothing that reads the statistics from the weights (`pretrained_cfg`,
     `resolve_data_config`, an image processor).
     Why it matters: the backbone's first layers were trained on inputs shifted and scaled one way; fed inputs
     normalised another way, every activation is off, fine-tuning starts from a worse point and frozen-feature
@@ -302,7 +315,7 @@ class PretrainedNormalizationMismatch(Rule):
         if len(families) != 1 or None in families:
             return
         family = families.pop()
-        if family in elsewhere or any(stats == family for _c, stats in normalizes):
+        if family in elsewhere or any(stats == family for _c, stats in normalizes) or _writes_statistics(ctx, family):
             return
         what = expected[0][1]
         for call, stats in normalizes:
