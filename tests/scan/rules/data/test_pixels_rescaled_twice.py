@@ -85,3 +85,54 @@ def test_dataset_scales_and_the_transform_passed_in_another_module_scales_again(
             train_set = Digits(images, labels, transform=preprocess)
         """,
     }, RULE)
+
+
+def test_helper_divides_an_image_its_caller_already_scaled():
+    src = """
+        import random
+
+        import cv2
+        import numpy as np
+
+        def random_contrast(img, low, high):
+            img *= random.uniform(low, high)
+            return img
+
+        def random_saturation(img, low, high):
+            hsv = cv2.cvtColor(img.astype(np.float32) / 255, cv2.COLOR_BGR2HSV)  # expect: pixels-rescaled-twice
+            hsv[..., 1] *= random.uniform(low, high)
+            return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+
+        def augment(meta, cfg):
+            img = meta["img"].astype(np.float32) / 255
+            if random.randint(0, 1):
+                img = random_contrast(img, *cfg["contrast"])
+            img = random_saturation(img, 0.5, 1.5)
+            return img
+        """
+    check(src, RULE)
+
+
+def test_helper_division_on_raw_pixels_or_constants_stays_silent():
+    src = """
+        import cv2
+        import numpy as np
+
+        def to_unit(img):
+            return img.astype(np.float32) / 255
+
+        def normalize(img, mean, std):
+            mean = np.array(mean, dtype=np.float32) / 255
+            return (img - mean) / (np.array(std, dtype=np.float32) / 255)
+
+        def preview(img):
+            return np.clip(img * 255, 0, 255).astype(np.uint8)
+
+        def load(path):
+            raw = cv2.imread(path)
+            img = to_unit(raw)
+            scaled = raw.astype(np.float32) / 255
+            back = scaled * 255
+            return normalize(img, [123.7, 116.3, 103.5], [58.4, 57.1, 57.4]), to_unit(back), preview(img)
+        """
+    check(src, RULE)

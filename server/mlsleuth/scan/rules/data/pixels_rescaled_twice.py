@@ -45,6 +45,66 @@ def _step_divides(ctx: FileContext, step: ast.AST) -> ast.AST | None:
     return None
 
 
+_SAME_SCALE_METHODS = frozenset({"astype", "float", "double", "copy", "clone", "to", "contiguous", "transpose", "permute", "reshape", "view", "squeeze", "unsqueeze"})
+
+
+def _parameter_divisions(ctx: FileContext, func: ast.AST) -> list[tuple[str, ast.AST]]:
+    """(parameter, ``param / 255``) for each parameter of ``func`` divided by 255 before anything rebinds it."""
+    params = value_origins.function_params(func)
+    found = []
+    for sub in ctx.subtree(func):
+        if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and constant(sub.right) in (255, 255.0):
+            operand = sub.left
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Div) and constant(sub.value) in (255, 255.0):
+            operand = sub.target
+        else:
+            continue
+        while isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute) and operand.func.attr in _SAME_SCALE_METHODS:
+            operand = operand.func.value
+        if not isinstance(operand, ast.Name) or operand.id not in params:
+            continue
+        earlier = [line for line, _s, _v in value_origins.bindings(ctx, func).get(operand.id, []) if line < sub.lineno]
+        if not earlier and all(p != operand.id for p, _d in found):
+            found.append((operand.id, sub))
+    return found
+
+
+def _already_scaled(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.AST | None:
+    """The ``/ 255`` that put ``expr`` in [0, 1]: followed through local names, dtype/layout copies and helpers
+    that hand back their (updated) first argument, like ``img = random_brightness(img, delta)``."""
+    if expr is None or depth > 10:
+        return None
+    if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, ast.Div) and constant(expr.right) in (255, 255.0):
+            return expr
+        return None
+    if isinstance(expr, ast.Name):
+        if value_origins.is_parameter(ctx, expr):
+            return None
+        bound = value_origins.local_value(ctx, expr)
+        return _already_scaled(ctx, bound, depth + 1) if bound is not None and bound is not expr else None
+    if not isinstance(expr, ast.Call):
+        return None
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_SCALE_METHODS:
+        return _already_scaled(ctx, expr.func.value, depth + 1)
+    helper = value_origins.helper_definition(ctx, expr)
+    if helper is None:
+        return None
+    hctx, hfunc = helper
+    params = value_origins.function_params(hfunc)
+    returns = value_origins.returns(hfunc)
+    if not params or not returns or _parameter_divisions(hctx, hfunc):
+        return None
+    if not all(isinstance(r, ast.Name) and r.id == params[0] and not _rebound_by_value(hctx, hfunc, r.id) for r in returns):
+        return None
+    return _already_scaled(ctx, value_origins.argument_for(expr, hfunc, params[0]), depth + 1)
+
+
+def _rebound_by_value(ctx: FileContext, func: ast.AST, name: str) -> bool:
+    """Whether ``name`` is rebound with ``=`` inside ``func`` (in-place updates such as ``img *= a`` keep the scale)."""
+    return any(value is not None for _line, _stmt, value in value_origins.bindings(ctx, func).get(name, []))
+
+
 def _transform_param(ctx: FileContext, cls: ast.ClassDef) -> tuple[str, str] | None:
     """(attribute, constructor parameter) for ``self.transform = transform`` in ``__init__``."""
     init = ctx.method(cls, "__init__")
@@ -65,7 +125,10 @@ class PixelsRescaledTwice(Rule):
     What it finds: a `Compose` that runs `ToTensor()` (or `ToDtype(..., scale=True)`) and then a step
     dividing by 255 (`Lambda(lambda x: x / 255)`, a function of the project that does); and a
     `Dataset` whose `__getitem__` divides the image by 255 before handing it to `self.transform`,
-    when the transform its callers pass (in this file or another module) divides by 255 again.
+    when the transform its callers pass (in this file or another module) divides by 255 again; and a
+    function that divides its image parameter by 255 (`cv2.cvtColor(img.astype(np.float32) / 255, ...)`)
+    when a caller passes an image it already divided by 255, followed through local names and helpers
+    that hand back their updated argument (`img = random_contrast(img, ...)`).
     Dividing once, or a display helper that multiplies back for plotting, is left alone.
     Why it matters: `ToTensor()` already maps uint8 pixels to [0, 1]. A second division squeezes them
     into [0, 0.004]: after mean/std normalisation every image is close to one constant, the signal is
@@ -80,12 +143,32 @@ class PixelsRescaledTwice(Rule):
     category = "data"
     severity = "warning"
     triggers = ("255",)
-    requires = (("ToTensor", "to_tensor", "ToDtype", "transform"),)
     reach = "project"
 
     def check(self, ctx: FileContext):
         yield from self._composed(ctx)
         yield from self._dataset_then_transform(ctx)
+        yield from self._helper_divides_scaled_argument(ctx)
+
+    def _helper_divides_scaled_argument(self, ctx: FileContext):
+        """A function that divides its image parameter by 255, called (here or in another module) with an image
+        that its caller already divided by 255."""
+        for func in ctx.functions:
+            for param, division in _parameter_divisions(ctx, func):
+                for sctx, site in value_origins.all_call_sites(ctx, func):
+                    passed = value_origins.argument_for(site, func, param)
+                    first = _already_scaled(sctx, passed) if passed is not None else None
+                    if first is None:
+                        continue
+                    yield self.finding(
+                        ctx,
+                        division,
+                        f"`{ctx.segment(division, 60)}` divides `{param}` by 255, but the caller's image is already in"
+                        f" [0, 1] (`{sctx.segment(first, 60)}`, {sctx.display_path}:{first.lineno}): it ends up about"
+                        " 255 times too small",
+                        next_test="print `img.min(), img.max()` on entry to this function: the maximum is already 1",
+                    )
+                    break
 
     def _composed(self, ctx: FileContext):
         for call in ctx.calls_named("Compose"):
