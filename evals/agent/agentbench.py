@@ -104,6 +104,9 @@ def validate_case(case_dir: Path) -> list[str]:
         n = len((project / rc["file"]).read_text().splitlines())
         if not (isinstance(lines, list) and len(lines) == 2 and 1 <= lines[0] <= lines[1] <= n):
             problems.append(f"root_cause.lines {lines} not a valid range of {rc['file']} ({n} lines)")
+    for extra in rc.get("also", []):
+        if not (isinstance(extra, dict) and (project / str(extra.get("file"))).is_file() and isinstance(extra.get("lines"), list)):
+            problems.append(f"root_cause.also entry {extra} needs a file in project/ and its lines")
     for group in rc.get("keywords", []):
         if not (isinstance(group, list) and group and all(isinstance(k, str) for k in group)):
             problems.append("root_cause.keywords must be a list of non-empty lists of strings")
@@ -257,17 +260,26 @@ def _cited_lines(text: str, file: str) -> list[tuple[int, int]]:
     return sorted(set(spans))
 
 
+def _places(rc: dict) -> list[tuple[str, int, int]]:
+    """(file, first line, last line) of the root cause: the key's place, then the ``also`` places."""
+    return [(rc["file"], *rc["lines"])] + [(a["file"], *a["lines"]) for a in rc.get("also", [])]
+
+
 def grade_root_cause(key: dict, answer: str, line_slack: int = 3) -> dict:
     rc = key["root_cause"]
-    file = rc["file"]
-    lo, hi = rc["lines"]
     text = answer or ""
     low = text.lower()
-    file_named = file.lower() in low or Path(file).name.lower() in low
-    cited = _cited_lines(text, file) if file_named else []
-    location = any(a <= hi + line_slack and b >= lo - line_slack and (b - a) <= 40 for a, b in cited)
     groups = rc.get("keywords", [])
     concepts = bool(groups) and all(any(k.lower() in low for k in g) for g in groups)
+    file_named = location = False
+    cited: list[tuple[int, int]] = []
+    for file, lo, hi in _places(rc):
+        named = file.lower() in low or Path(file).name.lower() in low
+        spans = _cited_lines(text, file) if named else []
+        at = any(a <= hi + line_slack and b >= lo - line_slack and (b - a) <= 40 for a, b in spans)
+        if named and not file_named or at and not location:
+            cited = spans
+        file_named, location = file_named or named, location or (named and at)
     right = file_named and (location or concepts)
     return {"root_cause_right": right, "file_named": file_named, "line_match": location,
             "concepts_match": concepts, "cited_lines": cited[:20],
@@ -280,7 +292,7 @@ def grade_fix(case: Case, workdir: Path, run_checks: bool = True, check_timeout:
     rules = key["fix"]["must_change"]
     rule_results = [rule_matches(r, diff) for r in rules]
     forbidden = sorted(set(key["fix"]["must_not_change"]) & set(diff.changed))
-    allowed = {key["root_cause"]["file"]} | {r["file"] for r in rules if isinstance(r, dict) and r.get("file")}
+    allowed = {f for f, _, _ in _places(key["root_cause"])} | {r["file"] for r in rules if isinstance(r, dict) and r.get("file")}
     unrelated = sorted(f for f in diff.modified + diff.deleted if f not in allowed)
     check = run_check(case, workdir, check_timeout) if run_checks else {"pass": None, "skipped": True}
     fix_right = bool(diff.changed) and all(rule_results) and not forbidden and check.get("pass") is not False

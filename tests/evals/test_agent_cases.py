@@ -172,3 +172,14 @@ def test_case_shows_symptom_and_reference_fix_removes_it(case_id):
 
     result = verify_cases.verify(bench.load_case(case_id))
     assert result["ok"], result
+
+
+def test_root_cause_also_places_count():
+    # a root cause that lives in two files: naming the partner file with its lines counts, an unrelated one does not
+    key = {"root_cause": {"file": "pkg/model.py", "lines": [26, 27], "keywords": [["batch_first"]],
+                          "also": [{"file": "pkg/layers.py", "lines": [81, 85]}]}}
+    assert bench.grade_root_cause(key, "The default in pkg/layers.py:81 is the cause.")["root_cause_right"]
+    assert bench.grade_root_cause(key, "layers.py keeps batch_first off by default.")["method"] == "file+keywords"
+    assert not bench.grade_root_cause(key, "The cause is in pkg/layers.py:140.")["root_cause_right"]
+    assert not bench.grade_root_cause(key, "pkg/train.py:81 sets batch_first wrong.")["root_cause_right"]
+    assert bench.grade_root_cause(key, "pkg/model.py:27 builds the blocks.")["line_match"]

@@ -354,6 +354,7 @@ CASES = [
         category="tensor layout (batch vs sequence axis)", multi_file=True, misleading_symptom=True,
         file="vibrosense/models/patch_transformer.py",
         marker="            EncoderBlock(dim, heads, mlp_ratio, dropout, attn_dropout, rates[i]) for i in range(depth))",
+        also=[dict(file="vibrosense/models/layers.py", marker="                 batch_first: bool = False):", before=0, after=4)],
         before=1, after=0,
         explanation="EncoderBlock (layers.py) follows nn.MultiheadAttention's layout and defaults to batch_first=False "
                     "(tokens, batch, dim), kept for the legacy seq-first model. PatchTransformer builds its blocks "
@@ -382,6 +383,7 @@ CASES = [
                   "https://github.com/pytorch/pytorch/issues/78917"],
         category="LR scheduler factor vs absolute LR", multi_file=True, misleading_symptom=True,
         file="molprop/optim/builders.py", marker="    return LambdaLR(optimizer, lr_lambda=schedule)", before=4, after=0,
+        also=[dict(file="molprop/optim/schedules.py", marker="class Schedule:", before=0, after=23)],
         explanation="The schedules in optim/schedules.py return the learning rate itself (base_lr=optim.lr, min_lr "
                     "absolute), which is right for tools/plot_schedule.py, but build_scheduler hands the same object "
                     "to LambdaLR, which multiplies the optimizer's initial LR by the returned value. The optimizer "
@@ -407,6 +409,7 @@ CASES = [
                   "https://github.com/mdbloice/Augmentor/issues/188"],
         category="input/label misalignment after augmentation", multi_file=True, misleading_symptom=True,
         file="ecgseg/data/keyed.py", marker="            self.randomize(np.shape(out[key])[-1])", before=3, after=0,
+        also=[dict(file="ecgseg/data/transforms.py", marker="class RandCropd(RandomKeyedTransform):", before=0, after=11)],
         explanation="RandomKeyedTransform.__call__ calls self.randomize() inside the loop over keys, so a transform "
                     "listing both 'signal' and 'mask' draws new random parameters for each: RandCropd cuts the "
                     "signal and the annotation at different random offsets (up to 512 samples apart). Every "
@@ -471,6 +474,12 @@ def main() -> None:
             "n_files": sum(1 for p in project.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES
                            and "__pycache__" not in p.parts),
         }
+        if c.get("also"):
+            # other places the same root cause lives (the default a caller relies on, the schedule it wraps):
+            # an answer that names one of them with its lines or the key's concepts counts as right
+            key["root_cause"]["also"] = [
+                {"file": a["file"], "lines": locate(project, a["file"], a["marker"], a["before"], a["after"])} for a in c["also"]
+            ]
         (case_dir / "answer_key.json").write_text(json.dumps(key, indent=2) + "\n")
         print(f"{c['id']:26s} {key['root_cause']['file']}:{key['root_cause']['lines']} lines={key['lines_total']}")
 

@@ -220,3 +220,27 @@ def test_epoch_function_rebuilding_momentum_sgd_for_the_same_model():
                 run_epoch(fresh, fold, 0.1)
         """
     check(src, {"optimizer-rebuilt-in-loop"})
+
+
+def test_a_stage_that_trains_for_several_epochs_per_call_is_fine():
+    # a curriculum: each stage gets its own optimizer and runs its own epochs over its own data
+    src = """
+        import torch
+
+        class CurriculumTrainer:
+            def __init__(self, model, stages, lr):
+                self.model, self.stages, self.lr = model, stages, lr
+
+            def _train_stage(self, dataset, epochs):
+                optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.lr)
+                for epoch in range(epochs):
+                    for x, y in dataset:
+                        optimizer.zero_grad()
+                        self.model(x, y).backward()
+                        optimizer.step()
+
+            def run(self):
+                for dataset, epochs in self.stages:
+                    self._train_stage(dataset, epochs)
+        """
+    check(src, {"optimizer-rebuilt-in-loop"})

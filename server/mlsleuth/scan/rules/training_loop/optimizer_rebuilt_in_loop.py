@@ -66,7 +66,8 @@ class OptimizerRebuiltInLoop(Rule):
     caller, in this file or another module, runs once per iteration of its own loop over the same
     model.
     Loops that build a fresh model with the optimizer (trials, folds, probes), plain `SGD` without
-    momentum, and an outer loop whose inner loop takes many steps per optimizer are not reported.
+    momentum, an outer loop whose inner loop takes many steps per optimizer, and a called function that
+    runs its own loop over epochs and batches (a curriculum stage) are not reported.
     Why it matters: momentum buffers and Adam's first and second moment estimates exist to carry
     information from step to step. Rebuilding the optimizer throws them away on every batch: Adam
     takes its first, bias-corrected step each time, which is close to sign descent at the full
@@ -114,8 +115,11 @@ class OptimizerRebuiltInLoop(Rule):
         if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name)):
             return None  # kept on self or returned: it may well persist
         opt_name = holder.targets[0].id
-        if not any(call_method(c) == "step" and dotted(c.func.value) == opt_name for c in ctx.calls(func)):  # type: ignore[union-attr]
+        steps = [c for c in ctx.calls(func) if call_method(c) == "step" and dotted(c.func.value) == opt_name]  # type: ignore[union-attr]
+        if not steps:
             return None
+        if any(len([lp for lp in ctx.enclosing_loops(c) if ctx.enclosing_function(lp) is func]) >= 2 for c in steps):
+            return None  # the call trains for several epochs itself (a curriculum stage, a fine-tuning phase)
         params = argument(construction, 0, "params") or argument(construction, 0, "model")
         root = value_origins.root_name(params) if params is not None else None
         is_method = ctx.enclosing_class(func) is not None
