@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import edits, value_origins
+from mlsleuth.scan.analysis import edits, torch_idioms, value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, dotted
 from mlsleuth.scan.prefilter import call_to, word
 from mlsleuth.scan.registry import Rule, register_rule
@@ -55,7 +55,8 @@ class LogOfSoftmax(Rule):
     (including one assigned to a name earlier, returned by a model whose last layer is `nn.Softmax` or
     by a method of a model class in another module such as `clf.predict_proba(x)`, passed in as a
     parameter by every caller, selected with `gather`/`sort`, or `1 - sigmoid(x)`). A log of a clamped or
-    epsilon-shifted probability is not flagged, nor a log of a batch mean of probabilities.
+    epsilon-shifted probability is not flagged, nor a log of a batch mean of probabilities, nor one computed
+    under `torch.no_grad()`/`inference_mode()` (a monitoring statistic such as a KL printed during training).
     Why it matters: softmax underflows to exactly 0 for classes far below the maximum (a logit gap of
     about 104 in float32, far less in float16), and `log(0)` is `-inf`; the loss or its gradient becomes
     inf/NaN and the run dies, often thousands of steps in. Even before that, the two-step version loses
@@ -91,8 +92,8 @@ class LogOfSoftmax(Rule):
                 continue  # a mean or sort of probabilities: there is no fused log_softmax to use instead
             if found is None or found.kind not in _LOG_FIX:
                 continue
-            if _reference_formula(ctx, call):
-                continue
+            if _reference_formula(ctx, call) or torch_idioms.grad_off(ctx, call):
+                continue  # a test oracle, or a statistic under no_grad: no gradient to turn NaN, the run goes on
             fused = _LOG_FIX[found.kind]
             made = found.label or ctx.segment(found.node, 70)
             yield self.finding(
