@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
+from mlsleuth.scan.analysis import optimizer_params
 from mlsleuth.scan.analysis.context import FileContext, constant, dotted
 
 # The context managers and decorators that turn gradient tracking off.
@@ -107,14 +108,8 @@ def trained_models(ctx: FileContext, model) -> set[str]:
     """Names whose parameters go into an optimizer (``Adam(model.parameters())`` gives ``model``)."""
     names: set[str] = set()
     for opt in model.optimizers():
-        call = opt.construction
-        if call is None:
-            continue
-        for node in ast.walk(call):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"parameters", "named_parameters"}:
-                name = dotted(node.func.value)
-                if name:
-                    names.add(name)
+        if opt.construction is not None:
+            names |= optimizer_params.trained_modules(opt.construction).modules
     return names
 
 
