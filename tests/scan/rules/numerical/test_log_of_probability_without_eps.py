@@ -109,3 +109,16 @@ def test_an_epsilon_held_on_the_module_counts_as_a_guard():
                 return a - ((1 - q) ** 2 * torch.log(q + self.smooth_eps)).mean()
         """
     check(src, RULE)
+
+
+def test_a_test_oracle_spelling_out_the_formula_is_not_flagged():
+    src = """
+        import torch
+
+        def bce_loss_reference_fn(m, p, i, t, reduction="mean"):
+            return -(t * i.log() + (1 - t) * (1 - i).log()).mean()
+
+        def check(kernel, x, t):
+            kernel.assert_close(reference_fn=lambda i, t: -(t * torch.log(i) + (1 - t) * torch.log(1 - i)))
+        """
+    check(src, RULE)

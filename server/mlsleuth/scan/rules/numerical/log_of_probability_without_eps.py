@@ -76,8 +76,8 @@ class LogOfProbabilityWithoutEps(Rule):
     `-(1 - p_t) ** gamma * torch.log(p_t)`, a hand-written binary cross-entropy
     `y * torch.log(p) + (1 - y) * torch.log(1 - p)`), so `p` is a probability, and nothing keeps it away
     from 0: no `clamp`/`clip`, no `+ eps` on it or on the values it is computed from. Probabilities that
-    come straight from a softmax/sigmoid are `log-of-softmax`'s; random draws (`torch.rand`) and code
-    under `torch.no_grad()` are not flagged.
+    come straight from a softmax/sigmoid are `log-of-softmax`'s; random draws (`torch.rand`), code
+    under `torch.no_grad()` and test oracles (`def bce_loss_reference_fn`) are not flagged.
     Why it matters: a probability produced in float32 underflows to exactly 0 for a confidently wrong
     prediction (a softmax entry 104 below the maximum, a sigmoid of -104), and `log(0)` is `-inf`: the loss
     becomes inf and its gradient NaN, which the optimizer then writes into every weight. It happens on
@@ -108,7 +108,9 @@ class LogOfProbabilityWithoutEps(Rule):
             if scope is None or id(scope) in seen:
                 continue
             complement = _complement_used(ctx, scope, operand)
-            if complement is None or torch_idioms.grad_off(ctx, call) or _guarded(ctx, operand):
+            if complement is None or torch_idioms.grad_off(ctx, call) or torch_idioms.reference_formula(ctx, call):
+                continue
+            if _guarded(ctx, operand):
                 continue
             made = value_origins.origin(ctx, operand)
             if made is not None and made.kind in (value_origins.SOFTMAX, value_origins.SIGMOID):

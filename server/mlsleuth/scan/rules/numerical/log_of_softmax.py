@@ -31,22 +31,6 @@ def _log_operand(ctx: FileContext, call: ast.Call) -> ast.expr | None:
     return None
 
 
-def _reference_formula(ctx: FileContext, node: ast.AST) -> bool:
-    """True inside a test oracle: ``f(reference_fn=lambda i: ...)`` or ``def xxx_reference(...)``.
-
-    Test suites (PyTorch's own among them) spell out the textbook two-step
-    formula on purpose, as the reference an optimised kernel is checked
-    against; training code neither passes its loss as a keyword lambda nor
-    names it a reference.
-    """
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, ast.Lambda) and isinstance(ctx.parent(anc), ast.keyword):
-            return True
-        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)) and {"reference", "ref"} & set(value_origins.words(anc.name)):
-            return True
-    return False
-
-
 @register_rule
 class LogOfSoftmax(Rule):
     """`log(softmax(x))` or `log(sigmoid(x))` computed in two steps.
@@ -92,7 +76,7 @@ class LogOfSoftmax(Rule):
                 continue  # a mean or sort of probabilities: there is no fused log_softmax to use instead
             if found is None or found.kind not in _LOG_FIX:
                 continue
-            if _reference_formula(ctx, call) or torch_idioms.grad_off(ctx, call):
+            if torch_idioms.reference_formula(ctx, call) or torch_idioms.grad_off(ctx, call):
                 continue  # a test oracle, or a statistic under no_grad: no gradient to turn NaN, the run goes on
             fused = _LOG_FIX[found.kind]
             made = found.label or ctx.segment(found.node, 70)
