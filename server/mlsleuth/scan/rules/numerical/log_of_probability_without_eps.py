@@ -58,14 +58,14 @@ def _guarded(ctx: FileContext, expr: ast.AST, depth: int = 0) -> bool:
 
 def _complement_used(ctx: FileContext, scope: ast.AST, operand: ast.AST) -> ast.BinOp | None:
     """``1 - p`` for the same ``p`` in the same function: the value is used as a probability."""
-    want = ast.dump(operand)
-    for node in ctx.walk_scope(scope):
-        if (
-            isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and constant(node.left) in (1, 1.0)
-            and ast.dump(node.right) == want
-        ):
-            return node
-    return None
+    cache = ctx.__dict__.setdefault("_complements", {})
+    if scope not in cache:
+        found: dict[str, ast.BinOp] = {}
+        for node in ctx.walk_scope(scope):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and constant(node.left) in (1, 1.0):
+                found.setdefault(ast.dump(node.right), node)
+        cache[scope] = found
+    return cache[scope].get(ast.dump(operand))
 
 
 @register_rule

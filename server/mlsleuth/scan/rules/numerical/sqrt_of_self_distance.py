@@ -194,7 +194,8 @@ class SqrtOfSelfDistance(Rule):
     triggers = ("sqrt", "0.5")
 
     def check(self, ctx: FileContext):
-        for node in ctx.all_nodes:
+        halves = [n for n in ctx.nodes_of(ast.BinOp) if isinstance(n.op, ast.Pow) and _is_half(n.right)]
+        for node in sorted([*ctx.calls_named("sqrt", "pow"), *halves], key=lambda n: (n.lineno, n.col_offset)):
             operand = _sqrt_operand(ctx, node)
             if operand is None:
                 continue
