@@ -121,7 +121,7 @@ def test_parameters_fed_other_values_and_clamped_logs_stay_silent(tmp_path):
     )
 
 
-def test_a_statistic_under_no_grad_is_not_flagged_but_the_loss_beside_it_is():
+def test_a_number_printed_under_no_grad_is_not_flagged_but_the_loss_and_returned_log_probs_are():
     src = """
     import torch
     import torch.nn.functional as F
@@ -143,8 +143,12 @@ def test_a_statistic_under_no_grad_is_not_flagged_but_the_loss_beside_it_is():
     def train_loss(logits, teacher_logits):
         p_t = F.softmax(teacher_logits, dim=-1)
         with torch.no_grad():
-            ent = -(p_t * p_t.log()).sum(-1)
+            ent = -(p_t * p_t.log()).sum(-1).mean().item()
         p_s = F.softmax(logits, dim=-1)
-        return (p_t * (p_t.log() - p_s.log())).sum(-1).mean() + ent.mean()  # expect: log-of-softmax
+        return (p_t * (p_t.log() - p_s.log())).sum(-1).mean() + ent  # expect: log-of-softmax
+
+    @torch.no_grad()
+    def predict(model, x):
+        return torch.log(F.softmax(model(x), dim=1))  # expect: log-of-softmax
     """
     check(src, {"log-of-softmax"})
