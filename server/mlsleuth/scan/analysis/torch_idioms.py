@@ -8,6 +8,7 @@
 * grad-off contexts: :data:`NO_GRAD`, :data:`SET_GRAD`, :func:`disables_grad`
   (``torch.no_grad()``, ``torch.inference_mode()``, ``set_grad_enabled(False)``)
   and :func:`grad_off` (a node runs inside one);
+* :func:`reference_formula`: a node inside a test oracle (a textbook formula spelled out on purpose);
 * models: :func:`model_names` (names the file calls model methods on),
   :func:`trained_models` (names whose parameters go into an optimizer) and
   :data:`NOT_TRAINED` (names of models that are usually not trained).
@@ -18,7 +19,9 @@ from __future__ import annotations
 import ast
 import re
 
+from mlsleuth.scan.analysis import optimizer_params
 from mlsleuth.scan.analysis.context import FileContext, constant, dotted
+from mlsleuth.scan.analysis.value_origins import words
 
 # The context managers and decorators that turn gradient tracking off.
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
@@ -103,18 +106,28 @@ def grad_off(ctx: FileContext, node: ast.AST) -> bool:
     return func is not None and any(disables_grad(ctx, deco) for deco in func.decorator_list)
 
 
+def reference_formula(ctx: FileContext, node: ast.AST) -> bool:
+    """True inside a test oracle: ``f(reference_fn=lambda i: ...)`` or ``def xxx_reference(...)``.
+
+    Test suites (PyTorch's own among them) spell out the textbook formula of a loss on purpose
+    (``log(softmax(x))``, ``-(t * i.log() + (1 - t) * (1 - i).log())``), as the reference an
+    optimised kernel is checked against; training code neither passes its loss as a keyword
+    lambda nor names it a reference.
+    """
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, ast.Lambda) and isinstance(ctx.parent(anc), ast.keyword):
+            return True
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)) and {"reference", "ref"} & set(words(anc.name)):
+            return True
+    return False
+
+
 def trained_models(ctx: FileContext, model) -> set[str]:
     """Names whose parameters go into an optimizer (``Adam(model.parameters())`` gives ``model``)."""
     names: set[str] = set()
     for opt in model.optimizers():
-        call = opt.construction
-        if call is None:
-            continue
-        for node in ast.walk(call):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"parameters", "named_parameters"}:
-                name = dotted(node.func.value)
-                if name:
-                    names.add(name)
+        if opt.construction is not None:
+            names |= optimizer_params.trained_modules(opt.construction).modules
     return names
 
 

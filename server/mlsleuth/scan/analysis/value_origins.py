@@ -40,6 +40,7 @@ SIGMOID = "sigmoid"
 LOG_SOFTMAX = "log_softmax"
 LOGSIGMOID = "logsigmoid"
 RAW = "raw"  # the output of an affine layer (nn.Linear, a convolution, F.linear): raw scores, no activation
+NORMALIZED = "normalized"  # x / x.sum(dim) with x >= 0: a distribution made by hand (DEC's soft assignments), not log space
 
 _FUNCTION_KINDS = {
     "torch.softmax": SOFTMAX,
@@ -108,7 +109,7 @@ _SORTING = frozenset({"sort", "topk", "max", "min"})
 def _is_activation_kind_call(ctx: FileContext, receiver: ast.AST, depth: int) -> bool:
     """Only a probability-like receiver passes through a reduction (a mean of logits means nothing here)."""
     found = origin(ctx, receiver, depth + 1)
-    return found is not None and found.kind in (SOFTMAX, SIGMOID)
+    return found is not None and found.kind in (SOFTMAX, SIGMOID, NORMALIZED)
 
 
 def origin_callees(*kinds: str) -> tuple[str, ...]:
@@ -350,6 +351,8 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) and expr.left.value == 1:
         found = origin(ctx, expr.right, depth + 1)  # 1 - sigmoid(x) is sigmoid(-x): still saturates to 0
         return found if found is not None and found.kind == SIGMOID else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        return _normalized_ratio(ctx, expr, depth)
     if not isinstance(expr, ast.Call):
         return None
     qual = normalize(ctx.qualname(expr))
@@ -395,6 +398,92 @@ def origin(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> Origin | N
 
 
 MAX_PARAM_DEPTH = 3
+
+
+# -- distributions made by hand: x / x.sum(dim) ----------------------------------------------
+
+_SIGN_DEPTH = 12  # nodes followed to prove a value >= 0 (names, operators, method chains)
+_SUM_FUNCTIONS = frozenset({"torch.sum", "numpy.sum"})
+_NONNEGATIVE_FUNCTIONS = frozenset(
+    {
+        "torch.exp", "torch.abs", "torch.square", "torch.relu", "torch.nn.functional.relu", "torch.nn.functional.softplus",
+        "torch.sqrt", "numpy.exp", "numpy.abs", "numpy.square", "numpy.sqrt", *(q for q, k in _FUNCTION_KINDS.items() if k in (SOFTMAX, SIGMOID)),
+    }
+)
+_NONNEGATIVE_METHODS = frozenset({"exp", "abs", "square", "relu", "sqrt", "softmax", "sigmoid"})
+_KEEPS_SIGN_FUNCTIONS = frozenset({"torch.sum", "torch.mean", "numpy.sum", "numpy.mean", *PASSTHROUGH_FUNCTIONS})
+_KEEPS_SIGN_METHODS = frozenset({"sum", "mean", "amax", "amin", "cumsum", "t", *PASSTHROUGH_METHODS})
+
+
+def _summed(ctx: FileContext, expr: ast.AST) -> ast.AST | None:
+    """``x`` for ``x.sum(...)`` and ``torch.sum(x, ...)``; else None."""
+    if not isinstance(expr, ast.Call):
+        return None
+    if normalize(ctx.qualname(expr)) in _SUM_FUNCTIONS and expr.args:
+        return expr.args[0]
+    if call_method(expr) == "sum" and isinstance(expr.func, ast.Attribute) and not _is_import_ref(ctx, expr.func.value):
+        return expr.func.value
+    return None
+
+
+def _strip_passthrough(expr: ast.AST) -> ast.AST:
+    while isinstance(expr, ast.Call) and call_method(expr) in PASSTHROUGH_METHODS and isinstance(expr.func, ast.Attribute):
+        expr = expr.func.value
+    return expr
+
+
+def nonnegative(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool:
+    """True when ``expr`` is >= 0 by construction (exp, abs, squares, softmax, sums and products of such,
+    a power of such); False when unknown. Scalars it is divided by (a temperature, ``self.alpha``) count
+    as positive."""
+    if expr is None or depth > _SIGN_DEPTH:
+        return False
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool) and expr.value >= 0
+    if isinstance(expr, ast.Name):
+        bound = value(ctx, expr)
+        return bound is not None and bound is not expr and not (isinstance(bound, ast.Name) and bound.id == expr.id) and nonnegative(ctx, bound, depth + 1)
+    if isinstance(expr, ast.Subscript):
+        return nonnegative(ctx, expr.value, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, ast.Pow):
+            exponent = expr.right
+            even = isinstance(exponent, ast.Constant) and isinstance(exponent.value, int) and exponent.value % 2 == 0
+            return even or nonnegative(ctx, expr.left, depth + 1)
+        if isinstance(expr.op, ast.Mult) and ast.dump(expr.left) == ast.dump(expr.right):
+            return True  # x * x
+        if isinstance(expr.op, (ast.Add, ast.Mult)):
+            return nonnegative(ctx, expr.left, depth + 1) and nonnegative(ctx, expr.right, depth + 1)
+        if isinstance(expr.op, ast.Div):
+            scalar = isinstance(expr.right, (ast.Name, ast.Attribute))  # a hyperparameter such as self.alpha
+            return nonnegative(ctx, expr.left, depth + 1) and (scalar or nonnegative(ctx, expr.right, depth + 1))
+        return False
+    if isinstance(expr, ast.Call):
+        qual = normalize(ctx.qualname(expr))
+        if qual in _NONNEGATIVE_FUNCTIONS:
+            return True
+        if qual in _KEEPS_SIGN_FUNCTIONS and expr.args:
+            return nonnegative(ctx, expr.args[0], depth + 1)
+        method = call_method(expr)
+        if method is None or not isinstance(expr.func, ast.Attribute) or _is_import_ref(ctx, expr.func.value):
+            return False
+        if method in _NONNEGATIVE_METHODS:
+            return True
+        if method == "pow" and expr.args and isinstance(expr.args[0], ast.Constant) and expr.args[0].value in (2, 2.0):
+            return True
+        if method in _KEEPS_SIGN_METHODS:
+            return nonnegative(ctx, expr.func.value, depth + 1)
+    return False
+
+
+def _normalized_ratio(ctx: FileContext, expr: ast.BinOp, depth: int) -> Origin | None:
+    """``q / q.sum(dim, keepdim=True)`` with ``q >= 0``: each slice along ``dim`` is a probability distribution."""
+    total = _summed(ctx, expr.right)
+    if total is None or ast.dump(_strip_passthrough(total)) != ast.dump(_strip_passthrough(expr.left)):
+        return None
+    if not nonnegative(ctx, expr.left):
+        return None
+    return Origin(NORMALIZED, expr, ctx=ctx)
 
 
 def _passed_in(ctx: FileContext, param: ast.Name, depth: int) -> Origin | None:

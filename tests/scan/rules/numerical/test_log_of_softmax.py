@@ -119,3 +119,36 @@ def test_parameters_fed_other_values_and_clamped_logs_stay_silent(tmp_path):
         },
         {"log-of-softmax"},
     )
+
+
+def test_a_number_printed_under_no_grad_is_not_flagged_but_the_loss_and_returned_log_probs_are():
+    src = """
+    import torch
+    import torch.nn.functional as F
+
+    @torch.no_grad()
+    def teacher_student_kl(student, x, teacher_logits, T=2.0):
+        p_t = F.softmax(teacher_logits / T, dim=-1)
+        log_s = F.log_softmax(student(x) / T, dim=-1)
+        return (p_t * (p_t.log() - log_s)).sum(-1).mean().item()
+
+    def evaluate(model, loader):
+        nll = 0.0
+        with torch.inference_mode():
+            for x, y in loader:
+                probs = model(x).softmax(-1)
+                nll -= torch.log(probs).gather(1, y[:, None]).sum().item()
+        return nll
+
+    def train_loss(logits, teacher_logits):
+        p_t = F.softmax(teacher_logits, dim=-1)
+        with torch.no_grad():
+            ent = -(p_t * p_t.log()).sum(-1).mean().item()
+        p_s = F.softmax(logits, dim=-1)
+        return (p_t * (p_t.log() - p_s.log())).sum(-1).mean() + ent  # expect: log-of-softmax
+
+    @torch.no_grad()
+    def predict(model, x):
+        return torch.log(F.softmax(model(x), dim=1))  # expect: log-of-softmax
+    """
+    check(src, {"log-of-softmax"})

@@ -8,7 +8,7 @@ from mlsleuth.scan.analysis.loss_inputs import wrong_loss_inputs
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
 
-_PROB_KINDS = {value_origins.SOFTMAX: "softmax", value_origins.SIGMOID: "sigmoid"}
+_PROB_KINDS = {value_origins.SOFTMAX: "softmax", value_origins.SIGMOID: "sigmoid", value_origins.NORMALIZED: "normalised"}
 
 
 @register_rule
@@ -16,7 +16,8 @@ class KlDivInputNotLogProbs(Rule):
     """Probabilities passed as the input of `KLDivLoss`/`F.kl_div`, which expects log-probabilities.
 
     What it finds: the output of `softmax`/`sigmoid` (a function, a method, a module, a model ending in
-    one, or a batch mean or sort of such probabilities) used as the first argument of
+    one, or a batch mean or sort of such probabilities), or a distribution made by hand (a non-negative
+    value divided by its own sum, `q / q.sum(1, keepdim=True)`, as DEC's soft assignments) used as the first argument of
     `nn.KLDivLoss()(input, target)` or `F.kl_div(input, target)`, followed across helpers, models and
     files as the other loss rules do.
     Why it matters: unlike most PyTorch losses, `kl_div` takes its *input* in log space (only the
@@ -41,7 +42,11 @@ class KlDivInputNotLogProbs(Rule):
     def check(self, ctx: FileContext):
         if not value_origins.mentions(ctx, "kl_div", "KLDivLoss"):
             return
-        for hit in wrong_loss_inputs(ctx, {"kl_div"}, set(_PROB_KINDS)):
+        # softmax/sigmoid: the fix may be to drop the activation where it is made (a model's last layer);
+        # a normalised ratio stays and is logged where the loss takes it
+        by_hand = {value_origins.NORMALIZED}
+        hits = [*wrong_loss_inputs(ctx, {"kl_div"}, set(_PROB_KINDS) - by_hand), *wrong_loss_inputs(ctx, {"kl_div"}, by_hand, at_producer=False)]
+        for hit in hits:
             yield self.finding(
                 hit.ctx,
                 hit.node,
@@ -49,5 +54,9 @@ class KlDivInputNotLogProbs(Rule):
                 " log-probabilities as its input: the value computed is not a KL divergence and it rewards over-confident predictions",
                 observation=hit.flow,
                 next_test="On one batch compare kl_div(p.log(), q) with kl_div(p, q): only the first is >= 0 and 0 when p == q.",
-                fix="pass F.log_softmax(logits, dim) (or torch.log(p.clamp_min(1e-8))) as the input",
+                fix=(
+                    "pass torch.log(q.clamp_min(1e-8)) (the log of the normalised values) as the input"
+                    if hit.origin.kind == value_origins.NORMALIZED
+                    else "pass F.log_softmax(logits, dim) (or torch.log(p.clamp_min(1e-8))) as the input"
+                ),
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import edits, value_origins
+from mlsleuth.scan.analysis import edits, torch_idioms, value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, dotted
 from mlsleuth.scan.prefilter import call_to, word
 from mlsleuth.scan.registry import Rule, register_rule
@@ -31,18 +31,14 @@ def _log_operand(ctx: FileContext, call: ast.Call) -> ast.expr | None:
     return None
 
 
-def _reference_formula(ctx: FileContext, node: ast.AST) -> bool:
-    """True inside a test oracle: ``f(reference_fn=lambda i: ...)`` or ``def xxx_reference(...)``.
-
-    Test suites (PyTorch's own among them) spell out the textbook two-step
-    formula on purpose, as the reference an optimised kernel is checked
-    against; training code neither passes its loss as a keyword lambda nor
-    names it a reference.
-    """
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, ast.Lambda) and isinstance(ctx.parent(anc), ast.keyword):
-            return True
-        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)) and {"reference", "ref"} & set(value_origins.words(anc.name)):
+def _printed_statistic(ctx: FileContext, call: ast.Call) -> bool:
+    """The log feeds a Python number (``.item()``, ``float(...)``) computed under ``no_grad``: a monitoring statistic."""
+    if not torch_idioms.grad_off(ctx, call):
+        return False
+    for anc in ctx.ancestors(call):
+        if isinstance(anc, ast.stmt):
+            return False
+        if isinstance(anc, ast.Call) and (call_method(anc) in ("item", "tolist") or dotted(anc.func) == "float"):
             return True
     return False
 
@@ -55,7 +51,9 @@ class LogOfSoftmax(Rule):
     (including one assigned to a name earlier, returned by a model whose last layer is `nn.Softmax` or
     by a method of a model class in another module such as `clf.predict_proba(x)`, passed in as a
     parameter by every caller, selected with `gather`/`sort`, or `1 - sigmoid(x)`). A log of a clamped or
-    epsilon-shifted probability is not flagged, nor a log of a batch mean of probabilities.
+    epsilon-shifted probability is not flagged, nor a log of a batch mean of probabilities, nor one turned into a
+    Python number (`.item()`, `float()`) under `torch.no_grad()`/`inference_mode()` (a monitoring
+    statistic such as a KL printed during training).
     Why it matters: softmax underflows to exactly 0 for classes far below the maximum (a logit gap of
     about 104 in float32, far less in float16), and `log(0)` is `-inf`; the loss or its gradient becomes
     inf/NaN and the run dies, often thousands of steps in. Even before that, the two-step version loses
@@ -91,8 +89,8 @@ class LogOfSoftmax(Rule):
                 continue  # a mean or sort of probabilities: there is no fused log_softmax to use instead
             if found is None or found.kind not in _LOG_FIX:
                 continue
-            if _reference_formula(ctx, call):
-                continue
+            if torch_idioms.reference_formula(ctx, call) or _printed_statistic(ctx, call):
+                continue  # a test oracle, or a number printed under no_grad: no gradient to turn NaN, the run goes on
             fused = _LOG_FIX[found.kind]
             made = found.label or ctx.segment(found.node, 70)
             yield self.finding(

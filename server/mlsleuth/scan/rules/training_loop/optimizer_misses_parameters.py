@@ -5,30 +5,12 @@ from __future__ import annotations
 import ast
 import re
 
-from mlsleuth.scan.analysis.context import FileContext, dotted, keyword
+from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.optimizer_params import trained_modules
 from mlsleuth.scan.analysis.torch_idioms import grad_off, is_module_class, module_kind
 from mlsleuth.scan.analysis.training_step_model import loop_model
 from mlsleuth.scan.prefilter import MODULE_CLASS
 from mlsleuth.scan.registry import Rule, register_rule
-
-
-def _param_roots(ctx: FileContext, call: ast.Call) -> tuple[set[str], bool]:
-    """Dotted modules whose ``.parameters()`` feed the optimizer, and whether anything else is passed."""
-    roots: set[str] = set()
-    opaque = False
-    first = call.args[0] if call.args else keyword(call, "params")
-    if first is None:
-        return roots, True
-    for node in ast.walk(first):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"parameters", "named_parameters"}:
-            name = dotted(node.func.value)
-            if name is None:
-                opaque = True
-            else:
-                roots.add(name)
-    if not roots:
-        opaque = True
-    return roots, opaque
 
 
 def _class_of(ctx: FileContext, expr_name: str, at: ast.AST) -> ast.ClassDef | None:
@@ -285,10 +267,10 @@ class OptimizerMissesParameters(Rule):
             call = opt.construction
             if call is None:
                 continue
-            roots, opaque = _param_roots(ctx, call)
-            if opaque:
+            trained = trained_modules(call)
+            if trained.opaque:
                 return  # a parameter list built elsewhere: cannot tell what it covers
-            for root in roots:
+            for root in sorted(trained.modules):
                 head, _, rest = root.partition(".")
                 covered.setdefault(head, set()).add(rest.split(".")[0] if rest else "*")
                 if rest:

@@ -4,31 +4,22 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis.context import dotted
+from mlsleuth.scan.analysis import optimizer_params
 from mlsleuth.scan.analysis.training_step_model import Event, same_object
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimizer_steps
 
 
-def _trained_modules(step: Event) -> set[str] | None:
+def _trained_modules(step: Event) -> frozenset[str] | None:
     """The modules whose ``.parameters()`` the stepped optimizer was built from (``{"self.discriminator"}``);
     None when its construction is unknown or names no module."""
-    if step.obj is None or step.obj.kind != "optimizer" or step.obj.construction is None:
+    if step.obj is None or step.obj.kind != "optimizer":
         return None
-    found = set()
-    for node in ast.walk(step.obj.construction):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-            "parameters", "named_parameters"
-        ):
-            name = dotted(node.func.value)
-            if name is None:
-                return None  # parameters of something computed: unknown
-            found.add(name)
-    return found or None
+    return optimizer_params.trained_modules(step.obj.construction).known
 
 
-def _clears(zero: Event, step: Event, steps: dict[str, Event], modules: dict[str, set[str] | None]) -> bool | None:
+def _clears(zero: Event, step: Event, steps: dict[str, Event], modules: dict[str, frozenset[str] | None]) -> bool | None:
     """True: ``zero`` clears ``step``'s gradients; False: it clears another optimizer's (and only that);
     None: it cannot be placed."""
     if zero.obj is not None and zero.obj.kind == "optimizer":
