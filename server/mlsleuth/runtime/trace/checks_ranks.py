@@ -334,7 +334,7 @@ def _where(run: RanksRun, frame: dict[str, Any]) -> str:
 
 @runtime_check("ddp-rank-hung", tool="trace", category="distributed", severity="error")
 def ddp_rank_hung(run: Any) -> Iterator[Found]:
-    """A rank of a multi-process run never finished: it was stuck, most often in a collective the other ranks never reached.
+    """A rank never finished: stuck, most often in a collective the other ranks never reached.
 
     What it finds: a rank still running at the timeout, or long after another rank had ended, with the
     Python stack it was stuck in and the optimizer steps each rank completed.

@@ -66,7 +66,7 @@ def _resets_between(ctx: FileContext, func: ast.AST, start: int, end: int) -> bo
 
 @register_rule
 class PairedAugmentationDesynced(Rule):
-    """A random transform is called separately on an image and on its dense target, so each call draws its own parameters.
+    """A random transform called separately on an image and its dense target: each call draws its own parameters.
 
     What it finds: in one function (a Dataset's `__getitem__`, a transform helper), two calls of random
     transforms, one on the input image and one on its pixel-aligned target (a mask, segmentation, label map,

@@ -155,7 +155,7 @@ def _says_per_rank(call: ast.Call) -> bool:
 
 @register_rule
 class ShardMetricLoggedAsGlobal(Rule):
-    """An evaluation metric computed on one rank's `DistributedSampler` shard, logged by rank 0 as the global value.
+    """A metric of one rank's `DistributedSampler` shard, logged by rank 0 as the global value.
 
     What it finds: a loop over a DataLoader whose sampler is a `DistributedSampler` that accumulates a
     metric (`correct += ...`, `total_loss += ...`, `preds.append(...)`, `top1.update(acc, n)` on an

@@ -18,7 +18,7 @@ _PREFIX_HANDLING = re.compile(r"""["']module\.|removeprefix|consume_prefix_in_st
 
 @register_rule
 class WrappedStateDictLoadedLoosely(Rule):
-    """A DDP/DataParallel state dict (keys prefixed `module.`) is saved, and the project loads checkpoints with `strict=False`.
+    """A `module.`-prefixed DDP state dict is saved, and checkpoints are loaded with `strict=False`.
 
     What it finds: `torch.save(model.state_dict(), ...)` (or a checkpoint dict holding it) where `model` is
     the `DistributedDataParallel`/`DataParallel` wrapper, followed through parameters to what every caller

@@ -13,7 +13,7 @@ _LOSSES = {"nll_loss": "NLLLoss", "kl_div": "KLDivLoss", "ctc_loss": "CTCLoss"}
 
 @register_rule
 class RawScoresIntoLogProbLoss(Rule):
-    """Raw scores (a linear layer's output) passed to `NLLLoss`, `KLDivLoss` or `CTCLoss`, which expect log-probabilities.
+    """Raw scores passed to `NLLLoss`, `KLDivLoss` or `CTCLoss`, which expect log-probabilities.
 
     What it finds: the output of an affine layer (`nn.Linear`, a convolution, `F.linear`), directly or
     as the value a model's `forward` or last `nn.Sequential` layer returns (followed across helpers

@@ -73,7 +73,7 @@ def _saved_with_model(ctx: FileContext) -> bool:
 
 @register_rule
 class LabelMapFromSetOrder(Rule):
-    """A label-to-index map built from a set's iteration order, built again where trained weights are loaded.
+    """A label map ordered by a set, rebuilt where trained weights are loaded.
 
     What it finds: `{tag: i for i, tag in enumerate(set(labels))}`, `dict(zip(list(set(classes)), range(n)))`
     and the like, in a function that a prediction, evaluation or resume script calls again after loading
@@ -97,8 +97,6 @@ class LabelMapFromSetOrder(Rule):
     triggers = ("set(", "enumerate(", "zip(")
 
     def check(self, ctx: FileContext):
-        if "set" not in ctx.source:
-            return
         for node, source in _index_maps(ctx):
             where = _rebuilt_where_weights_load(ctx, node)
             if where is None:

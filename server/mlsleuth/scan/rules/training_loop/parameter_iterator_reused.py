@@ -113,7 +113,7 @@ def _local_iterators(ctx: FileContext) -> Iterator[tuple[ast.AST, ast.Assign, st
 
 @register_rule
 class ParameterIteratorReused(Rule):
-    """A one-shot iterator of parameters (`model.parameters()`, `filter(...)`, a generator) read twice.
+    """A one-shot iterator of parameters (`model.parameters()`, a generator) read twice.
 
     What it finds: a generator such as `model.parameters()`, `filter(lambda p: p.requires_grad, ...)` or
     `(p for p in ...)` bound to a name, or passed to a helper, and then run to its end twice: two `for`
