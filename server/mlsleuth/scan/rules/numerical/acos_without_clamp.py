@@ -1,4 +1,4 @@
-"""The ``acos-without-clamp`` rule: `acos`/`asin` of a cosine that can reach ±1, on a path gradients flow through."""
+"""The ``acos-without-clamp`` rule: `acos`/`asin` of an unclamped cosine on a gradient path."""
 
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ def _read_out(ctx: FileContext, call: ast.Call) -> bool:
 
 @register_rule
 class AcosWithoutClamp(Rule):
-    """`acos`/`asin` of a cosine that can reach ±1, on a path gradients flow through.
+    """`acos`/`asin` of an unclamped cosine on a gradient path.
 
     What it finds: `torch.acos(c)`, `c.acos()`, `torch.asin(c)` and their `arc...` spellings where `c`
     (followed through local names and callers) is not clamped, in code that runs with gradients on: an
