@@ -137,6 +137,12 @@ def _read_out(ctx: FileContext, call: ast.Call) -> bool:
     return False
 
 
+def _in_custom_function(ctx: FileContext, node: ast.AST) -> bool:
+    """Inside ``forward`` of a ``torch.autograd.Function``: its gradient comes from the hand-written ``backward``."""
+    cls = ctx.enclosing_class(node)
+    return cls is not None and any((ctx.qualname(b) or "").endswith("autograd.Function") for b in cls.bases)
+
+
 @register_rule
 class AcosWithoutClamp(Rule):
     """`acos`/`asin` of an unclamped cosine on a gradient path.
@@ -167,7 +173,7 @@ class AcosWithoutClamp(Rule):
             return
         for call in ctx.calls_named(*_METHODS):
             arg = _acos_argument(ctx, call)
-            if arg is None or _bounded(ctx, arg) or grad_off(ctx, call) or _read_out(ctx, call):
+            if arg is None or _bounded(ctx, arg) or grad_off(ctx, call) or _read_out(ctx, call) or _in_custom_function(ctx, call):
                 continue
             name = ctx.segment(call.func, 40)
             yield self.finding(
