@@ -30,6 +30,19 @@ def test_generator_read_twice_or_once_per_step():
             torch.nn.utils.clip_grad_value_(trainable, 0.5)  # expect: parameter-iterator-reused
             opt.step()
 
+    def fit_lora(unet, loader, accelerator, args):
+        params_to_optimize = filter(lambda p: p.requires_grad, unet.parameters())
+        optimizer = torch.optim.AdamW(params_to_optimize, lr=args.lr)
+        for batch in loader:
+            with accelerator.accumulate(unet):
+                loss = unet(batch).mean()
+                accelerator.backward(loss)
+                if accelerator.sync_gradients:
+                    params_to_clip = params_to_optimize
+                    accelerator.clip_grad_norm_(params_to_clip, args.max_grad_norm)  # expect: parameter-iterator-reused
+                optimizer.step()
+                optimizer.zero_grad()
+
     def report(model):
         ps = model.parameters()
         n = sum(p.numel() for p in ps)

@@ -12,6 +12,8 @@ from mlsleuth.scan.registry import Rule, register_rule
 # Calls whose result is a one-shot iterator (a generator, a filter/map object, ...).
 _ONE_SHOT_METHODS = {"parameters", "named_parameters"}
 _ONE_SHOT_FUNCTIONS = {"filter", "map", "iter", "itertools.chain", "itertools.islice"}
+# Clipping methods of training wrappers (accelerate's Accelerator, Lightning's Fabric) that take parameters.
+_CLIPPING_METHODS = {"clip_grad_norm_", "clip_grad_value_"}
 # Calls that read an iterable argument to its end.
 _CONSUMING_FUNCTIONS = {"list", "tuple", "set", "sorted", "sum", "any", "all", "max", "min", "dict", "enumerate",
                         "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_",
@@ -47,6 +49,8 @@ def _consumer(ctx: FileContext, use: ast.Name) -> str | None:
             return f"{ctx.segment(parent.func, 40)}(...)"
         if qual.startswith("torch.optim.") and parent.args and parent.args[0] is use:
             return f"{ctx.segment(parent.func, 40)}(...)"
+        if call_method(parent) in _CLIPPING_METHODS and isinstance(parent.func, ast.Attribute) and parent.args[0] is use:
+            return f"{ctx.segment(parent.func, 40)}(...)"  # accelerator.clip_grad_norm_, fabric.clip_gradients
     if isinstance(parent, ast.keyword) and parent.arg in ("params", "parameters"):
         call = ctx.parent(parent)
         if isinstance(call, ast.Call) and (value_origins.normalize(ctx.qualname(call)) or "").startswith(
@@ -82,7 +86,13 @@ def _in_loop_between(ctx: FileContext, first: ast.AST, scope: ast.AST) -> bool:
 
 def _consumed_twice(ctx: FileContext, scope: ast.AST, name: str, bound_at: int) -> tuple[list[str], ast.Name] | None:
     """(how it is read, the second read) when ``name`` is run to its end at least twice after its binding."""
-    consumed = [(use, how) for use in _reads(ctx, scope, name, bound_at) if (how := _consumer(ctx, use)) is not None]
+    reads = _reads(ctx, scope, name, bound_at)
+    for use in list(reads):  # `params_to_clip = lora_params`: the alias is the same exhausted iterator
+        holder = ctx.parent(use)
+        if isinstance(holder, ast.Assign) and holder.value is use and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
+            reads += _reads(ctx, scope, holder.targets[0].id, holder.lineno)
+    reads.sort(key=lambda n: (n.lineno, n.col_offset))
+    consumed = [(use, how) for use in reads if (how := _consumer(ctx, use)) is not None]
     if len(consumed) >= 2:
         return [h for _, h in consumed], consumed[1][0]
     if len(consumed) == 1 and _in_loop_between(ctx, consumed[0][0], scope) and not _rebound_in_same_loop(ctx, consumed[0][0], name):
