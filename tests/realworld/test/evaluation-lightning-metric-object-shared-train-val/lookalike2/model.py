@@ -1,0 +1,43 @@
+import torch
+import torch.nn.functional as F
+import torchmetrics
+from torchmetrics import MetricCollection
+import pytorch_lightning as pl
+from transformers import AutoModelForSequenceClassification
+
+
+class ColaModel(pl.LightningModule):
+    def __init__(self, model_name="google/bert_uncased_L-2_H-128_A-2", lr=3e-5):
+        super().__init__()
+        self.save_hyperparameters()
+        self.bert = AutoModelForSequenceClassification.from_pretrained(model_name, num_labels=2)
+        self.num_classes = 2
+        metrics = MetricCollection({
+            "acc": torchmetrics.Accuracy(task="multiclass", num_classes=self.num_classes),
+            "f1": torchmetrics.F1Score(task="multiclass", num_classes=self.num_classes, average="macro"),
+        })
+        self.train_metrics = metrics.clone(prefix="train/")
+        self.valid_metrics = metrics.clone(prefix="valid/")
+
+    def forward(self, input_ids, attention_mask, labels=None):
+        return self.bert(input_ids=input_ids, attention_mask=attention_mask, labels=labels)
+
+    def training_step(self, batch, batch_idx):
+        outputs = self.forward(batch["input_ids"], batch["attention_mask"], labels=batch["label"])
+        preds = torch.argmax(outputs.logits, 1)
+        self.train_metrics(preds, batch["label"])
+        self.log("train/loss", outputs.loss, prog_bar=True, on_epoch=True)
+        self.log_dict(self.train_metrics, prog_bar=True, on_epoch=True)
+        return outputs.loss
+
+    def validation_step(self, batch, batch_idx):
+        labels = batch["label"]
+        outputs = self.forward(batch["input_ids"], batch["attention_mask"], labels=labels)
+        preds = torch.argmax(outputs.logits, 1)
+        self.valid_metrics(preds, labels)
+        self.log("valid/loss", outputs.loss, prog_bar=True, on_step=False, on_epoch=True)
+        self.log_dict(self.valid_metrics, prog_bar=True, on_step=False, on_epoch=True)
+        return {"labels": labels, "logits": outputs.logits}
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=self.hparams["lr"])
