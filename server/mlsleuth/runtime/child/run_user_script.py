@@ -95,6 +95,15 @@ from observer import Observer, StopTraining
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
 
 
+WRAPPER_TYPES = ("DataParallel", "DistributedDataParallel")  # their submodules are named "module.<name>"
+
+
+def unwrap(module: Any) -> Any:
+    """The model inside a data-parallel wrapper (names then read as the user's model names them), else ``module``."""
+    inner = getattr(module, "module", None) if type(module).__name__ in WRAPPER_TYPES else None
+    return inner if inner is not None and hasattr(inner, "named_modules") else module
+
+
 def _param_ids(opt: Any) -> set[int]:
     try:
         return {id(p) for g in opt.param_groups for p in g["params"]}
@@ -177,7 +186,7 @@ class Runner:
 
     def param_names(self, root: Any) -> dict[int, str]:
         """``{id(parameter): dotted name}`` for a root model."""
-        return {id(p): n for n, p in root.named_parameters()}
+        return {id(p): n for n, p in unwrap(root).named_parameters()}
 
     def original(self, owner: Any, attribute: str) -> Any:
         for own, attr, value, _had in self._originals:
@@ -227,7 +236,8 @@ class Runner:
             return
         self._root_ids.add(id(module))
         self.roots.append(module)
-        for name, sub in module.named_modules():
+        self._names.setdefault(id(module), (module, ""))
+        for name, sub in unwrap(module).named_modules():
             self._names.setdefault(id(sub), (sub, name))
 
     # -- patching -----------------------------------------------------------------

@@ -15,11 +15,13 @@ from typing import Any
 import probes
 import rank_sync
 from observer import Observer
+from run_user_script import unwrap
 from trace_amp import AmpWatch
 from trace_causal import CausalProbe
 from trace_checkpoints import user_site as _user_site
 from trace_lm_batches import LMBatchWatch
 from trace_loaders import LoaderWatch
+from trace_modes import TrainModeWatch
 from trace_numerics import NumericsWatch
 from trace_split_overlap import SplitOverlapWatch
 from trace_stages import StageTracker
@@ -109,6 +111,7 @@ class TraceObserver(Observer):
         self.patches += self.lm_batches.patches()
         self.split_overlap = SplitOverlapWatch()
         self.loaders = LoaderWatch()  # persistent workers' stale dataset copies, distributed samplers' seeds
+        self.modes = TrainModeWatch()  # backward passes of a trained model left in eval mode
         self.patches += self.loaders.patches()
 
     # -- helpers -------------------------------------------------------------------
@@ -452,7 +455,7 @@ class TraceObserver(Observer):
         # a forward with gradients off: an evaluation pass (or a frozen teacher)
         if root.training:
             active = []
-            for mname, m in root.named_modules():
+            for mname, m in unwrap(root).named_modules():
                 if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 and m.training or isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
                     active.append({"module": mname, "type": type(m).__name__})
             if active and len(self.eval_train_mode) < 5:
@@ -480,6 +483,7 @@ class TraceObserver(Observer):
         first = "B" not in seq
         seq.append("B")
         self._backward_this_step += 1
+        self.modes.on_backward(runner)
         root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
         undo, amp_scale = self.amp.loss_factor(root)  # root * undo: the loss before GradScaler / accelerator.backward
         if runner.step < DETAILED_STEPS and isinstance(root, torch.Tensor) and root.numel() == 1:
@@ -605,7 +609,7 @@ class TraceObserver(Observer):
         multi = len(runner.roots) > 1
         for root in runner.roots:
             prefix = f"{runner.root_label(root)}." if multi else ""
-            for mname, m in root.named_modules():
+            for mname, m in unwrap(root).named_modules():
                 for pname, p in m.named_parameters(recurse=False):
                     full = f"{mname}.{pname}" if mname else pname
                     out.setdefault(id(p), (prefix + full, prefix + mname if mname else (prefix.rstrip(".") or "")))
@@ -792,6 +796,7 @@ class TraceObserver(Observer):
             "lm_batches": self.lm_batches.result(),
             "loaders": self.loaders.result(),
             "split_overlap": self.split_overlap.result(),
+            "train_modes": self.modes.result(len(self.lr)),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},
