@@ -273,3 +273,26 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
         result["mixing_after"] = last_leaky
         result["mixing_before"] = first_clean
     return result
+
+
+INPUT_KEYS = ("input_ids", "pixel_values", "inputs", "input", "x", "features", "src", "images", "image", "data")
+NOT_INPUT_KEYS = ("labels", "label", "targets", "target", "y", "attention_mask", "mask", "token_type_ids", "position_ids",
+                  "decoder_input_ids", "decoder_attention_mask", "head_mask", "lengths")
+
+
+def model_input(args: tuple, kwargs: dict) -> Any:
+    """The tensor a model call feeds as its main input, or None.
+
+    The first positional argument when it is a tensor; else, from the keyword inputs (``model(input_ids=...)``,
+    ``model(**batch)``) or a dict passed as the only argument (``model(batch)``), the first tensor under a
+    usual input name, then the first tensor that is not a label, mask or position input.
+    """
+    import torch
+
+    if args and isinstance(args[0], torch.Tensor):
+        return args[0]
+    named = args[0] if len(args) == 1 and isinstance(args[0], dict) else (kwargs if not args else {})
+    for key in INPUT_KEYS:
+        if isinstance(named.get(key), torch.Tensor):
+            return named[key]
+    return next((v for k, v in named.items() if isinstance(v, torch.Tensor) and k not in NOT_INPUT_KEYS), None)

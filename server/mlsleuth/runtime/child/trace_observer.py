@@ -441,14 +441,15 @@ class TraceObserver(Observer):
         stage = self.stages.current()
         self.stages.count(stage, "forwards")
         training = torch.is_grad_enabled() and stage not in ("sanity_check", "validate", "test", "predict")
-        self.split_overlap.see(root, inputs, training, runner.step)  # evaluation rows that are near-copies of training rows
+        first = probes.model_input(inputs, runner.forward_kwargs)  # also model(input_ids=...), model(batch_dict)
+        self.split_overlap.see(root, (first,), training, runner.step)  # evaluation rows that are near-copies of training rows
         if training:
             self._seq().append("F")
-            if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
-                self.input_stats = probes.tensor_stats(inputs[0])
+            if self.input_stats is None and first is not None:
+                self.input_stats = probes.tensor_stats(first)
                 self.input_module = name
-                if self.input_stats.get("integer") and inputs[0].dim() == 2:
-                    self.input_stats["trailing_pad"] = probes.trailing_padding(inputs[0])
+                if self.input_stats.get("integer") and first.dim() == 2:
+                    self.input_stats["trailing_pad"] = probes.trailing_padding(first)
             if self._captured is None and runner.step == 0 and inputs:
                 self._captured = (root, tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs))
             return
@@ -466,7 +467,7 @@ class TraceObserver(Observer):
         self._eval_roots_checked.add(id(root))
         try:
             with runner.suspended(), probes.preserved_rng(), torch.no_grad():
-                again = root(*inputs)
+                again = root(*inputs, **runner.forward_kwargs)
         except TypeError:  # called with keyword inputs, which module forward hooks do not see: not repeatable here
             self.eval_determinism = {"root": name, "step": runner.step, "skipped": "the model was called with keyword inputs"}
             return
