@@ -184,13 +184,17 @@ def outputs_equal(a: Any, b: Any) -> tuple[bool, float]:
     return worst == 0.0, worst
 
 
-def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, sample: int = 0, batch_dim: int = 0) -> dict[str, Any]:
+def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, sample: int | None = None, batch_dim: int = 0) -> dict[str, Any]:
     """Backprop from output[sample] to every input sample (model in eval mode).
 
     ``batch_dim``: the dimension of the model's first input (and of its output, where that dimension has the
     batch's size; else the output's first) that holds the batch: 0 for batch-first models, 1 for models that
     take sequence-first input. What the model does inside (transposes to a sequence-first layer and back) does
     not matter: only its own input and output are perturbed and read.
+
+    ``sample``: the output row backpropagated; by default the middle one (a layer that runs along the batch as if it
+    were time, e.g. a sequence-first RNN fed batch-first data, makes the first row depend on no other sample and
+    the last on all; the middle row sees the earlier and the later ones).
 
     Returns ``{"batch": B, "leak": max |d out[sample] / d x[j]| over j != sample,
     "self": max over j == sample, "mixing_after": module name or None,
@@ -210,6 +214,8 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     batch = int(x0.shape[batch_dim])
     if batch < 2:
         return {"skipped": "batch of one sample"}
+    if sample is None:
+        sample = batch // 2
     embedding = None
     if not x0.is_floating_point():  # token ids: differentiate through the first embedding's output instead
         embedding = next((m for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
