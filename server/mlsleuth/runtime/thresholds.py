@@ -194,3 +194,8 @@ TRAIN_IN_EVAL_SHARE = 0.5
 # param-not-updated: a parameter whose gradient's root-mean-square is below this share of the median parameter's is
 # not expected to move under plain SGD (a bias feeding batch-norm gets ~1e-9 against ~1e-2 elsewhere).
 NEGLIGIBLE_GRAD_SHARE = 1e-4
+# loop order: gradient clipping flagged as after the step when at least this many clip calls (after the first step)
+# came with no backward since the last optimizer step, and they are at least half of the clip calls; backward passes
+# never stepped: a finished script that built an optimizer and ran at least this many backward passes without a step.
+CLIP_AFTER_STEP_MIN_CALLS = 3
+NEVER_STEPPED_MIN_BACKWARDS = 8

@@ -21,6 +21,7 @@ from trace_causal import CausalProbe
 from trace_checkpoints import user_site as _user_site
 from trace_lm_batches import LMBatchWatch
 from trace_loaders import LoaderWatch
+from trace_loop_order import LoopOrderWatch
 from trace_modes import TrainModeWatch
 from trace_numerics import NumericsWatch
 from trace_split_overlap import SplitOverlapWatch
@@ -112,6 +113,8 @@ class TraceObserver(Observer):
         self.split_overlap = SplitOverlapWatch()
         self.loaders = LoaderWatch()  # persistent workers' stale dataset copies, distributed samplers' seeds
         self.modes = TrainModeWatch()  # backward passes of a trained model left in eval mode
+        self.loop_order = LoopOrderWatch(self._seq)  # clipping after the step; backward passes never stepped
+        self.patches += self.loop_order.patches()
         self.patches += self.loaders.patches()
 
     # -- helpers -------------------------------------------------------------------
@@ -704,6 +707,7 @@ class TraceObserver(Observer):
         import torch
 
         self.lm_batches.stop()
+        self.loop_order.on_end(runner, self.sequences, reason)
         self.optimizer_replacements = list(getattr(runner, "optimizer_replacements", []))
         self.frozen: list[dict] = []
         self.not_in_optimizer: list[dict] = []
@@ -798,6 +802,7 @@ class TraceObserver(Observer):
             "loaders": self.loaders.result(),
             "split_overlap": self.split_overlap.result(),
             "train_modes": self.modes.result(len(self.lr)),
+            "loop_order": self.loop_order.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

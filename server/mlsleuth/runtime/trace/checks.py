@@ -1430,6 +1430,7 @@ from mlsleuth.runtime.trace import (
     checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
+    checks_loop_order,  # noqa: F401 - clipping after the step; backward passes never stepped
     checks_modes,  # noqa: F401 - training steps taken in eval mode
     checks_split,  # noqa: F401 - evaluation inputs that are near-copies of training inputs
     checks_pinn,  # noqa: F401
