@@ -1432,6 +1432,7 @@ from mlsleuth.runtime.trace import (
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
     checks_loop_order,  # noqa: F401 - clipping after the step; backward passes never stepped
     checks_modes,  # noqa: F401 - training steps taken in eval mode
+    checks_optimizer_groups,  # noqa: F401 - a parameter group a name filter left empty
     checks_split,  # noqa: F401 - evaluation inputs that are near-copies of training inputs
     checks_pinn,  # noqa: F401
     checks_rank_metrics,  # noqa: F401 - per-rank metrics reported without a reduction
