@@ -302,3 +302,38 @@ def model_input(args: tuple, kwargs: dict) -> Any:
         if isinstance(named.get(key), torch.Tensor):
             return named[key]
     return next((v for k, v in named.items() if isinstance(v, torch.Tensor) and k not in NOT_INPUT_KEYS), None)
+
+
+def keyword_call(model: Any, args: tuple, kwargs: dict) -> Any:
+    """A module taking the model's main input positionally (``wrapper(x)``) for a model called with keyword inputs or
+    a lone dict, so that probes perturbing the first positional input work on it; None when there is no main input.
+
+    The model is the wrapper's child ``wrapped``: module names a probe reports start with ``wrapped.``.
+    """
+    import torch
+
+    x = model_input(args, kwargs)
+    if x is None or (args and x is args[0]):
+        return None
+    as_dict = bool(args)
+    named = dict(args[0] if as_dict else kwargs)
+    key = next(k for k, v in named.items() if v is x)
+    rest = {k: (v.detach() if isinstance(v, torch.Tensor) else v) for k, v in named.items() if k != key}
+
+    class KeywordCall(torch.nn.Module):
+        keyword_call = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.wrapped = model
+
+        def forward(self, inp: Any) -> Any:
+            call = {**rest, key: inp}
+            return self.wrapped(call) if as_dict else self.wrapped(**call)
+
+    return KeywordCall(), x.detach()
+
+
+def unwrapped_call(module: Any) -> Any:
+    """The model inside a :func:`keyword_call` wrapper, else ``module`` itself."""
+    return module.wrapped if type(module).__name__ == "KeywordCall" and getattr(module, "keyword_call", False) else module

@@ -453,6 +453,9 @@ class TraceObserver(Observer):
                 self.input_module = name
                 if self.input_stats.get("integer") and first.dim() == 2:
                     self.input_stats["trailing_pad"] = probes.trailing_padding(first)
+            if self._captured is None and runner.step == 0 and first is not None and not (inputs and first is inputs[0]):
+                wrapper = probes.keyword_call(root, inputs, runner.forward_kwargs)  # model(**batch), model(batch)
+                self._captured = (wrapper[0], (wrapper[1],)) if wrapper else None
             if self._captured is None and runner.step == 0 and inputs:
                 self._captured = (root, tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs))
             return
@@ -700,7 +703,11 @@ class TraceObserver(Observer):
         else:
             with runner.suspended():
                 self.batch_dependence = probes.batch_dependence(root, inputs, batch_dim=dim)
-        self.batch_dependence["root"] = runner.root_label(root)
+        for key in ("mixing_after", "mixing_before"):  # a keyword call's wrapper: names as the model's own
+            name = self.batch_dependence.get(key)
+            if isinstance(name, str) and probes.unwrapped_call(root) is not root and name.startswith("wrapped"):
+                self.batch_dependence[key] = name[len("wrapped."):] or None
+        self.batch_dependence["root"] = runner.root_label(probes.unwrapped_call(root))
         self._captured = None
 
     def on_end(self, runner: Any, reason: str) -> None:
