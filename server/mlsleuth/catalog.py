@@ -164,6 +164,8 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("softmax-into-nll-loss", "nll-loss-on-logits"),
     ("functional-dropout-always-on", "functional-dropout-in-eval"),
     ("eval-without-eval-mode", "eval-in-train-mode"),
+    ("train-mode-not-restored", "train-mode-never-set", "trained-in-eval-mode"),
+    ("clip-grad-misplaced", "clip-after-optimizer-step"),
     ("modules-in-plain-container", "unregistered-submodule"),
     ("optimizer-misses-parameters", "param-not-in-optimizer"),
     ("optimizer-rebuilt-in-loop", "optimizer-rebuilt-each-step"),

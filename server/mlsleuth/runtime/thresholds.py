@@ -186,3 +186,16 @@ LM_SHIFT_BATCHES = 0.5  # share of the measured batches that must show the patte
 # pad positions (attention_mask 0) whose label is not -100: at least this share of the scored labels, and more
 # than one per row on average (one deliberately kept end-of-text label per row is a known, legitimate recipe).
 LM_PAD_LABEL_SHARE = 0.05
+# training steps with the model in eval mode: flagged when at least this many of the traced steps backpropagated
+# through a trained model whose dropout / batch-norm was in eval mode, and they are at least this share of the
+# steps from the first such step on (a model left in eval mode stays there; one stray pass is not a pattern).
+TRAIN_IN_EVAL_MIN_STEPS = 3
+TRAIN_IN_EVAL_SHARE = 0.5
+# param-not-updated: a parameter whose gradient's root-mean-square is below this share of the median parameter's is
+# not expected to move under plain SGD (a bias feeding batch-norm gets ~1e-9 against ~1e-2 elsewhere).
+NEGLIGIBLE_GRAD_SHARE = 1e-4
+# loop order: gradient clipping flagged as after the step when at least this many clip calls (after the first step)
+# came with no backward since the last optimizer step, and they are at least half of the clip calls; backward passes
+# never stepped: a finished script that built an optimizer and ran at least this many backward passes without a step.
+CLIP_AFTER_STEP_MIN_CALLS = 3
+NEVER_STEPPED_MIN_BACKWARDS = 8

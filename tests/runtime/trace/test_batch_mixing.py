@@ -63,3 +63,60 @@ def test_a_sequence_first_lstm_fed_by_a_view_is_named(layout, mixes):
     assert bool(found) == mixes
     if mixes:
         assert found[0].location.module == "lstm", found[0].message
+
+
+@pytest.mark.parametrize("batch_first, mixed", [(False, True), (True, False)])
+def test_a_sequence_first_rnn_fed_batch_first_data_is_probed_past_the_first_row(monkeypatch, batch_first: bool, mixed: bool):
+    """A GRU left sequence-first reads the batch as time: row 0 depends on no other sample, later rows on all earlier
+    ones, so the probe backpropagates from the middle row. The batch-first twin mixes nothing."""
+    import torch
+    from torch import nn
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "server" / "mlsleuth" / "runtime" / "child"))
+    import probes
+
+    class Clip(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(3, 8, batch_first=batch_first)
+            self.fc = nn.Linear(8, 2)
+
+        def forward(self, x):
+            out, _ = self.rnn(x)
+            return self.fc(out[:, -1])
+
+    torch.manual_seed(0)
+    result = probes.batch_dependence(Clip(), (torch.randn(8, 5, 3),))
+    assert result["sample"] == 4 and (result["leak"] > 0) == mixed
+
+
+@pytest.mark.parametrize("call, layout, mixed", [("dict", "view", True), ("dict", "permute", False),
+                                                 ("keywords", "view", True), ("keywords", "permute", False)])
+def test_models_called_with_a_dict_or_keywords_are_probed_through_their_main_input(monkeypatch, call, layout, mixed):
+    """model(batch) and model(series=..., labels=...): the probe perturbs the main input inside the dict / keywords."""
+    import torch
+    from torch import nn
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "server" / "mlsleuth" / "runtime" / "child"))
+    import probes
+
+    class Clip(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(3, 8)
+            self.fc = nn.Linear(8, 2)
+
+        def forward(self, batch=None, series=None, labels=None):
+            v = batch["series"] if batch is not None else series
+            seq = v.view(v.shape[1], v.shape[0], v.shape[2]) if layout == "view" else v.permute(1, 0, 2)
+            return self.fc(self.rnn(seq)[1][-1])
+
+    torch.manual_seed(0)
+    data = {"series": torch.randn(8, 5, 3), "labels": torch.zeros(8, dtype=torch.long)}
+    model = Clip()
+    wrapper, x = probes.keyword_call(model, (data,), {}) if call == "dict" else probes.keyword_call(model, (), data)
+    assert x is data["series"] or torch.equal(x, data["series"])
+    assert probes.unwrapped_call(wrapper) is model and probes.unwrapped_call(model) is model
+    result = probes.batch_dependence(wrapper, (x,))
+    assert (result["leak"] > 0) == mixed
+    assert probes.keyword_call(model, (data["series"],), {}) is None  # a positional tensor needs no wrapper

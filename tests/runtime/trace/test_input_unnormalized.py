@@ -5,6 +5,8 @@ The measurements are real child results recorded once (``recorded/``; refresh wi
 
 from __future__ import annotations
 
+import pytest
+
 from ..recorded import findings_of
 
 CHECK = "input-unnormalized"
@@ -51,3 +53,12 @@ def test_a_fast_recovery_and_an_evaluation_metric_do_not_make_it_a_warning():
     data["losses"] = slow
     data["loss_calls"]["cross_entropy"] = {"first_value": 8.4, "classes": 4, "values": slow, "calls": 20}
     assert [f.severity for f in findings_for(CHECK, data)] == ["warning"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, bug", [("raw-kwargs", True), ("raw-dict", True), ("scaled-kwargs", False)])
+def test_model_called_with_keyword_or_dict_inputs(variant: str, bug: bool):
+    """model(**batch) and model(batch): the input is read from the keywords / the dict, not only a positional tensor."""
+    from .measurements import traced
+
+    assert bool([f for f in traced("keyword_inputs.py", variant, steps=10) if f.rule == "input-unnormalized"]) == bug

@@ -30,3 +30,12 @@ def test_not_found_when_pad_targets_are_ignored_or_there_is_no_padding():
 @pytest.mark.parametrize("mode, counted", [("counted", True), ("ignored", False), ("masked", False)])
 def test_padded_language_model(mode, counted):
     assert bool([f for f in traced("padded_lm.py", mode) if f.rule == CHECK]) == counted
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, bug", [("pad-scored", True), ("pad-ignored", False)])
+def test_token_ids_given_as_a_keyword(variant: str, bug: bool):
+    """model(input_ids=..., labels=...) with no attention_mask: the trailing pad is read from the keyword input."""
+    from .measurements import traced
+
+    assert bool([f for f in traced("keyword_inputs.py", variant, steps=10) if f.rule == "padding-scored-as-target"]) == bug

@@ -24,6 +24,16 @@ def test_param_not_updated_is_not_found_without_the_bug():
     assert not findings_of("zoo_softmax_ce_fixed", CHECK)
 
 
+def test_a_gradient_negligible_next_to_the_model_is_not_reported():
+    """The bias of a layer feeding batch-norm: the normalisation cancels it, its gradient is ~1e-9 and SGD rounds
+    the step away; a parameter with an ordinary gradient that never moves is still reported."""
+    params = [param("fc1.weight", "fc1"), param("fc1.bias", "fc1", shape=(4,), changed=False, grad=1e-9),
+              param("fc2.weight", "fc2"), param("fc2.bias", "fc2", shape=(4,))]
+    assert not found({"params": params})
+    params[2] = param("fc2.weight", "fc2", changed=False)
+    assert [f.location.module for f in found({"params": params})] == ["fc2"]
+
+
 @pytest.mark.slow
 def test_parameters_stepped_by_another_optimizer_are_not_reported():
     """Two replicas with one optimizer each (simulated data parallelism): the second optimizer steps its replica

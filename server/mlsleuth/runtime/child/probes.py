@@ -184,13 +184,17 @@ def outputs_equal(a: Any, b: Any) -> tuple[bool, float]:
     return worst == 0.0, worst
 
 
-def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, sample: int = 0, batch_dim: int = 0) -> dict[str, Any]:
+def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, sample: int | None = None, batch_dim: int = 0) -> dict[str, Any]:
     """Backprop from output[sample] to every input sample (model in eval mode).
 
     ``batch_dim``: the dimension of the model's first input (and of its output, where that dimension has the
     batch's size; else the output's first) that holds the batch: 0 for batch-first models, 1 for models that
     take sequence-first input. What the model does inside (transposes to a sequence-first layer and back) does
     not matter: only its own input and output are perturbed and read.
+
+    ``sample``: the output row backpropagated; by default the middle one (a layer that runs along the batch as if it
+    were time, e.g. a sequence-first RNN fed batch-first data, makes the first row depend on no other sample and
+    the last on all; the middle row sees the earlier and the later ones).
 
     Returns ``{"batch": B, "leak": max |d out[sample] / d x[j]| over j != sample,
     "self": max over j == sample, "mixing_after": module name or None,
@@ -210,6 +214,8 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     batch = int(x0.shape[batch_dim])
     if batch < 2:
         return {"skipped": "batch of one sample"}
+    if sample is None:
+        sample = batch // 2
     embedding = None
     if not x0.is_floating_point():  # token ids: differentiate through the first embedding's output instead
         embedding = next((m for m in model.modules() if isinstance(m, torch.nn.Embedding)), None)
@@ -273,3 +279,61 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
         result["mixing_after"] = last_leaky
         result["mixing_before"] = first_clean
     return result
+
+
+INPUT_KEYS = ("input_ids", "pixel_values", "inputs", "input", "x", "features", "src", "images", "image", "data")
+NOT_INPUT_KEYS = ("labels", "label", "targets", "target", "y", "attention_mask", "mask", "token_type_ids", "position_ids",
+                  "decoder_input_ids", "decoder_attention_mask", "head_mask", "lengths")
+
+
+def model_input(args: tuple, kwargs: dict) -> Any:
+    """The tensor a model call feeds as its main input, or None.
+
+    The first positional argument when it is a tensor; else, from the keyword inputs (``model(input_ids=...)``,
+    ``model(**batch)``) or a dict passed as the only argument (``model(batch)``), the first tensor under a
+    usual input name, then the first tensor that is not a label, mask or position input.
+    """
+    import torch
+
+    if args and isinstance(args[0], torch.Tensor):
+        return args[0]
+    named = args[0] if len(args) == 1 and isinstance(args[0], dict) else (kwargs if not args else {})
+    for key in INPUT_KEYS:
+        if isinstance(named.get(key), torch.Tensor):
+            return named[key]
+    return next((v for k, v in named.items() if isinstance(v, torch.Tensor) and k not in NOT_INPUT_KEYS), None)
+
+
+def keyword_call(model: Any, args: tuple, kwargs: dict) -> Any:
+    """A module taking the model's main input positionally (``wrapper(x)``) for a model called with keyword inputs or
+    a lone dict, so that probes perturbing the first positional input work on it; None when there is no main input.
+
+    The model is the wrapper's child ``wrapped``: module names a probe reports start with ``wrapped.``.
+    """
+    import torch
+
+    x = model_input(args, kwargs)
+    if x is None or (args and x is args[0]):
+        return None
+    as_dict = bool(args)
+    named = dict(args[0] if as_dict else kwargs)
+    key = next(k for k, v in named.items() if v is x)
+    rest = {k: (v.detach() if isinstance(v, torch.Tensor) else v) for k, v in named.items() if k != key}
+
+    class KeywordCall(torch.nn.Module):
+        keyword_call = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.wrapped = model
+
+        def forward(self, inp: Any) -> Any:
+            call = {**rest, key: inp}
+            return self.wrapped(call) if as_dict else self.wrapped(**call)
+
+    return KeywordCall(), x.detach()
+
+
+def unwrapped_call(module: Any) -> Any:
+    """The model inside a :func:`keyword_call` wrapper, else ``module`` itself."""
+    return module.wrapped if type(module).__name__ == "KeywordCall" and getattr(module, "keyword_call", False) else module

@@ -69,7 +69,8 @@ must not raise: the runner catches their exceptions, records them in
 ``runner.request_stop(reason)``; the runner raises StopTraining at the next hook
 boundary. Useful runner state: ``runner.step`` (completed primary steps),
 ``runner.phase``, ``runner.optimizers``, ``runner.roots`` (top-level modules with
-parameters that ran a forward), ``runner.module_stack``, ``runner.module_name(m)``,
+parameters that ran a forward), ``runner.module_stack``, ``runner.forward_kwargs`` (the keyword inputs
+of the forward ``on_module_forward`` reports), ``runner.module_name(m)``,
 ``runner.param_names(root)``, ``runner.original(owner, attribute)`` (the unpatched
 callable) and ``runner.suspended()`` (a context manager that turns all observer
 callbacks off, for running extra forwards/backwards of your own).
@@ -93,6 +94,15 @@ from compile_guard import EagerCompile, is_compile_wrapper
 from observer import Observer, StopTraining
 
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
+
+
+WRAPPER_TYPES = ("DataParallel", "DistributedDataParallel")  # their submodules are named "module.<name>"
+
+
+def unwrap(module: Any) -> Any:
+    """The model inside a data-parallel wrapper (names then read as the user's model names them), else ``module``."""
+    inner = getattr(module, "module", None) if type(module).__name__ in WRAPPER_TYPES else None
+    return inner if inner is not None and hasattr(inner, "named_modules") else module
 
 
 def _param_ids(opt: Any) -> set[int]:
@@ -124,6 +134,7 @@ class Runner:
         self.optimizer_replacements: list[int] = []  # steps at which a new optimizer took over the primary's parameters
         self.roots: list[Any] = []
         self.module_stack: list[Any] = []
+        self.forward_kwargs: dict[str, Any] = {}  # keyword inputs of the forward on_module_forward reports
         self.observer_errors: list[dict[str, str]] = []
         self.devices_used: set[str] = set()
         self._stop_reason: str | None = None
@@ -177,7 +188,7 @@ class Runner:
 
     def param_names(self, root: Any) -> dict[int, str]:
         """``{id(parameter): dotted name}`` for a root model."""
-        return {id(p): n for n, p in root.named_parameters()}
+        return {id(p): n for n, p in unwrap(root).named_parameters()}
 
     def original(self, owner: Any, attribute: str) -> Any:
         for own, attr, value, _had in self._originals:
@@ -227,7 +238,8 @@ class Runner:
             return
         self._root_ids.add(id(module))
         self.roots.append(module)
-        for name, sub in module.named_modules():
+        self._names.setdefault(id(module), (module, ""))
+        for name, sub in unwrap(module).named_modules():
             self._names.setdefault(id(sub), (sub, name))
 
     # -- patching -----------------------------------------------------------------
@@ -403,18 +415,22 @@ class Runner:
                         runner.phase = "forward"
                 stack.append(mod)
 
-            def post_hook(mod, inputs, output):
+            def post_hook(mod, inputs, *rest):
                 if is_compile_wrapper(mod):
                     return
                 if stack and stack[-1] is mod:
                     stack.pop()
                 elif mod in stack:  # an inner forward raised; drop what it left behind
                     del stack[stack.index(mod):]
-                runner.notify("on_module_forward", mod, inputs, output)
+                runner.forward_kwargs = rest[0] if len(rest) == 2 else {}  # model(input_ids=..., labels=...)
+                try:
+                    runner.notify("on_module_forward", mod, inputs, rest[-1])
+                finally:
+                    runner.forward_kwargs = {}
 
             self._handles.append(module_mod.register_module_forward_pre_hook(pre_hook))
             try:
-                self._handles.append(module_mod.register_module_forward_hook(post_hook, always_call=True))
+                self._handles.append(module_mod.register_module_forward_hook(post_hook, with_kwargs=True, always_call=True))
             except TypeError:  # older torch
                 self._handles.append(module_mod.register_module_forward_hook(post_hook))
 

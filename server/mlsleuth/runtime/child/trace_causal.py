@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import probes
+
 MIN_SHIFT_MATCH = 0.8  # share of positions where target[t] == input[t + 1]
 MIN_STEPS = 4
 MAX_TARGETS = 4  # integer loss targets of the first step kept (a model may have auxiliary losses)
@@ -49,7 +51,7 @@ class CausalProbe:
                 self.result = diagnose_checks.causal_leakage(root, inputs, 1, call_model)
         except Exception as exc:  # the user's model: a probe failing must not end the run
             self.result = {"skipped": f"the probe's forward pass raised {type(exc).__name__}: {exc}"[:300]}
-        self.result["root"] = runner.root_label(root)
+        self.result["root"] = runner.root_label(probes.unwrapped_call(root))  # a keyword call's wrapper: the model
         self.result["reason"] = "the loss targets are the inputs shifted by one position (next-token prediction)"
 
 

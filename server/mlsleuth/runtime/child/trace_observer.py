@@ -15,11 +15,14 @@ from typing import Any
 import probes
 import rank_sync
 from observer import Observer
+from run_user_script import unwrap
 from trace_amp import AmpWatch
 from trace_causal import CausalProbe
 from trace_checkpoints import user_site as _user_site
 from trace_lm_batches import LMBatchWatch
 from trace_loaders import LoaderWatch
+from trace_loop_order import LoopOrderWatch
+from trace_modes import TrainModeWatch
 from trace_numerics import NumericsWatch
 from trace_split_overlap import SplitOverlapWatch
 from trace_stages import StageTracker
@@ -109,6 +112,9 @@ class TraceObserver(Observer):
         self.patches += self.lm_batches.patches()
         self.split_overlap = SplitOverlapWatch()
         self.loaders = LoaderWatch()  # persistent workers' stale dataset copies, distributed samplers' seeds
+        self.modes = TrainModeWatch()  # backward passes of a trained model left in eval mode
+        self.loop_order = LoopOrderWatch(self._seq)  # clipping after the step; backward passes never stepped
+        self.patches += self.loop_order.patches()
         self.patches += self.loaders.patches()
 
     # -- helpers -------------------------------------------------------------------
@@ -438,21 +444,25 @@ class TraceObserver(Observer):
         stage = self.stages.current()
         self.stages.count(stage, "forwards")
         training = torch.is_grad_enabled() and stage not in ("sanity_check", "validate", "test", "predict")
-        self.split_overlap.see(root, inputs, training, runner.step)  # evaluation rows that are near-copies of training rows
+        first = probes.model_input(inputs, runner.forward_kwargs)  # also model(input_ids=...), model(batch_dict)
+        self.split_overlap.see(root, (first,), training, runner.step)  # evaluation rows that are near-copies of training rows
         if training:
             self._seq().append("F")
-            if self.input_stats is None and inputs and isinstance(inputs[0], torch.Tensor):
-                self.input_stats = probes.tensor_stats(inputs[0])
+            if self.input_stats is None and first is not None:
+                self.input_stats = probes.tensor_stats(first)
                 self.input_module = name
-                if self.input_stats.get("integer") and inputs[0].dim() == 2:
-                    self.input_stats["trailing_pad"] = probes.trailing_padding(inputs[0])
+                if self.input_stats.get("integer") and first.dim() == 2:
+                    self.input_stats["trailing_pad"] = probes.trailing_padding(first)
+            if self._captured is None and runner.step == 0 and first is not None and not (inputs and first is inputs[0]):
+                wrapper = probes.keyword_call(root, inputs, runner.forward_kwargs)  # model(**batch), model(batch)
+                self._captured = (wrapper[0], (wrapper[1],)) if wrapper else None
             if self._captured is None and runner.step == 0 and inputs:
                 self._captured = (root, tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs))
             return
         # a forward with gradients off: an evaluation pass (or a frozen teacher)
         if root.training:
             active = []
-            for mname, m in root.named_modules():
+            for mname, m in unwrap(root).named_modules():
                 if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 and m.training or isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
                     active.append({"module": mname, "type": type(m).__name__})
             if active and len(self.eval_train_mode) < 5:
@@ -463,7 +473,7 @@ class TraceObserver(Observer):
         self._eval_roots_checked.add(id(root))
         try:
             with runner.suspended(), probes.preserved_rng(), torch.no_grad():
-                again = root(*inputs)
+                again = root(*inputs, **runner.forward_kwargs)
         except TypeError:  # called with keyword inputs, which module forward hooks do not see: not repeatable here
             self.eval_determinism = {"root": name, "step": runner.step, "skipped": "the model was called with keyword inputs"}
             return
@@ -480,6 +490,7 @@ class TraceObserver(Observer):
         first = "B" not in seq
         seq.append("B")
         self._backward_this_step += 1
+        self.modes.on_backward(runner)
         root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
         undo, amp_scale = self.amp.loss_factor(root)  # root * undo: the loss before GradScaler / accelerator.backward
         if runner.step < DETAILED_STEPS and isinstance(root, torch.Tensor) and root.numel() == 1:
@@ -605,7 +616,7 @@ class TraceObserver(Observer):
         multi = len(runner.roots) > 1
         for root in runner.roots:
             prefix = f"{runner.root_label(root)}." if multi else ""
-            for mname, m in root.named_modules():
+            for mname, m in unwrap(root).named_modules():
                 for pname, p in m.named_parameters(recurse=False):
                     full = f"{mname}.{pname}" if mname else pname
                     out.setdefault(id(p), (prefix + full, prefix + mname if mname else (prefix.rstrip(".") or "")))
@@ -692,13 +703,18 @@ class TraceObserver(Observer):
         else:
             with runner.suspended():
                 self.batch_dependence = probes.batch_dependence(root, inputs, batch_dim=dim)
-        self.batch_dependence["root"] = runner.root_label(root)
+        for key in ("mixing_after", "mixing_before"):  # a keyword call's wrapper: names as the model's own
+            name = self.batch_dependence.get(key)
+            if isinstance(name, str) and probes.unwrapped_call(root) is not root and name.startswith("wrapped"):
+                self.batch_dependence[key] = name[len("wrapped."):] or None
+        self.batch_dependence["root"] = runner.root_label(probes.unwrapped_call(root))
         self._captured = None
 
     def on_end(self, runner: Any, reason: str) -> None:
         import torch
 
         self.lm_batches.stop()
+        self.loop_order.on_end(runner, self.sequences, reason)
         self.optimizer_replacements = list(getattr(runner, "optimizer_replacements", []))
         self.frozen: list[dict] = []
         self.not_in_optimizer: list[dict] = []
@@ -792,6 +808,8 @@ class TraceObserver(Observer):
             "lm_batches": self.lm_batches.result(),
             "loaders": self.loaders.result(),
             "split_overlap": self.split_overlap.result(),
+            "train_modes": self.modes.result(len(self.lr)),
+            "loop_order": self.loop_order.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

@@ -390,6 +390,9 @@ def param_not_updated(run: TraceRun) -> Iterator[Found]:
     """Parameters with gradients whose values never change.
 
     What it finds: parameters with non-zero gradients that were bit-identical before and after every traced step.
+    A parameter whose gradient is negligible next to the rest of the model's (root-mean-square below
+    {T.NEGLIGIBLE_GRAD_SHARE:g} of the median parameter's, e.g. the bias of a layer feeding batch-norm, which the
+    normalisation cancels) is not flagged: plain SGD rounds such a step away.
     Why it matters: the optimizer does not update them: their group has lr 0, or the optimizer holds other tensors
     (copies made before .to(device), or a model rebuilt after the optimizer was created).
     How to confirm: print(optimizer.param_groups) and compare p.clone() before and after optimizer.step().
@@ -397,13 +400,27 @@ def param_not_updated(run: TraceRun) -> Iterator[Found]:
     """
     steps = run.steps
     frozen_lr = [p for p in run.live if not p.get("changed") and p["grad_zero_steps"] + p["grad_none_steps"] < p["steps_seen"]
-                 and not _low_precision_explained(p)]
+                 and not _low_precision_explained(p) and not _negligible_gradient(run, p)]
     yield from _by_module(
         run, frozen_lr,
         "parameters of {module} have non-zero gradients but their values never changed: the optimizer does not update them (learning rate 0 for their group?)",
         lambda m, n: f"{len(n)} parameter(s) ({', '.join(n[:4])}) were bit-identical before and after each of {steps} optimizer step(s) despite non-zero gradients",
         "print(optimizer.param_groups) and check lr for the group holding these parameters; compare p.clone() before and after optimizer.step()",
         "give the group a non-zero learning rate, or make sure the optimizer holds these very tensors (not copies)")
+
+
+def _grad_rms(p: dict) -> float | None:
+    g = p.get("grad_norm_median")
+    return g / math.sqrt(p["numel"]) if isinstance(g, (int, float)) and math.isfinite(g) and p.get("numel") else None
+
+
+def _negligible_gradient(run: TraceRun, p: dict) -> bool:
+    """The parameter's gradient is tiny next to the model's typical one (a bias that batch-norm cancels)."""
+    own = _grad_rms(p)
+    others = sorted(r for r in (_grad_rms(q) for q in run.live) if r)
+    if own is None or not others:
+        return False
+    return own < T.NEGLIGIBLE_GRAD_SHARE * others[len(others) // 2]
 
 
 @runtime_check("update-ratio-too-small", tool="trace", category="hyperparameter", severity="warning", role="symptom")
@@ -1413,6 +1430,9 @@ from mlsleuth.runtime.trace import (
     checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
+    checks_loop_order,  # noqa: F401 - clipping after the step; backward passes never stepped
+    checks_modes,  # noqa: F401 - training steps taken in eval mode
+    checks_optimizer_groups,  # noqa: F401 - a parameter group a name filter left empty
     checks_split,  # noqa: F401 - evaluation inputs that are near-copies of training inputs
     checks_pinn,  # noqa: F401
     checks_rank_metrics,  # noqa: F401 - per-rank metrics reported without a reduction
