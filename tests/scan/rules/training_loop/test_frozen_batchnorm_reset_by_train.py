@@ -79,9 +79,22 @@ def test_refrozen_switched_off_or_overridden_train_are_fine(tmp_path):
 
 
 def test_one_file_script():
-    src = MODEL + """
+    src = """
+    from torch import nn
+
+    class Detector(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8))
+            self._freeze_norms()
+
+        def _freeze_norms(self):
+            for m in self.backbone.modules():
+                if isinstance(m, (nn.BatchNorm2d, nn.SyncBatchNorm)):
+                    m.eval()
+
     def main(loader, epochs):
-        net = Seg()
+        net = Detector()
         for epoch in range(epochs):
             net.train()  # expect: frozen-batchnorm-reset-by-train
     """

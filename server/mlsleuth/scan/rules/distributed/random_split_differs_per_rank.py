@@ -45,7 +45,7 @@ def _why(ctx: FileContext) -> str | None:
 
 @register_rule
 class RandomSplitDiffersPerRank(Rule):
-    """`random_split` draws its partition from the global RNG, which this project seeds differently on each rank.
+    """`random_split` draws from the global RNG, which is seeded differently on each rank.
 
     What it finds: a call to `torch.utils.data.random_split(...)` without a `generator=` where the global
     seed depends on the rank (`seed += rank`, `torch.manual_seed(seed + rank)`, `seed_everything(seed +

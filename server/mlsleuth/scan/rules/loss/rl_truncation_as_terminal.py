@@ -25,7 +25,7 @@ def _callee(call: ast.Call) -> str:
 
 @register_rule
 class RlTruncationAsTerminal(Rule):
-    """A time-limit truncation is stored in a replay buffer, or masked in a TD target, as if the episode had ended.
+    """A time-limit truncation stored or masked in a TD target as if the episode had ended.
 
     What it finds: a flag built as `terminated or truncated` (also `|`, `np.logical_or`, `torch.logical_or`)
     that is then stored with the transition in a replay buffer (`buffer.add(...)`, `memory.push(...)`,

@@ -49,7 +49,7 @@ def _numpy_seeded(ctx: FileContext) -> bool:
 
 @register_rule
 class NumpyRngUnseeded(Rule):
-    """The script seeds torch for repeatable runs, but draws from NumPy's global generator, which is never seeded.
+    """Torch is seeded, but NumPy's global generator, which the script draws from, is not.
 
     What it finds: a file that calls `torch.manual_seed` (or `torch.cuda.manual_seed_all`) where this
     file, or another module of the scanned project, draws from NumPy's hidden global generator

@@ -56,7 +56,7 @@ def _switched_off(ctx: FileContext, cctx: FileContext, cls: ast.ClassDef, freeze
 
 @register_rule
 class FrozenBatchnormResetByTrain(Rule):
-    """BatchNorm layers frozen once (put in eval mode), then switched back to training mode by `model.train()`.
+    """BatchNorm frozen at construction, unfrozen again by `model.train()`.
 
     What it finds: a model class whose constructor freezes its BatchNorm layers with a helper
     (`self.freeze_bn()`: a loop over `self.modules()` calling `m.eval()` on every BatchNorm), built in a
