@@ -1,0 +1,47 @@
+import numpy as np
+import torch
+
+from env import ContextualBanditEnv, run_rollout
+from model import MLPBase
+from ppo import train_step
+
+args = {
+    "num_workers": 8,
+    "num_steps": 64,
+    "ppo_epochs": 4,
+    "num_batches": 4,
+    "epsilon": 0.1,
+    "value_loss_coef": 0.5,
+    "entropy_coef": 0.01,
+    "lr": 3e-3,
+    "num_iterations": 30,
+}
+args["batch_size"] = args["num_workers"] // args["num_batches"]
+
+torch.manual_seed(0)
+env = ContextualBanditEnv(args["num_workers"], seed=0)
+model = MLPBase(env.num_obs, env.num_actions)
+optim = torch.optim.Adam(model.parameters(), lr=args["lr"])
+
+for i in range(args["num_iterations"]):
+    losses, clips, mean_rewards = [], [], []
+    # the experience of one iteration is collected in num_batches separate rollouts;
+    # every rollout is optimised for ppo_epochs passes before the next one is collected
+    for batch in range(args["num_batches"]):
+        observations, actions, policy_probs, values, rewards = run_rollout(
+            env, model, args["num_steps"] // args["num_batches"])
+        # one-step episodes: the return is the reward itself
+        rewards_to_go = rewards
+        advantages = rewards_to_go - values
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-5)
+        train_data = [advantages, rewards_to_go, values, actions, observations, policy_probs]
+        batch_data = [x.reshape((-1,) + x.shape[2:]) for x in train_data]
+        for epoch in range(args["ppo_epochs"]):
+            loss, clip_frac = train_step(model, optim, batch_data, args)
+            losses.append(loss)
+            clips.append(clip_frac)
+        mean_rewards.append(rewards.mean().item())
+
+    if i % 5 == 0 or i == args["num_iterations"] - 1:
+        print(f"iter {i:3d} mean reward {np.mean(mean_rewards):.3f} "
+              f"loss {np.mean(losses):.4f} clip frac {np.mean(clips):.3f}")
