@@ -294,7 +294,7 @@ def _bind_pad(ctx: FileContext, call: ast.Call, hctx: FileContext, helper: ast.A
         return
     arg = vo.argument_for(call, helper, pad.id)
     if arg is None:
-        arg = _default(helper, pad.id)
+        arg = vo.parameter_default(helper, pad.id)
         if arg is None:
             return
         ctx = hctx
@@ -374,7 +374,7 @@ def _int_name(ctx: FileContext, name: ast.Name, depth: int) -> int | None:
 
 def _param_value(ctx: FileContext, func: ast.AST, param: str, depth: int) -> int | None:
     """The value every caller gives ``param`` (its default where a caller leaves it out)."""
-    default = _default(func, param)
+    default = vo.parameter_default(func, param)
     answers = set()
     for sctx, site in vo.all_call_sites(ctx, func):
         if any(isinstance(a, ast.Starred) for a in site.args) or any(kw.arg is None for kw in site.keywords):
@@ -386,14 +386,6 @@ def _param_value(ctx: FileContext, func: ast.AST, param: str, depth: int) -> int
     return answers.pop() if len(answers) == 1 else None
 
 
-def _default(func: ast.AST, param: str) -> ast.expr | None:
-    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    a = func.args
-    positional = [*a.posonlyargs, *a.args]
-    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
-    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
-    return defaults.get(param)
 
 
 def _namespace_entry(ctx: FileContext, holder: ast.Name, attr: str, depth: int) -> int | None:

@@ -158,6 +158,17 @@ def function_params(func: ast.AST) -> list[str]:
     ) + ([a.kwarg.arg] if a.kwarg else [])
 
 
+def parameter_default(func: ast.AST, param: str) -> ast.expr | None:
+    """The default value of ``func``'s parameter ``param`` (positional or keyword-only), or None."""
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return None
+    a = func.args
+    positional = [*a.posonlyargs, *a.args]
+    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    return defaults.get(param)
+
+
 def bindings(ctx: FileContext, scope: ast.AST) -> dict[str, list[tuple[int, ast.AST, ast.expr | None]]]:
     """``ctx.assignments(scope)``, computed once per scope (rules ask about the same scopes many times)."""
     cache = ctx.__dict__.setdefault("_value_origins_bindings", {})
@@ -552,6 +563,17 @@ def project_class(ctx: FileContext, func_expr: ast.AST) -> tuple[FileContext, as
     if found is None or found.ctx is ctx or not isinstance(found.node, ast.ClassDef):
         return None
     return found.ctx, found.node
+
+
+def constructed_class(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.ClassDef] | None:
+    """(file, class) that ``Name(...)`` / ``pkg.Name(...)`` constructs: a class of this file or of the project."""
+    if isinstance(call.func, ast.Name):
+        local = file_class(ctx, call.func.id)
+        if local is not None:
+            return ctx, local
+    if isinstance(call.func, (ast.Name, ast.Attribute)):
+        return project_class(ctx, call.func)
+    return None
 
 
 def class_method(ctx: FileContext, cls: ast.ClassDef, name: str, depth: int = 0) -> tuple[FileContext, ast.AST] | None:

@@ -92,10 +92,7 @@ class PositionalEncodingSlicedByBatch(Rule):
             if layer is None or _changes_layout(ctx, model):
                 continue
             for call in ctx.calls(model):
-                if not isinstance(call.func, (ast.Name, ast.Attribute)):
-                    continue
-                local = vo.file_class(ctx, call.func.id) if isinstance(call.func, ast.Name) else None
-                found = (ctx, local) if local is not None else vo.project_class(ctx, call.func)
+                found = vo.constructed_class(ctx, call)
                 if found is None:
                     continue
                 pctx, pe_cls = found

@@ -112,23 +112,13 @@ def _constant_sequence(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -
             if passed is not None:
                 answers.append(_constant_sequence(site_ctx, passed, depth + 1))
         if not answers:
-            answers.append(_constant_sequence(ctx, _default(func, expr.id), depth + 1))
+            answers.append(_constant_sequence(ctx, vo.parameter_default(func, expr.id), depth + 1))
         first = answers[0]
         return first if all(a == first for a in answers) else None
     bound = vo.value(ctx, expr)
     return _constant_sequence(ctx, bound, depth + 1) if bound is not expr else None
 
 
-def _default(func: ast.AST, param: str) -> ast.expr | None:
-    args = func.args  # type: ignore[attr-defined]
-    positional = [*args.posonlyargs, *args.args]
-    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        if arg.arg == param:
-            return default
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        if arg.arg == param:
-            return default
-    return None
 
 
 def _loop_stack(ctx: FileContext, loop: ast.For):

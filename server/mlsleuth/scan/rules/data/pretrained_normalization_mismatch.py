@@ -132,20 +132,10 @@ def _parameter_floats(ctx: FileContext, func: ast.AST, param: str, depth: int):
             continue
         answers.add(_floats(site_ctx, passed, depth + 1))
     if not answers:
-        answers.add(_floats(ctx, _default(func, param), depth + 1))
+        answers.add(_floats(ctx, vo.parameter_default(func, param), depth + 1))
     return answers.pop() if len(answers) == 1 else None
 
 
-def _default(func: ast.AST, param: str) -> ast.expr | None:
-    args = func.args  # type: ignore[attr-defined]
-    positional = [*args.posonlyargs, *args.args]
-    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        if arg.arg == param:
-            return default
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        if arg.arg == param:
-            return default
-    return None
 
 
 def _close(values: tuple[float, ...], reference: tuple[float, ...], scale: float) -> bool:
@@ -181,7 +171,7 @@ def _string(ctx: FileContext, expr: ast.AST | None) -> str | None:
             found = {_string(c, vo.argument_for(call, func, expr.id)) for c, call in vo.all_call_sites(ctx, func)
                      if vo.argument_for(call, func, expr.id) is not None}
             if not found:
-                return _string(ctx, _default(func, expr.id))
+                return _string(ctx, vo.parameter_default(func, expr.id))
             return found.pop() if len(found) == 1 else None
         bound = vo.value(ctx, expr)
         if bound is not None and bound is not expr:

@@ -40,21 +40,11 @@ def _shuffled(ctx: FileContext, loader: ast.AST, depth: int = 0) -> ast.AST | No
             if constant(passed) is not True:
                 return None
             continue
-        if constant(_default(hfunc, flag.id)) is not True:
+        if constant(vo.parameter_default(hfunc, flag.id)) is not True:
             return None
     return bound if vo.returns(hfunc) else None
 
 
-def _default(func: ast.AST, param: str) -> ast.expr | None:
-    args = func.args  # type: ignore[attr-defined]
-    positional = [*args.posonlyargs, *args.args]
-    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
-        if arg.arg == param:
-            return default
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        if arg.arg == param:
-            return default
-    return None
 
 
 def _labels_dropped(target: ast.AST, body: list[ast.AST]) -> bool:

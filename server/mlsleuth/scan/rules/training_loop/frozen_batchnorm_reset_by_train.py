@@ -47,9 +47,7 @@ def _switched_off(ctx: FileContext, cctx: FileContext, cls: ast.ClassDef, freeze
             passed = next((k.value for k in built.keywords if k.arg == flag), None)
             if passed is not None:
                 return constant(passed) is False
-            params = init.args.args[1:]  # type: ignore[union-attr]
-            defaults = dict(zip([p.arg for p in params][len(params) - len(init.args.defaults):], init.args.defaults))  # type: ignore[union-attr]
-            return flag in defaults and constant(defaults[flag]) is False
+            return constant(vo.parameter_default(init, flag)) is False  # type: ignore[arg-type]
         node = cctx.parent(node)
     return False
 
@@ -80,10 +78,7 @@ class FrozenBatchnormResetByTrain(Rule):
 
     def check(self, ctx: FileContext):
         for call in ctx.calls():
-            if not isinstance(call.func, (ast.Name, ast.Attribute)):
-                continue
-            local = vo.file_class(ctx, call.func.id) if isinstance(call.func, ast.Name) else None
-            found = (ctx, local) if local is not None else vo.project_class(ctx, call.func)
+            found = vo.constructed_class(ctx, call)
             if found is None:
                 continue
             cctx, cls = found
