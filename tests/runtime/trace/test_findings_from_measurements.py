@@ -65,6 +65,15 @@ def test_no_grad_is_grouped_at_the_shallowest_fully_affected_module():
     assert [f.location.module for f in found] == ["encoder.0"]
 
 
+def test_parameters_frozen_at_every_step_are_not_disconnected():
+    # a second fine-tuning stage: the encoder is frozen (requires_grad=False) but stays in the optimizer
+    frozen = dict(param("encoder.weight", "encoder", none=10), requires_grad=False, frozen_steps=10)
+    partly = dict(param("adapter.weight", "adapter", none=10), frozen_steps=4)  # trainable on 6 steps, never a gradient
+    found = [f for f in trace_findings({"params": [frozen, partly, param("head.weight", "head")]}, path=None, command="")
+             if f.rule == "param-no-grad"]
+    assert [f.location.module for f in found] == ["adapter"]
+
+
 def test_misplaced_zero_grad_suppresses_gradient_echoes():
     data = {"params": [param("fc.weight", "fc", none=10)], "misplaced_zero_grad": [0, 1], "sequences": ["FBZS", "FBZS"]}
     assert rules(data) == {"zero-grad-before-step"}

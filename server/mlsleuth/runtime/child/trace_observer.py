@@ -596,6 +596,8 @@ class TraceObserver(Observer):
                 }
             rec["steps_seen"] += 1
             g = p.grad
+            if not p.requires_grad:  # frozen for this step (a later fine-tuning stage): no gradient is expected
+                rec["frozen_steps"] = rec.get("frozen_steps", 0) + 1
             if g is None:
                 rec["grad_none_steps"] += 1
                 rec["grad_norms"].append(None)
@@ -760,6 +762,7 @@ class TraceObserver(Observer):
             norms = [g for g in rec["grad_norms"] if g is not None]
             params.append({
                 **{k: rec[k] for k in ("name", "module", "shape", "numel", "requires_grad", "grad_none_steps", "grad_zero_steps", "steps_seen", "param_norm0")},
+                "frozen_steps": rec.get("frozen_steps", 0),
                 "dtype": rec.get("dtype"),
                 "lost_update_fraction": (rec["lost_updates"] / rec["lost_update_steps"]) if rec.get("lost_update_steps") else None,
                 "changed": rec.get("changed", False),

@@ -350,13 +350,15 @@ def param_no_grad(run: TraceRun) -> Iterator[Found]:
 
     What it finds: parameters with requires_grad=True that are in an optimizer but whose .grad stayed None at every
     traced optimizer step; reported at the shallowest module whose parameters are all affected (e.g. 'encoder').
+    A parameter frozen (requires_grad=False) for every traced step is not reported.
     Why it matters: the module is disconnected from the loss - a .detach(), .item(), .data, torch.no_grad() or
     numpy round trip cuts the graph, or the module is simply never used - so it stays at its initial weights.
     How to confirm: after loss.backward(), list [n for n, p in model.named_parameters() if p.grad is None].
     What to do instead: remove the graph cut on the path to the loss, or leave the unused module out.
     """
     steps = run.steps
-    none = [p for p in run.live if p["grad_none_steps"] == p["steps_seen"]]
+    # steps where the parameter was frozen (requires_grad=False) expect no gradient: only the others count
+    none = [p for p in run.live if p.get("frozen_steps", 0) < p["steps_seen"] and p["grad_none_steps"] == p["steps_seen"]]
     yield from _by_module(
         run, none,
         "parameters of {module} are in the optimizer but never receive a gradient: they are disconnected from the loss (detached, unused, or behind a non-differentiable op)",
