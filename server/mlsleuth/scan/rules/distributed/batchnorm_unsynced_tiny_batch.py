@@ -8,7 +8,7 @@ import re
 
 from mlsleuth.scan.analysis import settings
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, argument, dotted, keyword
+from mlsleuth.scan.analysis.context import FileContext, argument, dotted
 from mlsleuth.scan.registry import Rule, register_rule
 
 _DDP = {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}

@@ -7,7 +7,7 @@ import ast
 
 from mlsleuth.scan.analysis import settings
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, argument, call_method, dotted, keyword
+from mlsleuth.scan.analysis.context import FileContext, argument, dotted, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
 _WRAPPERS = ("enumerate", "tqdm", "iter", "zip", "islice", "track")
