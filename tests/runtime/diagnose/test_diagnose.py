@@ -84,7 +84,7 @@ def test_input_ablation_catches_an_ignored_input():
 
 def test_causal_leakage_on_unmasked_attention_only():
     leaky = recorded("lm_leaky")
-    assert ("causal-leakage", "(model)") in found(leaky)
+    assert ("causal-leakage", "attn") in found(leaky)  # the module that lets later positions in
     causal = recorded("lm_causal")
     assert "causal-leakage" not in {r for r, _ in found(causal)}
 
