@@ -552,7 +552,7 @@ class FileContext:
         if cls in cache:
             return cache[cls]
         table: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(cls):
+        for node in self.subtree(cls):  # the nodes of ast.walk(cls), in its order, without the singletons
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":

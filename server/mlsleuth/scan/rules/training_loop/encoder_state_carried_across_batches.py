@@ -83,16 +83,21 @@ class EncoderStateCarriedAcrossBatches(Rule):
             func = ctx.enclosing_function(loop)
             if func is not None:
                 loops.setdefault(func, []).append(loop)
+        if not loops:
+            return
+        # the nodes that hold a ``.backward`` attribute somewhere under them
+        around_backward: set[ast.AST] = set()
+        for attr in ctx.nodes_of(ast.Attribute):
+            if attr.attr == "backward":
+                around_backward.update(ctx.ancestors(attr))
         for func in ctx.functions:
             if func in loops:
-                yield from self._in_function(ctx, func, loops[func])
+                yield from self._in_function(ctx, func, [loop for loop in loops[func] if loop in around_backward])
 
     def _in_function(self, ctx: FileContext, func: ast.AST, loops: list[ast.AST]) -> Iterator:
         assigns = None
         seen: set[int] = set()
         for loop in loops:
-            if not any(isinstance(n, ast.Attribute) and n.attr == "backward" for n in ast.walk(loop)):
-                continue
             if assigns is None:
                 assigns = ctx.assignments(func)
             for stmt in ast.walk(loop):
