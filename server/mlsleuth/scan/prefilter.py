@@ -346,28 +346,85 @@ def cheapest_first(groups: tuple[tuple[Any, ...], ...]) -> tuple[tuple[Any, ...]
     return tuple(sorted(ordered, key=lambda g: max(_TERM_COST.get(type(t), 3) for t in g)))
 
 
+# Terms made only of ASCII word characters can be looked up in the file's distinct
+# identifier-like runs (``\w+``) instead of the whole text: every occurrence of such a
+# term lies inside one run, and those runs, each once, are a few times shorter than the file.
+_WORD_RUN = re.compile(r"\w+")
+_PLAIN_TERM = re.compile(r"[A-Za-z0-9_]+")
+_PLAIN: dict[str, bool] = {}
+
+
+_CORE: dict[str, str] = {}
+
+
+def _plain(term: str) -> bool:
+    found = _PLAIN.get(term)
+    if found is None:
+        found = _PLAIN[term] = _PLAIN_TERM.fullmatch(term) is not None
+    return found
+
+
+def _core(term: str) -> str:
+    """The longest run of ASCII word characters in ``term`` (every occurrence of ``term`` contains it), or ''."""
+    found = _CORE.get(term)
+    if found is None:
+        found = _CORE[term] = max(_PLAIN_TERM.findall(term), key=len, default="")
+    return found
+
+
 class TextProbe:
     """One file's text, answering term lookups once each (many rules share terms)."""
 
-    __slots__ = ("_lower", "_seen", "text")
+    __slots__ = ("_lower", "_runs", "_runs_lower", "_runs_text", "_seen", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._lower: str | None = None
         self._seen: dict[Any, bool] = {}
+        self._runs: set[str] | None = None  # the distinct \w+ runs of the text
+        self._runs_text: str | None = None  # those runs joined by newlines
+        self._runs_lower: str | None = None
+
+    def _index_runs(self) -> None:
+        self._runs = set(_WORD_RUN.findall(self.text))
+        self._runs_text = "\n".join(self._runs)
 
     def has(self, term: Any) -> bool:
         found = self._seen.get(term)
         if found is None:
             if isinstance(term, str):
-                found = term in self.text
+                if _plain(term):
+                    if self._runs_text is None:
+                        self._index_runs()
+                    found = term in self._runs_text  # type: ignore[operator]
+                else:
+                    core = _core(term)
+                    if len(core) >= 3:  # ``.backward(``: no ``backward`` anywhere, no need to search the text
+                        if self._runs_text is None:
+                            self._index_runs()
+                        found = core in self._runs_text and term in self.text  # type: ignore[operator]
+                    else:
+                        found = term in self.text
             elif isinstance(term, NoCase):
-                # the usual spelling first: lowering a whole file costs more than a search
-                found = term.lower in self.text
-                if not found:
-                    if self._lower is None:
-                        self._lower = self.text.lower()
-                    found = term.lower in self._lower
+                if _plain(term.lower):
+                    if self._runs_text is None:
+                        self._index_runs()
+                    found = term.lower in self._runs_text  # type: ignore[operator]
+                    if not found:
+                        if self._runs_lower is None:
+                            self._runs_lower = self._runs_text.lower()  # type: ignore[union-attr]
+                        found = term.lower in self._runs_lower
+                else:
+                    # the usual spelling first: lowering a whole file costs more than a search
+                    found = term.lower in self.text
+                    if not found:
+                        if self._lower is None:
+                            self._lower = self.text.lower()
+                        found = term.lower in self._lower
+            elif isinstance(term, Word) and _plain(term.name):
+                if self._runs is None:
+                    self._index_runs()
+                found = term.name in self._runs  # type: ignore[operator]
             else:
                 need = _PATTERN_NEEDS.get(term)
                 found = (need is None or need in self.text) and bool(term.search(self.text))

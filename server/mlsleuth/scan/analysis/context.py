@@ -199,6 +199,7 @@ class FileContext:
         self._by_class = {cls: entry[1] for cls, entry in seen.items()}
         self._assignments: dict[ast.AST, dict] = {}
         self._calls: list[ast.Call] | None = None
+        self._calls_in: dict[ast.AST, list[ast.Call]] = {}  # root -> the calls under it (see calls)
         self._calls_by_name: dict[str, list[int]] | None = None
         self._methods: dict[ast.ClassDef, dict[str, FunctionNode]] = {}
         self._wide_chars: dict[int, tuple[list[int], list[int]]] = {}  # line -> see _wide_char_table
@@ -319,27 +320,48 @@ class FileContext:
 
     def walk_scope(self, root: ast.AST) -> Iterator[ast.AST]:
         """Nodes under ``root`` in source order, not descending into nested functions or classes."""
+        # iter_children inlined (this is a hot path): the children of each node are pushed
+        # in reverse so that they pop in field order
         stack = list(iter_children(root))
         stack.reverse()
-        pop, extend = stack.pop, stack.extend
+        pop, push = stack.pop, stack.append
+        fields_of, node_type, nested = _CHILD_FIELDS, ast.AST, _NESTED_SCOPES
         while stack:
             node = pop()
             yield node
-            if isinstance(node, _NESTED_SCOPES):
+            if isinstance(node, nested):
                 continue
-            children = list(iter_children(node))
-            if children:
-                children.reverse()
-                extend(children)
+            fields = fields_of.get(node.__class__)
+            if fields is None:
+                fields = child_fields(node.__class__)
+            for name in reversed(fields):
+                value = getattr(node, name, None)
+                if value.__class__ is list:
+                    for child in reversed(value):
+                        if isinstance(child, node_type):
+                            push(child)
+                elif isinstance(value, node_type):
+                    push(value)
 
     def subtree(self, root: ast.AST) -> list[ast.AST]:
         """``root`` and every node under it, in the order of :func:`ast.walk`."""
         if root is self.tree:
             return self.all_nodes
         nodes = [root]
-        extend = nodes.extend
-        for parent in nodes:  # the list grows while it is walked: breadth first
-            extend(iter_children(parent))
+        append = nodes.append
+        fields_of, node_type = _CHILD_FIELDS, ast.AST
+        for parent in nodes:  # the list grows while it is walked: breadth first (iter_children inlined)
+            fields = fields_of.get(parent.__class__)
+            if fields is None:
+                fields = child_fields(parent.__class__)
+            for name in fields:
+                value = getattr(parent, name, None)
+                if value.__class__ is list:
+                    for child in value:
+                        if isinstance(child, node_type):
+                            append(child)
+                elif isinstance(value, node_type):
+                    append(value)
         return nodes
 
     # -- collections ---------------------------------------------------------------
@@ -363,9 +385,11 @@ class FileContext:
                 found.sort(key=_position)
                 self._calls = found
             return list(self._calls)
-        found = [n for n in self.subtree(root) if n.__class__ is ast.Call]
-        found.sort(key=_position)
-        return found
+        found = self._calls_in.get(root)
+        if found is None:  # several rules ask for the calls of the same function
+            found = self._calls_in[root] = [n for n in self.subtree(root) if n.__class__ is ast.Call]
+            found.sort(key=_position)
+        return list(found)
 
     def calls_named(self, *names: str) -> list[ast.Call]:
         """The calls among :meth:`calls` whose callee's own name is one of ``names``, in source order.
@@ -528,7 +552,7 @@ class FileContext:
         if cls in cache:
             return cache[cls]
         table: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(cls):
+        for node in self.subtree(cls):  # the nodes of ast.walk(cls), in its order, without the singletons
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":

@@ -29,6 +29,7 @@ The index never raises for bad input: an unreadable or unparsable module is
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
 import io
 import os
@@ -45,6 +46,9 @@ from mlsleuth.scan.analysis.context import FileContext, FunctionNode
 MAX_PARSED = 256  # parsed modules kept at once (least recently used are released)
 MAX_REEXPORT_HOPS = 4
 MAX_CALLER_FILES = 40  # more candidate callers than this: the binding is left unknown
+_WORD_RUN = re.compile(r"\w+")
+_PLAIN_RUN = re.compile(r"[A-Za-z0-9_]+")
+_RUNS_INDEX_AFTER = 8  # words searched plainly before the run index pays for itself
 _EVENT_CALL = re.compile(r"\.(zero_grad|backward|manual_backward|step|train|eval)\s*\(")
 
 
@@ -305,12 +309,52 @@ class ProjectIndex:
         cache = self.__dict__.setdefault("_word_files", {})
         found = cache.get(word)
         if found is None:
-            found = []
+            core = max(_PLAIN_RUN.findall(word), key=len, default="")
+            if len(cache) >= _RUNS_INDEX_AFTER and len(core) >= 3:
+                # every file whose text holds ``word`` holds its word-character core, so only the
+                # files the run index finds for the core are searched
+                found = [p for p in self._files_with_run(core) if core == word or word in (self._text(p) or "")]
+            else:
+                found = []
+                for other in sorted(self.files):
+                    text = self._text(other)
+                    if text is not None and word in text:
+                        found.append(other)
+            cache[word] = found
+        return found
+
+    def _files_with_run(self, core: str) -> list[str]:
+        """The listed files (sorted) whose text contains ``core`` (ASCII word characters only).
+
+        Such a string lies inside one ``\\w+`` run of a text, so it is looked for in one string that
+        holds each readable file's distinct runs, built once per scan: a few times shorter than the
+        texts, and one search for every file.
+        """
+        index = self.__dict__.get("_runs_index")
+        if index is None:
+            paths: list[str] = []
+            starts: list[int] = []
+            parts: list[str] = []
+            at = 0
             for other in sorted(self.files):
                 text = self._text(other)
-                if text is not None and word in text:
-                    found.append(other)
-            cache[word] = found
+                if text is None:
+                    continue
+                runs = "\n".join(set(_WORD_RUN.findall(text)))
+                paths.append(other)
+                starts.append(at)
+                parts.append(runs)
+                at += len(runs) + 1
+            index = self.__dict__["_runs_index"] = (paths, starts, "\n".join(parts))
+        paths, starts, joined = index
+        found = []
+        at = joined.find(core)
+        while at >= 0:
+            k = bisect.bisect_right(starts, at) - 1
+            found.append(paths[k])
+            if k + 1 >= len(starts):
+                break
+            at = joined.find(core, starts[k + 1])
         return found
 
     def any_file_matches(self, pattern: re.Pattern[str]) -> bool:

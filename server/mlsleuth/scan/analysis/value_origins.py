@@ -22,6 +22,7 @@ is ``None`` ("unknown"), never a guess.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -317,8 +318,14 @@ def root_name(expr: ast.AST) -> str | None:
 
 def words(name: str) -> list[str]:
     """``X_test`` -> ['x', 'test']; ``trainLoader`` -> ['train', 'loader']."""
+    return list(_words(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words(name: str) -> tuple[str, ...]:
+    # memoised: rules split the same identifiers over and over (a fresh list is handed out each time)
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
-    return [w for w in re.split(r"[^A-Za-z0-9]+|(?<=[a-z])(?=\d)", spaced.lower()) if w]
+    return tuple(w for w in re.split(r"[^A-Za-z0-9]+|(?<=[a-z])(?=\d)", spaced.lower()) if w)
 
 
 # -- what a tensor is ----------------------------------------------------------------------

@@ -71,7 +71,9 @@ def _lengths_evidence(ctx: FileContext, func: ast.AST) -> str | None:
     """A name that holds per-example lengths in ``func`` (the lengths of a ``pack_padded_sequence``), unless the
     function asserts they are all equal."""
     lengths = None
-    for call in ctx.calls(func):
+    # a call whose qualified name is in _PACK ends in its last part: no such call in the file, no walk
+    packs = ctx.calls_named(*{q.rpartition(".")[2] for q in _PACK})
+    for call in ctx.calls(func) if packs else ():
         if (vo.normalize(ctx.qualname(call)) or "") in _PACK and len(call.args) >= 2 or (
             (vo.normalize(ctx.qualname(call)) or "") in _PACK and any(k.arg == "lengths" for k in call.keywords)
         ):

@@ -18,9 +18,19 @@ _TORCHVISION = ("torchvision.transforms", "albumentations")
 
 
 def _is_target(expr: ast.AST) -> bool:
-    names = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id != "self"]
-    names += [n.attr for n in ast.walk(expr) if isinstance(n, ast.Attribute)]
-    return any(w in _TARGET_WORDS for name in names for w in vo.words(name))
+    """Some name (not ``self``) or attribute in ``expr`` has a target word."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Name):
+            name = n.id
+            if name == "self":
+                continue
+        elif isinstance(n, ast.Attribute):
+            name = n.attr
+        else:
+            continue
+        if any(w in _TARGET_WORDS for w in vo.words(name)):
+            return True
+    return False
 
 
 def _body_draws(fctx: FileContext, func: ast.AST) -> bool:

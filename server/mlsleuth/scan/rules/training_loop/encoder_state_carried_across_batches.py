@@ -47,10 +47,6 @@ def _alias_of(value: ast.AST, names: set[str]) -> bool:
     return isinstance(value, ast.Name) and value.id in names
 
 
-def _data_loop(loop: ast.AST) -> bool:
-    return isinstance(loop, (ast.For, ast.AsyncFor))
-
-
 @register_rule
 class EncoderStateCarriedAcrossBatches(Rule):
     """An encoder's hidden state is carried from one batch to the next, and it initialises a decoder.
@@ -80,17 +76,30 @@ class EncoderStateCarriedAcrossBatches(Rule):
     requires = (("for ",),)
 
     def check(self, ctx: FileContext) -> Iterator:
+        # each function's own ``for`` loops, in the order of ast.walk (the file's node list is
+        # breadth first too, so its order restricted to one function is that function's walk)
+        loops: dict[ast.AST, list[ast.AST]] = {}
+        for loop in ctx.nodes_of(ast.For, ast.AsyncFor):
+            func = ctx.enclosing_function(loop)
+            if func is not None:
+                loops.setdefault(func, []).append(loop)
+        if not loops:
+            return
+        # the nodes that hold a ``.backward`` attribute somewhere under them
+        around_backward: set[ast.AST] = set()
+        for attr in ctx.nodes_of(ast.Attribute):
+            if attr.attr == "backward":
+                around_backward.update(ctx.ancestors(attr))
         for func in ctx.functions:
-            yield from self._in_function(ctx, func)
+            if func in loops:
+                yield from self._in_function(ctx, func, [loop for loop in loops[func] if loop in around_backward])
 
-    def _in_function(self, ctx: FileContext, func: ast.AST) -> Iterator:
-        assigns = ctx.assignments(func)
+    def _in_function(self, ctx: FileContext, func: ast.AST, loops: list[ast.AST]) -> Iterator:
+        assigns = None
         seen: set[int] = set()
-        for loop in ast.walk(func):
-            if not _data_loop(loop) or ctx.enclosing_function(loop) is not func:
-                continue
-            if not any(isinstance(n, ast.Attribute) and n.attr == "backward" for n in ast.walk(loop)):
-                continue
+        for loop in loops:
+            if assigns is None:
+                assigns = ctx.assignments(func)
             for stmt in ast.walk(loop):
                 if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and len(stmt.targets) == 1):
                     continue
