@@ -1219,6 +1219,10 @@ def padding_counted_in_loss(run: TraceRun) -> Iterator[Found]:
     How to confirm: print((targets == pad_id).float().mean()) and the loss call's ignore_index.
     What to do instead: pass ignore_index=pad_id to the loss (or set pad targets to -100), or mask the loss.
     """
+    from mlsleuth.runtime.trace.checks_lm import pad_labels_scored  # noqa: PLC0415 - registered from the bottom of this module
+
+    if pad_labels_scored(run):
+        return  # lm-pad-labels-scored reports the same padding, with the attention mask as evidence
     st = run.data.get("input_stats") or {}
     pad = st.get("trailing_pad")
     counts, total, ce = _labels(run)

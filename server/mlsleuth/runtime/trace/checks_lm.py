@@ -117,6 +117,13 @@ def lm_targets_unshifted(run: Any) -> Iterator[Found]:
         module="(loss)", step=first[0], phase="loss", **_call_site(run, lt))
 
 
+def pad_labels_scored(run: Any) -> bool:
+    """The batches carry real labels at attention-masked positions, in the share `lm-pad-labels-scored` reports."""
+    ps = _lm(run).get("pad_scored") or {}
+    scored, wrong, rows = ps.get("scored", 0), ps.get("scored_masked", 0), ps.get("rows", 0)
+    return bool(scored and wrong and wrong > rows and wrong / scored >= T.LM_PAD_LABEL_SHARE)
+
+
 @runtime_check("lm-pad-labels-scored", tool="trace", category="data", severity="warning")
 def lm_pad_labels_scored(run: Any) -> Iterator[Found]:
     """Positions that attention_mask marks as padding carry real labels (not -100), so the loss trains on padding.
@@ -132,11 +139,11 @@ def lm_pad_labels_scored(run: Any) -> Iterator[Found]:
     What to do instead: `labels = labels.masked_fill(attention_mask == 0, -100)` in the collator, or use
     `DataCollatorForLanguageModeling(tokenizer, mlm=False)` / `DataCollatorForSeq2Seq`, which do it.
     """
+    if not pad_labels_scored(run):
+        return
     lm = _lm(run)
     ps = lm.get("pad_scored") or {}
     scored, wrong, rows = ps.get("scored", 0), ps.get("scored_masked", 0), ps.get("rows", 0)
-    if not scored or not wrong or wrong <= rows or wrong / scored < T.LM_PAD_LABEL_SHARE:
-        return
     share = wrong / scored
     pad = lm.get("pad_token_id")
     value = ps.get("label_example")
