@@ -14,6 +14,11 @@ def param(name, module, shape=(4, 4), steps=10, none=0, zero=0, changed=True, ra
             "grad_norm_median": grad, "update_ratio_median": ratio, "update_ratios": [ratio] * steps}
 
 
+def trace_findings_rules(data: dict) -> set[str]:
+    """The ids of every trace finding these measurements give."""
+    return {f.rule for f in trace_findings(data, path="train.py", command="mlsleuth trace train.py")}
+
+
 def findings_for(check: str, data: dict) -> list:
     """The findings of one check on these measurements."""
     return [f for f in trace_findings(data, path="train.py", command="mlsleuth trace train.py") if f.rule == check]

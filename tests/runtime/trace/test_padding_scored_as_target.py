@@ -26,6 +26,16 @@ def test_not_found_when_pad_targets_are_ignored_or_there_is_no_padding():
     assert not findings_for(CHECK, _run(pad_counts=900, pad_fraction=0.02))  # a real token that ends many rows
 
 
+def test_left_to_the_lm_check_when_the_attention_mask_shows_the_same_padding():
+    from .measurements import trace_findings_rules
+    data = _run(pad_counts=900)
+    data["lm_batches"] = {"batches": 20, "model": "GPT2LMHeadModel", "causal": True, "pad_token_id": 0,
+                          "pad_scored": {"batches": 20, "affected": 20, "masked": 3800, "scored_masked": 3800, "scored": 5000,
+                                         "rows": 160, "pad_labels": 3800, "first_step": 0, "label_example": 0}}
+    rules = trace_findings_rules(data)
+    assert "lm-pad-labels-scored" in rules and CHECK not in rules
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode, counted", [("counted", True), ("ignored", False), ("masked", False)])
 def test_padded_language_model(mode, counted):
