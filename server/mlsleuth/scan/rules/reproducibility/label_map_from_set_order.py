@@ -21,8 +21,8 @@ def _set_ordered(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.
         return expr
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple") and expr.args:
         return _set_ordered(ctx, expr.args[0], depth + 1)
-    if isinstance(expr, ast.Call) and call_method(expr) in ("keys", "difference", "union", "intersection") and isinstance(expr.func, ast.Attribute):
-        return _set_ordered(ctx, expr.func.value, depth + 1) if call_method(expr) != "keys" else None
+    if isinstance(expr, ast.Call) and call_method(expr) in ("difference", "union", "intersection") and isinstance(expr.func, ast.Attribute):
+        return _set_ordered(ctx, expr.func.value, depth + 1)
     if isinstance(expr, ast.Name):
         bound = vo.value(ctx, expr)
         if bound is not None and bound is not expr:

@@ -11,12 +11,12 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 def _freezes_batchnorm(ctx: FileContext, func: ast.AST) -> bool:
     """``for m in self.modules(): if isinstance(m, nn.BatchNorm2d): m.eval()`` (any BatchNorm/_BatchNorm class)."""
-    text_ok = False
-    for node in ctx.walk_scope(func):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
-            if "BatchNorm" in ast.unparse(node.args[1]) or "_NormBase" in ast.unparse(node.args[1]):
-                text_ok = True
-    return text_ok and any(call_method(c) == "eval" for c in ctx.calls(func))
+    checks_batchnorm = any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2
+        and ("BatchNorm" in ast.unparse(node.args[1]) or "_NormBase" in ast.unparse(node.args[1]))
+        for node in ctx.walk_scope(func)
+    )
+    return checks_batchnorm and any(call_method(c) == "eval" for c in ctx.calls(func))
 
 
 def _freezer(ctx: FileContext, cls: ast.ClassDef) -> tuple[str, ast.AST] | None:
