@@ -28,7 +28,7 @@ class PrototypeAdapter:
         self.tau = tau
         self.conf_thresh = conf_thresh
 
-        # keep the source prototypes (classifier weights) fixed during adaptation
+        # keep the source prototypes (classifier weights) frozen during adaptation
         self.model.outc.requires_grad_(False)
 
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr, betas=(0.9, 0.99))

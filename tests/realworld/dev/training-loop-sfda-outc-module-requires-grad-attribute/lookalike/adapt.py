@@ -28,7 +28,7 @@ class PrototypeAdapter:
         self.tau = tau
         self.conf_thresh = conf_thresh
 
-        # keep the source prototypes (classifier weights) fixed during adaptation
+        # keep the source prototypes (classifier weights) frozen during adaptation
         for param in self.model.outc.parameters():
             param.requires_grad = False
 
