@@ -1,0 +1,3 @@
+from .add import MyAddFunction, MyScaleFunction
+
+__all__ = ["MyAddFunction", "MyScaleFunction"]

@@ -1,0 +1,3 @@
+from .add import MyAddModule, ScaledResidual
+
+__all__ = ["MyAddModule", "ScaledResidual"]

@@ -1,0 +1,3 @@
+from .ema import EMAModel
+
+__all__ = ["EMAModel"]
