@@ -145,8 +145,12 @@ def is_module_class(ctx: FileContext, cls: ast.ClassDef, depth: int = 0) -> bool
 
 
 def is_dataset_class(ctx: FileContext, cls: ast.ClassDef) -> bool:
+    """A class deriving from a ``torch.utils.data`` dataset. Samplers and batch samplers are not datasets:
+    they run in the main process, so what holds for code that runs in DataLoader workers does not hold for them."""
     for base in cls.bases:
         qual = ctx.qualname(base) or ""
+        if qual.rpartition(".")[2].endswith("Sampler"):
+            continue
         if qual.startswith("torch.utils.data") or qual.endswith("Dataset") and qual.split(".")[0] in ("torch", "Dataset", "IterableDataset"):
             return True
     return False

@@ -127,3 +127,41 @@ def test_module_level_generator_in_iterable_dataset():
     loader = DataLoader(Stream(), batch_size=8, num_workers=2)
     """
     check(src, {RULE})
+
+
+def test_generator_in_a_batch_sampler_runs_in_the_main_process():
+    # A (batch) sampler is iterated by the DataLoader in the main process, even with workers: its
+    # generator is never copied into a worker, and it keeps its state from epoch to epoch.
+    src = """
+    import random
+    from torch.utils.data import DataLoader, Dataset, Sampler
+
+    class BucketBatches(Sampler):
+        def __init__(self, lengths, batch_size, seed=0):
+            self.lengths = lengths
+            self.batch_size = batch_size
+            self.rng = random.Random(seed)
+
+        def __iter__(self):
+            order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
+            batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+            self.rng.shuffle(batches)
+            return iter(batches)
+
+        def __len__(self):
+            return (len(self.lengths) + self.batch_size - 1) // self.batch_size
+
+    class Tokens(Dataset):
+        def __init__(self, rows):
+            self.rows = rows
+
+        def __len__(self):
+            return len(self.rows)
+
+        def __getitem__(self, i):
+            return self.rows[i]
+
+    def loader(rows, lengths):
+        return DataLoader(Tokens(rows), batch_sampler=BucketBatches(lengths, 16), num_workers=4)
+    """
+    check(src, set())

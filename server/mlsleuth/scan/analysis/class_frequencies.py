@@ -1,0 +1,184 @@
+"""Class frequencies: whether a value holds one number per class (counts, priors, inverse-frequency weights)
+rather than one number per sample.
+
+Data rules ask this of values that an API expects per sample (``WeightedRandomSampler``'s weights) or per
+class (a loss's ``weight``). The answer is a :class:`PerClass` naming the call that counted the classes, or
+``None`` when the value cannot be followed or has been indexed by the samples' labels again
+(``class_w[labels]``, ``[class_w[y] for y in targets]``, ``labels.map(class_w)``): that turns a per-class
+table back into per-sample weights, which is the correct way to build them.
+
+Followed: local and module-level assignments, tuple unpacking of ``np.unique(..., return_counts=True)``,
+arithmetic with scalars (``1.0 / counts``, ``w / w.sum()``), conversions (``torch.tensor``, ``np.asarray``,
+``.float()``, ``.values``), and helper functions of the project (their ``return`` statements decide).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from mlsleuth.scan.analysis import value_origins as vo
+from mlsleuth.scan.analysis.context import FileContext, call_method, keyword
+
+MAX_DEPTH = 10
+
+# Calls whose result has one entry per class.
+_COUNTING_FUNCTIONS = frozenset(
+    {
+        "numpy.bincount", "torch.bincount", "collections.Counter",
+        "sklearn.utils.class_weight.compute_class_weight", "sklearn.utils.compute_class_weight",
+    }
+)
+_COUNTING_METHODS = frozenset({"value_counts", "bincount"})
+# Conversions and elementwise maps that keep the length of their input.
+_KEEP_FUNCTIONS = frozenset(
+    {
+        "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor",
+        "numpy.array", "numpy.asarray", "numpy.float32", "numpy.log", "numpy.log1p", "numpy.sqrt", "numpy.power",
+        "torch.log", "torch.log1p", "torch.sqrt", "torch.pow", "numpy.clip", "torch.clamp", "numpy.maximum", "torch.maximum",
+        "list", "tuple", "sorted",
+    }
+)
+_KEEP_METHODS = frozenset(
+    {
+        "float", "double", "to", "cpu", "numpy", "tolist", "astype", "clone", "detach", "sort_index", "sort_values",
+        "to_numpy", "values", "clip", "clamp", "clamp_", "pow", "sqrt", "log", "reciprocal", "type",
+    }
+)
+_SCALAR_METHODS = frozenset({"sum", "max", "min", "mean", "item", "size", "numel", "count", "nelement"})
+
+
+@dataclass
+class PerClass:
+    """A value with one entry per class, and the call (in ``where``'s file) that counted the classes."""
+
+    source: ast.AST
+    where: FileContext
+
+    def describe(self) -> str:
+        return f"{self.where.segment(self.source, 60)} (line {self.source.lineno}{_file_note(self.where)})"  # type: ignore[attr-defined]
+
+
+def _file_note(ctx: FileContext) -> str:
+    return f" of {ctx.display_path}" if ctx.display_path else ""
+
+
+def per_class(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> PerClass | None:
+    """A :class:`PerClass` when ``expr`` certainly holds one entry per class; else ``None`` (unknown)."""
+    if expr is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        return _name(ctx, expr, depth)
+    if isinstance(expr, ast.Call):
+        return _call(ctx, expr, depth)
+    if isinstance(expr, ast.BinOp):
+        return _arithmetic(ctx, expr, depth)
+    if isinstance(expr, ast.UnaryOp):
+        return per_class(ctx, expr.operand, depth + 1)
+    if isinstance(expr, ast.Attribute) and expr.attr in ("values", "T", "data"):
+        return per_class(ctx, expr.value, depth + 1)
+    if isinstance(expr, ast.ListComp):
+        return _comprehension(ctx, expr, depth)
+    return None  # a subscript re-indexes (by labels, or picks one class); literals and the rest: unknown
+
+
+def _name(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | None:
+    unpacked = _unique_counts(ctx, name)
+    if unpacked is not None:
+        return PerClass(unpacked, ctx)
+    bound = vo.local_value(ctx, name)
+    if bound is None and ctx.enclosing_function(name) is None:
+        bound = vo.module_value(ctx, name.id)
+    if bound is None or bound is name:
+        return None
+    return per_class(ctx, bound, depth + 1)
+
+
+def _unique_counts(ctx: FileContext, name: ast.Name) -> ast.Call | None:
+    """``_, counts = np.unique(y, return_counts=True)`` (or ``torch.unique``): the counts element."""
+    scope = ctx.enclosing_function(name) or ctx.tree
+    before = [e for e in vo.bindings(ctx, scope).get(name.id, []) if e[0] <= name.lineno]
+    if not before:
+        return None
+    stmt = before[-1][1]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)):
+        return None
+    call = stmt.value
+    if not (isinstance(call, ast.Call) and (vo.normalize(ctx.qualname(call)) or "") in ("numpy.unique", "torch.unique")):
+        return None
+    flag = keyword(call, "return_counts")
+    if not (isinstance(flag, ast.Constant) and flag.value is True):
+        return None
+    last = stmt.targets[0].elts[-1]
+    return call if isinstance(last, ast.Name) and last.id == name.id else None
+
+
+def _call(ctx: FileContext, call: ast.Call, depth: int) -> PerClass | None:
+    qual = vo.normalize(ctx.qualname(call)) or ""
+    method = call_method(call)
+    if qual in _COUNTING_FUNCTIONS or qual.endswith(".compute_class_weight"):
+        return PerClass(call, ctx)
+    if isinstance(call.func, ast.Attribute) and method in _COUNTING_METHODS:
+        return PerClass(call, ctx)
+    if qual in _KEEP_FUNCTIONS:
+        return per_class(ctx, call.args[0], depth + 1) if call.args else None
+    if isinstance(call.func, ast.Attribute) and method in _KEEP_METHODS:
+        return per_class(ctx, call.func.value, depth + 1)
+    if isinstance(call.func, ast.Attribute) and method == "values" and not call.args:  # Counter.values()
+        return per_class(ctx, call.func.value, depth + 1)
+    helper = vo.helper_definition(ctx, call)
+    if helper is not None:
+        there, func = helper
+        returns = vo.returns(func)
+        found = [per_class(there, r, depth + 1) for r in returns]
+        if returns and all(found):
+            return found[0]
+    return None
+
+
+def _scalar(ctx: FileContext, expr: ast.AST) -> bool:
+    """A number, or a reduction of something to one number (``counts.sum()``, ``len(y)``)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)):
+        return True
+    if isinstance(expr, ast.Call):
+        if isinstance(expr.func, ast.Name) and expr.func.id in ("len", "float", "int", "sum", "max", "min"):
+            return True
+        if isinstance(expr.func, ast.Attribute) and call_method(expr) in _SCALAR_METHODS and not expr.args:
+            return True
+    if isinstance(expr, ast.Name):
+        bound = vo.local_value(ctx, expr)
+        return bound is not None and bound is not expr and _scalar(ctx, bound)
+    if isinstance(expr, ast.BinOp):
+        return _scalar(ctx, expr.left) and _scalar(ctx, expr.right)
+    return False
+
+
+def _arithmetic(ctx: FileContext, expr: ast.BinOp, depth: int) -> PerClass | None:
+    """``1.0 / counts``, ``counts.sum() / counts``, ``w / w.sum()``: per class when one side is and the other is a scalar
+    (or per class too)."""
+    left = per_class(ctx, expr.left, depth + 1)
+    right = per_class(ctx, expr.right, depth + 1)
+    if left and (right or _scalar(ctx, expr.right)):
+        return left
+    if right and _scalar(ctx, expr.left):
+        return right
+    return None
+
+
+def _comprehension(ctx: FileContext, comp: ast.ListComp, depth: int) -> PerClass | None:
+    """``[1 / counts[c] for c in counts]`` (or ``sorted(counts)``, ``counts.keys()``, ``range(len(counts))``): one entry per
+    class. A comprehension over anything else (the labels) is per sample, or unknown."""
+    if len(comp.generators) != 1:
+        return None
+    source = comp.generators[0].iter
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id in ("sorted", "list") and source.args:
+        source = source.args[0]
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and call_method(source) in ("keys", "items", "values"):
+        source = source.func.value
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range" and len(source.args) == 1:
+        bound = source.args[0]
+        if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and bound.args:
+            source = bound.args[0]
+        else:
+            return None
+    return per_class(ctx, source, depth + 1)
