@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from mlsleuth.scan.analysis import function_summaries, value_origins
 from mlsleuth.scan.analysis.context import FileContext, constant, keyword
 from mlsleuth.scan.analysis.torch_idioms import is_dataset_class
 from mlsleuth.scan.prefilter import STEP_CALL, call_to
@@ -68,33 +69,136 @@ class ConstantReseed(Rule):
     severity = "warning"
     triggers = ("seed",)
     # per sample, or in a loop with backward()/step(); and a seeding call
-    requires = (("__getitem", "backward", STEP_CALL), (call_to(*_SEEDER_NAMES),))
+    # per sample, or in a loop that trains (here or through a helper); and a seeding call (maybe a helper's)
+    requires = (("__getitem", "backward", STEP_CALL, "epoch"), (call_to(*_SEEDER_NAMES), "seed("))
 
     def check(self, ctx: FileContext):
-        for call in ctx.calls_named(*_SEEDER_NAMES):
-            qual = ctx.qualname(call) or ""
-            if qual not in _SEEDERS and not qual.endswith(".seed_everything"):
+        for call in ctx.calls():
+            if not _seeder(ctx, call) and "seed" not in ctx.segment(call, 200).lower():
+                continue  # a helper that seeds is named for it or passed the seed
+            seeded = _seed_argument(ctx, call)
+            if seeded is None:
                 continue
-            arg = call.args[0] if call.args else keyword(call, "seed")
-            if arg is None or not isinstance(constant(arg), int):
-                continue
+            arg, how = seeded
             func = ctx.enclosing_function(call)
             cls = ctx.enclosing_class(call)
             where = None
             if func is not None and func.name in ("__getitem__", "__getitems__") and cls is not None and is_dataset_class(ctx, cls):
-                where = f"{cls.name}.{func.name} runs once per sample"
+                if isinstance(constant(arg), int):
+                    where = f"{cls.name}.{func.name} runs once per sample"
             else:
                 loop = _direct_loop(ctx, call)
-                step = _steps_in(ctx, loop) if loop is not None else None
-                if step is not None:
-                    where = f"the loop at line {loop.lineno} also runs {ctx.segment(step, 40)} at line {step.lineno}"  # type: ignore[union-attr]
+                if loop is not None and _same_every_iteration(ctx, arg, loop):
+                    step = _steps_in(ctx, loop)
+                    if step is not None:
+                        where = f"the loop at line {loop.lineno} also runs {ctx.segment(step, 40)} at line {step.lineno}"
+                    else:
+                        trains = _trains_same_model(ctx, loop)
+                        if trains is not None:
+                            where = (f"the loop at line {loop.lineno} trains the same model on every pass through "
+                                     f"{ctx.segment(trains, 50)} (line {trains.lineno})")
             if where is None:
                 continue
             yield self.finding(
                 ctx,
                 call,
                 f"{ctx.segment(call, 40)} resets the generator to the same state each time it runs: every step or "
-                f"sample then draws identical random numbers (dropout masks, augmentations, noise)",
+                f"sample then draws identical random numbers (dropout masks, augmentations, noise{how})",
                 observation=f"{ctx.segment(call, 60)} at line {call.lineno}; {where}",
                 next_test="Print torch.rand(1) (or the augmentation parameters) right after this call on two consecutive steps or samples: identical values confirm it.",
             )
+
+
+def _seeder(ctx: FileContext, call: ast.Call) -> bool:
+    if call_name(call) not in _SEEDER_NAMES:
+        return False
+    qual = ctx.qualname(call) or ""
+    return qual in _SEEDERS or qual.endswith(".seed_everything")
+
+
+def call_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _seed_argument(ctx: FileContext, call: ast.Call) -> tuple[ast.expr, str] | None:
+    """The seed ``call`` resets a global generator to: a seeding call's argument, or, for a project helper whose body
+    seeds from one of its parameters (``fix_random_seed(params.seed)``), the argument passed for that parameter."""
+    if _seeder(ctx, call):
+        arg = call.args[0] if call.args else keyword(call, "seed")
+        return (arg, "") if arg is not None else None
+    helper = value_origins.helper_definition(ctx, call)
+    if helper is None:
+        return None
+    there, func = helper
+    params = value_origins.function_params(func)
+    for inner in there.calls(func):
+        if not _seeder(there, inner) or there.enclosing_function(inner) is not func:
+            continue
+        arg = inner.args[0] if inner.args else keyword(inner, "seed")
+        if isinstance(arg, ast.Name) and arg.id in params and not value_origins.bindings(there, func).get(arg.id):
+            passed = value_origins.argument_for(call, func, arg.id)
+            if passed is not None:
+                return passed, f"; {ctx.segment(call.func, 30)} calls {there.segment(inner, 40)}"
+    return None
+
+
+def _bound_in(ctx: FileContext, loop: ast.AST) -> set[str]:
+    """Names (re)bound anywhere in ``loop``, its targets included."""
+    names: set[str] = set()
+    for node in [loop, *ctx.walk_scope(loop)]:
+        targets: list[ast.AST] = []
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets.append(node.target)
+        elif isinstance(node, ast.Assign):
+            targets.extend(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets.append(node.target)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets.append(node.optional_vars)
+        for target in targets:
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _same_every_iteration(ctx: FileContext, arg: ast.expr, loop: ast.AST) -> bool:
+    """A literal, or names/attributes/constant subscripts that nothing in the loop rebinds (``params.seed``,
+    ``cfg["seed"]``, ``args.seed``); calls, and anything the loop assigns (``seed + epoch``), may change."""
+    if isinstance(constant(arg), int):
+        return True
+    if any(isinstance(n, ast.Call) for n in ast.walk(arg)):
+        return False
+    names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    if not names:
+        return False
+    for node in ast.walk(arg):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+    return not (names & _bound_in(ctx, loop))
+
+
+def _trains_same_model(ctx: FileContext, loop: ast.AST) -> ast.Call | None:
+    """A call in ``loop``'s own body that steps an optimizer the loop did not build: the optimizer (or the object
+    whose method steps it) comes in from before the loop, so each pass continues the same training run. A loop
+    that builds a fresh model and optimizer per pass (a sweep, where reseeding is right) is not one."""
+    bound = _bound_in(ctx, loop)
+    func = ctx.enclosing_function(loop)
+    for node in ctx.walk_scope(loop):
+        if not (isinstance(node, ast.Call) and _direct_loop(ctx, node) is loop):
+            continue
+        target = function_summaries.resolve_call(ctx, node, bind_params=False)
+        if target is None:
+            continue
+        tctx, tfunc = target
+        for effect in function_summaries.effects(tctx, tfunc):
+            if effect.kind != "step" or effect.subject is None:
+                continue
+            if effect.subject == "self":
+                carrier = node.func.value if isinstance(node.func, ast.Attribute) else None
+            else:
+                carrier = value_origins.argument_for(node, tfunc, effect.subject)
+            root = value_origins.root_name(carrier) if carrier is not None else None
+            if root is None or root in bound or root == "self" and func is None:
+                continue
+            return node
+    return None
