@@ -1,0 +1,2 @@
+from .activation import Dice, activation_layer
+from .core import DNN, PredictionLayer
