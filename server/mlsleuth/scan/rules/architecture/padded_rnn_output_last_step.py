@@ -65,7 +65,7 @@ def _unpacked_output(ctx: FileContext, name: ast.Name) -> ast.Call | None:
 
 @register_rule
 class PaddedRnnOutputLastStep(Rule):
-    """The padded output of `pad_packed_sequence` read at its last time step, which is padding for shorter sequences.
+    """Last step of a `pad_packed_sequence` output is padding.
 
     What it finds: `out, _ = pad_packed_sequence(packed_out, batch_first=True)` (or
     `pad_packed_sequence(...)[0]`) followed by `out[:, -1]` / `out[:, -1, :]`, or, with the default

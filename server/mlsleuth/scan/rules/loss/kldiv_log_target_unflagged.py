@@ -69,7 +69,7 @@ def _log_space(ctx: FileContext, expr: ast.AST | None, depth: int = 0):
 
 @register_rule
 class KlDivLogTargetUnflagged(Rule):
-    """A log-probability target given to `kl_div` without `log_target=True`.
+    """`kl_div` log-probability target without `log_target=True`.
 
     What it finds: `F.kl_div(input, target)` or `nn.KLDivLoss(...)(input, target)` whose target is
     in log space: the output of `log_softmax`/`LogSoftmax`/`logsigmoid` (a function, a method, a

@@ -105,7 +105,7 @@ def _scale(ctx: FileContext, expr: ast.AST, logvars: dict[str, ast.AST], depth: 
 
 @register_rule
 class ReparamLogvarAsStd(Rule):
-    """A VAE sample `mu + eps * s` whose scale `s` is `exp(logvar)` or `logvar`, where the KL term reads `logvar` as log-variance.
+    """VAE sample scaled by `exp(logvar)`, not `exp(0.5 * logvar)`.
 
     What it finds: in a file whose Gaussian KL term has the log-variance form
     `1 + lv - mu ** 2 - lv.exp()` (any order and spelling: `torch.exp(lv)`, `mu.pow(2)`), a

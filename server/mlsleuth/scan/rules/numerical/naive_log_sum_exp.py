@@ -124,7 +124,7 @@ _WORDING = {
 
 @register_rule
 class NaiveLogSumExp(Rule):
-    """`log(1 + exp(x))`, `log(sum(exp(x)))` or `log(exp(a) + exp(b))` written out, which overflows to inf.
+    """Softplus/log-sum-exp as `log(1 + exp(x))`: overflows.
 
     What it finds: a `log`/`log1p` (torch or NumPy, function or method) of `1 + exp(x)`, of
     `exp(x)` (`log1p(exp(x))`), of a sum or mean of `exp(x)` (`torch.log(torch.exp(s).sum(1))`, the

@@ -133,7 +133,7 @@ def _in_custom_function(ctx: FileContext, node: ast.AST) -> bool:
 
 @register_rule
 class WhereGuardNanGradient(Rule):
-    """`torch.where` used to keep `log`/`sqrt`/a division off bad inputs, which guards only the forward pass.
+    """`torch.where` guarding log/sqrt/division: NaN gradient.
 
     What it finds: `torch.where(cond, a, b)` where `cond` compares a value `x` (directly, or through
     a mask name bound to the comparison) and one of the branches applies an op that is undefined or
