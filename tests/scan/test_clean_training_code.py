@@ -33,7 +33,7 @@ CLEAN = {
                         loss = model(**batch).loss / accum
                     scaler.scale(loss).backward()
                     running += loss.item()
-                    if (i + 1) % accum == 0:
+                    if (i + 1) % accum == 0 or i + 1 == len(train_loader):
                         scaler.unscale_(optimizer)
                         nn.utils.clip_grad_norm_(model.parameters(), max_norm)
                         scaler.step(optimizer)

@@ -34,7 +34,7 @@ def finetune(model, loader, epochs=3, accum_steps=8, max_norm=1.0):
         for step, batch in enumerate(loader):
             loss = compute_loss(model, batch, criterion) / accum_steps
             scaler.scale(loss).backward()
-            if (step + 1) % accum_steps == 0:
+            if (step + 1) % accum_steps == 0 or step + 1 == len(loader):
                 scaler.unscale_(optimizer)
                 torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
                 scaler.step(optimizer)

@@ -49,3 +49,29 @@ def test_forward_inside_modules_super_and_ddp_is_fine():
         """,
         FW,
     )
+
+
+def test_severity_follows_whether_anything_lives_in_the_hooks(tmp_path):
+    from scan.helpers import findings
+
+    plain = """
+    import torch
+
+    def train(model, loader, opt):
+        model.train()
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(model.forward(x), y).backward()
+            opt.step()
+    """
+    (f,) = findings(plain, "direct-forward-call")
+    assert f.severity == "info"  # a plain script: no hook is skipped yet
+    hooked = plain + """
+    def watch(net, log):
+        net.register_forward_hook(lambda mod, inp, out: log.append(out.norm().item()))
+    """
+    (f,) = findings(hooked, "direct-forward-call")
+    assert f.severity == "warning"
+    normed = plain.replace("import torch\n", "import torch\n    from torch.nn.utils import weight_norm\n")
+    (f,) = findings(normed, "direct-forward-call")
+    assert f.severity == "warning"

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from mlsleuth.scan.analysis.context import FileContext, dotted
 from mlsleuth.scan.analysis.torch_idioms import grad_off, is_module_class, model_names
 from mlsleuth.scan.analysis.training_step_model import loop_model
 from mlsleuth.scan.registry import Rule, register_rule
+
+
+# What runs in ``Module.__call__`` around ``forward``: wrappers and reparametrisations that a direct
+# ``.forward()`` call skips. Without any of them in the project, skipping ``__call__`` changes nothing yet.
+_HOOK_USERS = re.compile(
+    r"DistributedDataParallel|\bDDP\b|FullyShardedDataParallel|\bFSDP\b|fully_shard|DataParallel|"
+    r"register_forward_(?:pre_)?hook|register_full_backward_(?:pre_)?hook|register_module_forward|"
+    r"weight_norm|spectral_norm|parametriz|\bprune\.|checkpoint_wrapper|accelerator\.prepare|Fabric|deepspeed"
+)
 
 
 @register_rule
@@ -26,6 +36,9 @@ class DirectForwardCall(Rule):
     How to confirm: register a forward hook that prints (`model.register_forward_hook(lambda *a:
     print('hook'))`) and run the line: nothing is printed.
     What to do instead: call the module itself: `model(x)`.
+    Reported as a warning when the project uses something that lives in those hooks (a DDP/FSDP/
+    DataParallel wrapper, accelerate/Fabric/DeepSpeed, registered hooks, weight or spectral norm,
+    parametrizations, pruning); otherwise as info, since nothing is skipped yet.
     """
 
     id = "direct-forward-call"
@@ -59,10 +72,18 @@ class DirectForwardCall(Rule):
             yield self.finding(
                 ctx,
                 call,
-                f"`{ctx.segment(call, 80)}` calls forward directly: the module's hooks (DDP gradient sync, FSDP, pruning,"
+                severity=None if self._hooks_in_use(ctx) else "info",
+                message=f"`{ctx.segment(call, 80)}` calls forward directly: the module's hooks (DDP gradient sync, FSDP, pruning,"
                 f" profilers) do not run; call `{name}(...)` instead",
                 next_test=f"register `{name}.register_forward_hook(lambda *a: print('hook'))` and run this line: nothing prints",
             )
+
+    @staticmethod
+    def _hooks_in_use(ctx: FileContext) -> bool:
+        if _HOOK_USERS.search(ctx.source):
+            return True
+        project = ctx.project
+        return project is not None and project.package_matches(ctx, _HOOK_USERS)
 
     @staticmethod
     def _is_parallel_wrapper(ctx: FileContext, receiver: ast.AST) -> bool:
