@@ -29,3 +29,28 @@ def test_an_rl_objective_is_not_judged_by_its_loss():
     assert findings_for(CHECK, {"params": [], "losses": flat}), "a flat supervised loss is still reported"
     assert not findings_for(CHECK, {"params": [], "losses": flat, "rl": rl()})
     assert findings_for(CHECK, {"params": [], "losses": flat, "rl": rl(env_steps=0)}), "no environment stepped: not RL"
+
+
+def test_one_odd_first_step_does_not_decide():
+    """Medians, not means: a single low first loss (a different loss term logged first) must not make a falling run
+    look flat, while a run that really stays flat is still reported."""
+    from .measurements import findings_for
+
+    falling_after_odd_start = [0.65, 2.36, 2.52, 2.22, 2.53, 2.53, 2.49, 2.48, 2.32, 2.30, 2.16, 2.58,
+                               2.44, 2.17, 2.21, 2.49, 2.24, 2.29, 2.10, 1.99]
+    assert not findings_for(CHECK, {"params": [], "losses": falling_after_odd_start})
+    flat_with_odd_start = [0.65] + [2.4, 2.5, 2.3, 2.45, 2.5, 2.35] * 3 + [2.5]
+    assert findings_for(CHECK, {"params": [], "losses": flat_with_odd_start})
+
+
+def test_a_loss_that_restarts_every_block_is_learning():
+    """Several passes over each new batch of data (PPO epochs over a rollout): the loss falls inside each block and
+    jumps when the data changes; the thirds' medians rise with the data, not because learning is blocked."""
+    from .measurements import findings_for
+
+    sawtooth = [0.088, 0.043, 0.032, 0.029, 0.099, 0.067, 0.048, 0.038, 0.129, 0.084, 0.05, 0.034,
+                0.117, 0.083, 0.058, 0.05, 0.165, 0.127, 0.1, 0.086]
+    assert not findings_for(CHECK, {"params": [], "losses": sawtooth})
+    irregular = [0.09, 0.04, 0.10, 0.03, 0.03, 0.02, 0.12, 0.08, 0.13, 0.05, 0.04, 0.03,
+                 0.11, 0.12, 0.06, 0.05, 0.16, 0.17, 0.10, 0.09]
+    assert findings_for(CHECK, {"params": [], "losses": irregular}), "jumps at no fixed period: still judged by its trend"

@@ -10,6 +10,7 @@ id, category, severity and documentation. Import-light: no torch here.
 from __future__ import annotations
 
 import math
+import statistics
 import os
 from collections.abc import Iterator
 from functools import cached_property
@@ -683,12 +684,32 @@ def non_finite_loss(run: TraceRun) -> Iterator[Found]:
             measurements=nf, module="(loss)", step=nf["step"], phase="loss")
 
 
+def restart_period(losses: list[float]) -> int | None:
+    """The block length when the loss falls within fixed-length blocks and jumps back up between them (the same
+    data visited for several passes, then new data), else None. Needs at least three jumps, equally spaced at least
+    three steps apart, and a fall on most steps inside the blocks."""
+    ups = [i for i in range(1, len(losses)) if losses[i] > losses[i - 1]]
+    if len(ups) < 3:
+        return None
+    gaps = {b - a for a, b in zip(ups, ups[1:])}
+    if len(gaps) != 1:
+        return None
+    period = gaps.pop()
+    if period < 3:
+        return None  # a zigzag every other step is noise (or two alternating losses), not passes over one batch
+    inside = [i for i in range(ups[0], len(losses)) if (i - ups[0]) % period]
+    falling = sum(losses[i] < losses[i - 1] for i in inside)
+    return period if inside and falling >= 0.8 * len(inside) else None
+
+
 @runtime_check("loss-not-decreasing", tool="trace", category="training-loop", severity="warning", role="symptom")
 def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
     """The training loss does not go down over the traced steps.
 
-    What it finds: with at least {T.MIN_STEPS_FOR_TREND} traced steps, the mean loss over the last third of the steps
-    is not below the mean over the first third.
+    What it finds: with at least {T.MIN_STEPS_FOR_TREND} traced steps, the median loss over the last third of the steps
+    is not below the median over the first third (medians, so one odd step does not decide). A loss that falls
+    within blocks of a fixed length and jumps back up between them (new data every block: PPO epochs over each
+    rollout, a curriculum) is learning, and is not reported.
     Why it matters: a healthy setup lowers the loss within a few dozen steps; a flat loss points to a blocked
     pipeline: LR far too small, disconnected or frozen weights, labels unrelated to their inputs, or a broken loss.
     How to confirm: the overfit-one-batch test (`mlsleuth diagnose FILE:FUNCTION`).
@@ -699,11 +720,11 @@ def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
         return  # an RL objective need not go down: the RL checks read the episode returns instead
     if not run.data.get("non_finite_loss") and len(losses) >= T.MIN_STEPS_FOR_TREND:
         k = len(losses) // 3
-        head, tail = sum(losses[:k]) / k, sum(losses[-k:]) / k
-        if tail >= head:
+        head, tail = statistics.median(losses[:k]), statistics.median(losses[-k:])
+        if tail >= head and restart_period(losses) is None:
             yield Found(
                 "the training loss did not go down over the traced steps: learning is blocked (LR far too small, frozen or disconnected weights, labels unrelated to inputs, broken loss)",
-                observation=f"mean loss over the first {k} steps {fmt(head)}, over the last {k} steps {fmt(tail)} ({len(losses)} steps traced)",
+                observation=f"median loss over the first {k} steps {fmt(head)}, over the last {k} steps {fmt(tail)} ({len(losses)} steps traced)",
                 next_test="run the overfit-one-batch test (mlsleuth diagnose FILE:FUNCTION): a healthy model drives one fixed batch's loss near 0 in a few hundred steps",
                 fix="act on the other findings of this report first; if none, check labels against inputs and try a 10x larger learning rate",
                 measurements={"losses": losses[:100], "first_mean": head, "last_mean": tail},
