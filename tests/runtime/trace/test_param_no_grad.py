@@ -5,6 +5,8 @@ The measurements are real child results recorded once (``recorded/``; refresh wi
 
 from __future__ import annotations
 
+import pytest
+
 from ..recorded import findings_of
 
 CHECK = "param-no-grad"
@@ -19,3 +21,15 @@ def test_param_no_grad_is_found():
 
 def test_param_no_grad_is_not_found_without_the_bug():
     assert not findings_of("zoo_detached_encoder_fixed", CHECK)
+
+
+@pytest.mark.slow
+def test_a_head_idle_in_the_window_is_info_and_a_detached_head_a_warning():
+    """A module that runs no forward in the traced window (a later stage's head) is reported as info; the same module
+    running every step with its output detached is the warning."""
+    from .measurements import traced
+
+    staged = [f for f in traced("staged_heads.py", "staged") if f.rule == CHECK]
+    assert [(f.location.module, f.severity) for f in staged] == [("head_b", "info")]
+    cut = [f for f in traced("staged_heads.py", "cut") if f.rule == CHECK]
+    assert [(f.location.module, f.severity) for f in cut] == [("head_b", "warning")]

@@ -84,6 +84,7 @@ class TraceObserver(Observer):
         self.optimizer_type: str | None = None
         self.optimizer_replacements: list[int] = []
         self.extension: dict | None = None  # extra steps watched to settle a verdict (see _maybe_extend)
+        self.idle_watch: dict[str, int] = {}  # module -> forwards counted after step 1, for modules whose gradients were None at step 1
         self._started = time.monotonic()
         self.batch_purity = {"batches": 0, "single_class": 0, "sizes": []}  # distinct labels per training batch
         self.kl_div: dict | None = None
@@ -607,7 +608,30 @@ class TraceObserver(Observer):
                 if gn == 0.0:
                     rec["grad_zero_steps"] += 1
             self._snap[id(p)] = p.detach().clone()
+        if runner.step == 0 and optimizer is runner.primary_optimizer:
+            self._watch_gradless_modules(runner)
         del torch
+
+    def _watch_gradless_modules(self, runner: Any) -> None:
+        """Count the forwards, after the first optimizer step, of the modules holding trainable parameters that got no
+        gradient at that step: one that never runs in the window is idle (a later stage's head), not cut from the loss."""
+        owners = {rec["module"] for rec in self.params.values()
+                  if rec["grad_none_steps"] and rec["requires_grad"] and rec["module"] not in (None, "(outside the model)")}
+        if not owners:
+            return
+        multi = len(runner.roots) > 1
+        for root in runner.roots:
+            prefix = f"{runner.root_label(root)}." if multi else ""
+            for mname, m in unwrap(root).named_modules():
+                full = prefix + mname if mname else (prefix.rstrip(".") or "")
+                if full in owners and full not in self.idle_watch:
+                    self.idle_watch[full] = 0
+                    m.register_forward_hook(lambda _m, _i, _o, key=full: self._count_forward(runner, key))
+
+    def _count_forward(self, runner: Any, key: str) -> None:
+        after = getattr(runner, "after_window", None)
+        if after is None or not after.active:  # the script running on after the window is not watched
+            self.idle_watch[key] += 1
 
     def _names(self, runner: Any) -> dict[int, tuple[str, str]]:
         """``{id(param): (name, module name)}`` over the root models (cached until a new root appears)."""
@@ -799,6 +823,7 @@ class TraceObserver(Observer):
             "batch_dependence": self.batch_dependence,
             **({"causal_leakage": self.causal.result or {"skipped": "the run ended before a second optimizer step"}} if self.causal else {}),
             "extension": self.extension,
+            "idle_watch": self.idle_watch,
             "batch_purity": self.batch_purity,
             "kl_div": self.kl_div,
             "unregistered_modules": getattr(self, "unregistered_modules", []),

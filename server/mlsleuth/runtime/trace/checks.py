@@ -351,7 +351,8 @@ def param_no_grad(run: TraceRun) -> Iterator[Found]:
 
     What it finds: parameters with requires_grad=True that are in an optimizer but whose .grad stayed None at every
     traced optimizer step; reported at the shallowest module whose parameters are all affected (e.g. 'encoder').
-    A parameter frozen (requires_grad=False) for every traced step is not reported.
+    A parameter frozen (requires_grad=False) for every traced step is not reported; a module that runs no forward in the
+    traced window after the first step (a head used only by a later stage) is reported as info.
     Why it matters: the module is disconnected from the loss - a .detach(), .item(), .data, torch.no_grad() or
     numpy round trip cuts the graph, or the module is simply never used - so it stays at its initial weights.
     How to confirm: after loss.backward(), list [n for n, p in model.named_parameters() if p.grad is None].
@@ -360,6 +361,21 @@ def param_no_grad(run: TraceRun) -> Iterator[Found]:
     steps = run.steps
     # steps where the parameter was frozen (requires_grad=False) expect no gradient: only the others count
     none = [p for p in run.live if p.get("frozen_steps", 0) < p["steps_seen"] and p["grad_none_steps"] == p["steps_seen"]]
+    # a module that ran no forward after the first step is idle in this window (a later stage's head), not cut off
+    watch = run.data.get("idle_watch") or {}
+    idle = [p for p in none if watch.get(p["module"]) == 0]
+    if idle:
+        none = [p for p in none if p not in idle]
+        for found in _by_module(
+                run, idle,
+                "parameters of {module} are in the optimizer but got no gradient, and the module ran no forward in the traced window: "
+                "it is unused here (perhaps by a later stage of the script), so nothing can be said about its graph yet",
+                lambda m, n: f"{len(n)} parameter(s) ({', '.join(n[:4])}{'...' if len(n) > 4 else ''}) had .grad None at every one of "
+                             f"{steps} optimizer step(s); the module's forward was not called after the first step",
+                "trace more steps (mlsleuth trace --steps N) to reach the stage that uses it, or check that the script ever calls it",
+                "nothing if a later stage uses it; else drop it from the model/optimizer"):
+            found.severity = "info"
+            yield found
     yield from _by_module(
         run, none,
         "parameters of {module} are in the optimizer but never receive a gradient: they are disconnected from the loss (detached, unused, or behind a non-differentiable op)",
