@@ -100,6 +100,7 @@ _GRADSCALER = {
 
 _OPT_NAME = re.compile(r"(^|_)(opt|optim|optimi[sz]er)s?(_|$)|optimi[sz]er", re.IGNORECASE)
 _SCHED_NAME = re.compile(r"sched|lr_policy", re.IGNORECASE)
+_GRAD_CLEAR_FUNCTIONS = frozenset({"zero_grad", "zero_grads", "zero_gradients", "clear_grad", "clear_grads", "clear_gradients"})
 _SCALER_NAME = re.compile(r"(^|_)(grad_?)?scaler$", re.IGNORECASE)
 _ACCEL_NAME = re.compile(r"accelerator|fabric|engine", re.IGNORECASE)
 _EVENT_METHODS = {
@@ -968,6 +969,10 @@ class _TraceBuilder:
         if qn == "torch.autograd.backward":
             loss = argument(call, 0, "tensors")
             self._add("backward", call, state, target=_text(loss, env), loss=loss)
+            return
+        if method is None and isinstance(call.func, ast.Name) and call.func.id in _GRAD_CLEAR_FUNCTIONS:
+            # ``zero_grad(model_params)``: a project helper named for what it does, often defined in another module
+            self._add("zero_grad", call, state, target=_text(call.args[0], env) if call.args else None)
             return
         if method in {"zero_grad", "clear_grad", "clear_gradients"}:
             obj = self.model.object_of(receiver, env)
