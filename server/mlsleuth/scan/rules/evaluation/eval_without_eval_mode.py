@@ -150,16 +150,47 @@ def _model_origins(ctx: FileContext, name: str, at: ast.AST, func: ast.AST | Non
     return found + [v for _l, _s, v in ctx.assignments(ctx.tree).get(name, []) if v is not None]
 
 
+# Loaders that hand the model back in eval mode: Hugging Face's `from_pretrained` (transformers, diffusers)
+# ends with `model.eval()`.
+_EVAL_MODE_LOADERS = ("transformers.", "diffusers.")
+
+
+def _from_eval_mode_loader(ctx: FileContext, call: ast.Call) -> bool:
+    """``AutoModel.from_pretrained(...)`` / ``GPT2LMHeadModel.from_pretrained(...)`` of transformers or diffusers."""
+    if call_method(call) != "from_pretrained":
+        return False
+    qual = value_origins.normalize(ctx.qualname(call)) or ""
+    return qual.startswith(_EVAL_MODE_LOADERS)
+
+
 def _loaded_in_eval_mode(ctx: FileContext, name: str, at: ast.AST, func: ast.AST | None) -> bool:
-    """The model comes from a call that puts it in eval mode (``load_model(ckpt)`` that ends with ``m.eval()``)."""
+    """The model comes from a call that puts it in eval mode (``load_model(ckpt)`` that ends with ``m.eval()``,
+    a Hugging Face ``from_pretrained``) and nothing in the file switches it back with ``.train()``."""
     for origin in _model_origins(ctx, name, at, func):
         origin = _unwrap_module(origin)
         if _is_eval_switch(origin):
+            return True
+        if isinstance(origin, ast.Call) and _from_eval_mode_loader(ctx, origin) and not _switched_to_train(ctx, name, origin, func):
             return True
         if isinstance(origin, ast.Call):
             loader = ctx.callee_definition(origin)
             if loader is not None and _returns_eval_model(ctx, loader):
                 return True
+    return False
+
+
+def _switched_to_train(ctx: FileContext, name: str, origin: ast.AST, func: ast.AST | None) -> bool:
+    """``name.train()`` (or ``train(True)``) where the model is loaded or used (the whole file for a module-level
+    model), or any ``.train()`` on it in a helper it is passed to: judged by the name, so any such call counts."""
+    scopes = {ctx.enclosing_function(origin), func}
+    for call in ctx.calls_named("train"):
+        if not isinstance(call.func, ast.Attribute) or constant(call.args[0] if call.args else None) is False:
+            continue
+        own = ctx.enclosing_function(call)
+        if dotted(call.func.value) == name and (own in scopes or None in scopes):
+            return True
+        if own is not None and own not in scopes and name in value_origins.function_params(own) and dotted(call.func.value) == name:
+            return True
     return False
 
 
