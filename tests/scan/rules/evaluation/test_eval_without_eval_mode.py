@@ -482,3 +482,31 @@ def test_a_model_fresh_from_hugging_face_from_pretrained_is_in_eval_mode():
         """,
         EV,
     )
+
+
+def test_a_model_whose_class_cannot_be_read_is_info_only():
+    # the classifier's module is not part of what was scanned: whether it has dropout or batch-norm is unknown
+    src = """
+        import torch
+        import torchvision
+        from tiny_nets import BagOfWordsClassifier
+
+        net = BagOfWordsClassifier(vocab=5000, classes=4)
+        cnn = torchvision.models.resnet18(num_classes=4)
+        opt = torch.optim.Adam(list(net.parameters()) + list(cnn.parameters()))
+        for epoch in range(3):
+            for words, images, labels in train_loader:
+                loss = torch.nn.functional.cross_entropy(net(words) + cnn(images), labels)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            with torch.no_grad():
+                for words, labels in val_loader:
+                    print((net(words).argmax(1) == labels).float().mean())  # expect: eval-without-eval-mode
+                for images, labels in val_loader:
+                    print((cnn(images).argmax(1) == labels).float().mean())  # expect: eval-without-eval-mode
+        """
+    check(src, EV)
+    first, second = messages(src, "eval-without-eval-mode")
+    assert first.severity == "info" and "tiny_nets" in first.message
+    assert second.severity == "warning"
