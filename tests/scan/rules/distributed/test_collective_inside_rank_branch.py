@@ -108,6 +108,16 @@ def test_rank_tests_that_every_rank_passes_alike_are_fine():
                 dist.broadcast_object_list(flags, 0)
             return flags[0]
 
+        @contextlib.contextmanager
+        def leader_first(accelerator):
+            try:
+                if not accelerator.is_main_process:
+                    dist.barrier()
+                yield
+            finally:
+                if accelerator.is_main_process:
+                    dist.barrier()
+
         def only_main_waits(rank):
             if rank == 0:
                 dist.barrier()  # expect: collective-inside-rank-branch

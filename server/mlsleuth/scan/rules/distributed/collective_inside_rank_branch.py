@@ -21,6 +21,9 @@ _COLLECTIVES = frozenset(
 _RANK_VALUE = re.compile(r"^(?:local_|global_|node_)?rank$|^get_rank$", re.IGNORECASE)
 # the ranks of a running job that the rank tests are evaluated for (-1, "not distributed", is no rank of a job)
 _SAMPLE_RANKS = (0, 1, 2, 3)
+# a flag that holds on the main process only (`is_main_process`, `accelerator.is_main_process`, `is_master`)
+_MAIN_FLAG = re.compile(r"^(?:is_)?(?:local_|world_)?(?:main_process|main|master|master_process|global_zero|process_zero|world_process_zero)$",
+                        re.IGNORECASE)
 
 
 def _is_rank_value(node: ast.AST) -> bool:
@@ -57,6 +60,9 @@ def _holds(test: ast.AST, rank: int) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _holds(test.operand, rank)
         return None if inner is None else not inner
+    flag = test.func if isinstance(test, ast.Call) and not test.args else test
+    if isinstance(flag, ast.Name) and _MAIN_FLAG.match(flag.id) or isinstance(flag, ast.Attribute) and _MAIN_FLAG.match(flag.attr):
+        return rank == 0
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE:
         left, right = test.left, test.comparators[0]
         op = type(test.ops[0])
