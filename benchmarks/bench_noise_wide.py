@@ -125,8 +125,8 @@ def scan_all(mirror_root: Path, jobs: int, only: set[str] | None, code: Path) ->
 
 
 def render(before: dict, after: dict) -> str:
-    verdicts = {v["key"]: v for v in json.loads(VERDICTS.read_text(encoding="utf-8"))["verdicts"]} \
-        if VERDICTS.is_file() else {}
+    recorded = json.loads(VERDICTS.read_text(encoding="utf-8")) if VERDICTS.is_file() else {"verdicts": []}
+    verdicts = {v["key"]: v for v in recorded["verdicts"]}
     lines = [
         "# Wide noise review: mlsleuth scan on clean public training code and installed frameworks",
         "",
@@ -174,6 +174,7 @@ def render(before: dict, after: dict) -> str:
     for repo in sorted(rows):
         lines += [f"### {repo}", "", "| where | rule | after the fixes | verdict | why |", "|---|---|---|---|---|",
                   *rows[repo], ""]
+    lines += recorded.get("notes", [])
     return "\n".join(lines).rstrip() + "\n"
 
 
