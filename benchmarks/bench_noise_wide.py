@@ -10,6 +10,8 @@ source line). Two steps::
     python benchmarks/bench_noise_wide.py render --before /tmp/wide_before.json \\
         --after /tmp/wide_after.json --write docs/evidence/noise_review_wide.md
 
+The scans behind the committed review are kept in ``docs/evidence/measurements/noise_wide_before.json``
+(mlsleuth at main 478ec46, before the fixes) and ``noise_wide_after.json``.
 ``scan`` writes every warning and error (with the source line it points at);
 ``render`` writes the review: what was scanned, warnings per rule before and
 after a change, and each finding still reported after it with its verdict
