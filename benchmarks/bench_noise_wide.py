@@ -3,8 +3,7 @@
 The repositories (pinned commits, read from git mirrors) and the installed
 frameworks to scan are listed in ``benchmarks/realworld/clean_repos_wide.json``;
 the hand-written verdicts live in ``docs/evidence/noise_verdicts_wide.json``
-(keyed like ``noise_verdicts.json``: repository, path, rule and the flagged
-source line). Two steps::
+(keyed by repository, path, rule and a hash of the flagged source line). Two steps::
 
     python benchmarks/bench_noise_wide.py scan --out /tmp/wide_after.json
     python benchmarks/bench_noise_wide.py render --before /tmp/wide_before.json \\
@@ -21,6 +20,7 @@ after a change, and each finding still reported after it with its verdict
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -48,7 +48,10 @@ def _norm(path: str | None) -> str:
 
 
 def key_of(repo: str, path: str, rule: str, source: str | None) -> str:
-    return f"{repo}|{path}|{rule}|{' '.join((source or '').split())}"
+    """Repository, path, rule and a short hash of the flagged line (whitespace collapsed): stable across line
+    shifts, and no third-party code is copied into the verdicts."""
+    digest = hashlib.sha1(" ".join((source or "").split()).encode()).hexdigest()[:12]
+    return f"{repo}|{path}|{rule}|{digest}"
 
 
 def _scan(paths: list[str], cwd: Path, config: Path, jobs: int, code: Path) -> dict:
@@ -74,9 +77,9 @@ def _collect(name: str, report: dict, base: Path) -> list[dict]:
         if loc.get("line") and file.suffix == ".py" and file.is_file():
             lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
             source = lines[loc["line"] - 1].strip() if loc["line"] <= len(lines) else None
+        # only where and which rule: the flagged code itself (and messages quoting it) stays out of the record
         out.append({"key": key_of(name, path, f["rule"], source), "repo": name, "path": path,
-                    "line": loc.get("line"), "rule": f["rule"], "severity": f["severity"], "source": source,
-                    "message": f["message"]})
+                    "line": loc.get("line"), "rule": f["rule"], "severity": f["severity"]})
     return out
 
 
