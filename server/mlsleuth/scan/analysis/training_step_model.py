@@ -100,6 +100,7 @@ _GRADSCALER = {
 
 _OPT_NAME = re.compile(r"(^|_)(opt|optim|optimi[sz]er)s?(_|$)|optimi[sz]er", re.IGNORECASE)
 _SCHED_NAME = re.compile(r"sched|lr_policy", re.IGNORECASE)
+_GRAD_CLEAR_FUNCTIONS = frozenset({"zero_grad", "zero_grads", "zero_gradients", "clear_grad", "clear_grads", "clear_gradients"})
 _SCALER_NAME = re.compile(r"(^|_)(grad_?)?scaler$", re.IGNORECASE)
 _ACCEL_NAME = re.compile(r"accelerator|fabric|engine", re.IGNORECASE)
 _EVENT_METHODS = {
@@ -848,6 +849,11 @@ class _TraceBuilder:
             self._block(stmt.orelse, state)
             return
         if isinstance(stmt, ast.If):
+            flag = _bound_flag(stmt.test, state.env)
+            if flag is not None:
+                # `if not do_backward:` in a helper called with a literal flag: only that branch runs here
+                self._block(stmt.body if flag else stmt.orelse, state)
+                return
             self._exprs([stmt.test], state)
             depth = len(state.loops)
             self._block(stmt.body, state.but(guards=state.guards + (Guard(stmt, stmt.test, "body", depth),)))
@@ -968,6 +974,10 @@ class _TraceBuilder:
         if qn == "torch.autograd.backward":
             loss = argument(call, 0, "tensors")
             self._add("backward", call, state, target=_text(loss, env), loss=loss)
+            return
+        if method is None and isinstance(call.func, ast.Name) and call.func.id in _GRAD_CLEAR_FUNCTIONS:
+            # ``zero_grad(model_params)``: a project helper named for what it does, often defined in another module
+            self._add("zero_grad", call, state, target=_text(call.args[0], env) if call.args else None)
             return
         if method in {"zero_grad", "clear_grad", "clear_gradients"}:
             obj = self.model.object_of(receiver, env)
@@ -1159,8 +1169,23 @@ def _is_grad_tensor(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "grad"
 
 
+def _bound_flag(test: ast.AST, env: _Env | None) -> bool | None:
+    """The value of ``flag`` / ``not flag`` when ``flag`` is a parameter of the inlined helper that the call
+    site fills with ``True``/``False`` (or leaves at such a default); None otherwise."""
+    negate = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negate = test.operand, not negate
+    if env is None or not isinstance(test, ast.Name) or test.id not in env.params:
+        return None
+    value = env.params[test.id]
+    if not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
+        return None
+    return value.value != negate
+
+
 def _bind(func: FunctionNode, call: ast.Call) -> dict[str, ast.AST]:
-    """Map ``func``'s parameter names to the argument expressions of ``call``."""
+    """Map ``func``'s parameter names to the argument expressions of ``call`` (and boolean parameters the call
+    leaves out to their ``True``/``False`` default)."""
     params = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
     if params and params[0] in {"self", "cls"} and isinstance(call.func, ast.Attribute):
         params = params[1:]
@@ -1173,6 +1198,14 @@ def _bind(func: FunctionNode, call: ast.Call) -> dict[str, ast.AST]:
     for kw in call.keywords:
         if kw.arg and kw.arg in known:
             mapping[kw.arg] = kw.value
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return mapping  # *args / **kwargs: what is left out is unknown
+    positional = [*func.args.posonlyargs, *func.args.args]
+    defaults = list(zip(positional[len(positional) - len(func.args.defaults):], func.args.defaults))
+    defaults += [(a, d) for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults) if d is not None]
+    for arg, default in defaults:
+        if arg.arg not in mapping and isinstance(default, ast.Constant) and isinstance(default.value, bool):
+            mapping[arg.arg] = default
     return mapping
 
 

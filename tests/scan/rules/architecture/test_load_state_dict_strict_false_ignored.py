@@ -127,3 +127,25 @@ def test_filter_after_renaming_keys_or_with_a_count_is_fine():
         return tokens
     """
     check(src, {STRICT})
+
+
+def test_a_partial_transfer_that_reports_how_much_was_loaded_is_fine():
+    src = """
+        import logging
+        import torch
+
+        log = logging.getLogger(__name__)
+
+        def warm_start(model, path):
+            old = torch.load(path, map_location="cpu")["weights"]
+            own = model.state_dict()
+            shared = {k: v for k, v in old.items() if k in own and v.shape == own[k].shape}
+            model.load_state_dict(shared, strict=False)
+            log.info("warm start: %d of %d tensors taken from %s", len(shared), len(own), path)
+
+        def warm_start_quietly(model, path):
+            old = torch.load(path, map_location="cpu")["weights"]
+            model.load_state_dict(old, strict=False)  # expect: load-state-dict-strict-false-ignored
+            print("loaded", path)
+        """
+    check(src, {STRICT})

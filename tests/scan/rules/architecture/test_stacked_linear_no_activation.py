@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check
+from scan.helpers import check, findings
 
 RULE = {"stacked-linear-no-activation"}
 
@@ -96,3 +96,29 @@ def test_toy_models_of_unit_tests_stay_silent():
                 return nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))
         """
     check(src, RULE)
+
+
+def test_a_layout_fixed_by_published_checkpoints_is_info_only():
+    # a speaker-embedding head of a model family that is loaded with from_pretrained: the two projections
+    # are what the released weights hold, so the finding is a note, not a warning
+    src = """
+        import torch
+        from torch import nn
+        from transformers import PreTrainedModel
+
+        class SpeechEncoderPreTrainedModel(PreTrainedModel):
+            base_model_prefix = "encoder"
+
+        class SpeechEncoderForSpeakerEmbedding(SpeechEncoderPreTrainedModel):
+            def __init__(self, config):
+                super().__init__(config)
+                self.embed = nn.Linear(config.hidden_size, config.hidden_size)
+                self.project = nn.Linear(config.hidden_size, config.hidden_size)
+
+            def forward(self, pooled):
+                vector = self.embed(pooled)
+                return self.project(vector)  # expect: stacked-linear-no-activation
+        """
+    check(src, RULE)
+    (f,) = findings(src, "stacked-linear-no-activation")
+    assert f.severity == "info" and "published checkpoints" in f.message

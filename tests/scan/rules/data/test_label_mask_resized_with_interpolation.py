@@ -66,3 +66,18 @@ def test_palette_masks_keep_nearest():
         return mask.resize(size)
     """
     check(src, RULE)
+
+
+def test_a_resample_given_as_its_integer_code():
+    src = """
+    import numpy as np
+    from PIL import Image
+
+    def downsample_labels(seg, size, stride):
+        small = seg.resize((size[0] // stride, size[1] // stride), 0)
+        return np.asarray(small)
+
+    def blurred_labels(seg, size):
+        return np.asarray(seg.resize(size, 2))  # expect: label-mask-resized-with-interpolation
+    """
+    check(src, RULE)

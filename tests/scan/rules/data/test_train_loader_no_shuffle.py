@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings
+from scan.helpers import check, check_project, findings
 
 SHUFFLE = "train-loader-no-shuffle"
 
@@ -254,3 +254,42 @@ def test_a_loader_sampled_once_and_also_looped_over_still_counts():
                     opt.step()
         """
     check(src, {"train-loader-no-shuffle"})
+
+
+def test_a_dataset_shuffled_before_it_is_wrapped_is_fine(tmp_path):
+    # packed text chunks shuffled once with a seed in a data helper, then read in that order for one pass
+    check_project(
+        tmp_path,
+        {
+            "corpus.py": """
+                from datasets import load_dataset
+
+                def packed_chunks(tokenizer, length):
+                    raw = load_dataset("text", data_files="corpus.txt")["train"]
+                    ids = raw.map(lambda r: tokenizer(r["text"]), remove_columns=["text"])
+                    chunks = ids.map(lambda b: {"input_ids": [b["input_ids"][i:i + length] for i in range(0, len(b["input_ids"]), length)]})
+                    return chunks.shuffle(seed=7)
+                """,
+            "pretrain.py": """
+                import torch
+                from torch.utils.data import DataLoader
+                from corpus import packed_chunks
+
+                def main(model, tokenizer, steps):
+                    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+                    train_loader = DataLoader(packed_chunks(tokenizer, 512), batch_size=8)
+                    mixed = tokenizer_rows(tokenizer).shuffle(seed=1)
+                    train_mixed_loader = DataLoader(mixed, batch_size=8)
+                    train_plain_loader = DataLoader(tokenizer_rows(tokenizer), batch_size=8)  # expect: train-loader-no-shuffle
+                    for loader in (train_loader, train_mixed_loader, train_plain_loader):
+                        for step, batch in enumerate(loader):
+                            model(**batch).loss.backward()
+                            opt.step()
+                            opt.zero_grad()
+
+                def tokenizer_rows(tokenizer):
+                    return []
+                """,
+        },
+        {SHUFFLE},
+    )

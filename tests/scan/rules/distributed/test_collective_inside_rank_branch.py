@@ -84,3 +84,45 @@ def test_collectives_every_rank_calls_are_fine():
     """
     for src in (outside, both_branches, point_to_point, not_a_rank_test):
         check(src, {RULE})
+
+
+def test_rank_tests_that_every_rank_passes_alike_are_fine():
+    # -1 is the "not launched distributed" rank, so `rank != -1` holds on every process of a job; and the
+    # "main process first" context manager: the other ranks wait at one barrier, which rank 0 joins after its work
+    check(
+        """
+        import contextlib
+        import torch.distributed as dist
+
+        @contextlib.contextmanager
+        def main_process_first(local_rank):
+            if local_rank not in (-1, 0):
+                dist.barrier()
+            yield
+            if local_rank == 0:
+                dist.barrier()
+
+        def maybe_stop(stop, rank):
+            flags = [stop]
+            if rank != -1:
+                dist.broadcast_object_list(flags, 0)
+            return flags[0]
+
+        @contextlib.contextmanager
+        def leader_first(accelerator):
+            try:
+                if not accelerator.is_main_process:
+                    dist.barrier()
+                yield
+            finally:
+                if accelerator.is_main_process:
+                    dist.barrier()
+
+        def only_main_waits(rank):
+            if rank == 0:
+                dist.barrier()  # expect: collective-inside-rank-branch
+            if rank > 1:
+                dist.barrier()  # expect: collective-inside-rank-branch
+        """,
+        {RULE},
+    )

@@ -114,3 +114,42 @@ def test_padding_removed_or_absent_stays_silent():
             return torch.cat(parts).float().mean()
         """
     check(src, RULE)
+
+
+def test_a_training_loss_gathered_for_the_log_is_fine():
+    # the gather inside the update loop collects one summed loss per process for logging; the evaluation
+    # at the end of each epoch still gathers padded predictions and is reported
+    check(
+        """
+        import torch
+        from accelerate import Accelerator
+
+        def training_function(model, opt, train_dl, eval_dl, epochs, accum):
+            accelerator = Accelerator()
+            model, opt, train_dl, eval_dl = accelerator.prepare(model, opt, train_dl, eval_dl)
+            batches = iter(train_dl)
+            for epoch in range(epochs):
+                model.train()
+                for update in range(len(train_dl) // accum):
+                    group = [next(batches) for _ in range(accum)]
+                    losses = []
+                    for batch in group:
+                        loss = model(**batch).loss
+                        accelerator.backward(loss / accum)
+                        losses.append(loss.detach())
+                    opt.step()
+                    opt.zero_grad()
+                    mean_loss = accelerator.gather(sum(losses)).mean().item() / accum
+                    accelerator.print(epoch, update, mean_loss)
+                model.eval()
+                preds, refs = [], []
+                for batch in eval_dl:
+                    with torch.no_grad():
+                        preds.append(model(**batch).logits.argmax(-1))
+                    refs.append(batch["labels"])
+                preds = accelerator.gather(torch.cat(preds))  # expect: gathered-eval-counts-padding
+                refs = accelerator.gather(torch.cat(refs))
+                accelerator.print((preds == refs).float().mean().item())
+        """,
+        RULE,
+    )

@@ -449,3 +449,64 @@ def test_model_reading_self_training_needs_eval_mode():
                     out = model(x)  # expect: eval-without-eval-mode
         """
     check(src, {"eval-without-eval-mode"})
+
+
+def test_a_model_fresh_from_hugging_face_from_pretrained_is_in_eval_mode():
+    # from_pretrained hands the model back in eval mode; one that is fine-tuned (train()) first is not
+    check(
+        """
+        import torch
+        from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
+
+        def evaluate(name, batches):
+            model = AutoModelForCausalLM.from_pretrained(name)
+            total = 0.0
+            with torch.no_grad():
+                for ids in batches:
+                    total += model(ids, labels=ids).loss.item()
+            return total / len(batches)
+
+        def finetune_then_test(name, train_batches, test_batches):
+            model = AutoModelForSequenceClassification.from_pretrained(name)
+            opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
+            model.train()
+            for ids, labels in train_batches:
+                model(ids, labels=labels).loss.backward()
+                opt.step()
+                opt.zero_grad()
+            correct = 0
+            with torch.no_grad():
+                for ids, labels in test_batches:
+                    correct += (model(ids).logits.argmax(-1) == labels).sum().item()  # expect: eval-without-eval-mode
+            return correct
+        """,
+        EV,
+    )
+
+
+def test_a_model_whose_class_cannot_be_read_is_info_only():
+    # the classifier's module is not part of what was scanned: whether it has dropout or batch-norm is unknown
+    src = """
+        import torch
+        import torchvision
+        from tiny_nets import BagOfWordsClassifier
+
+        net = BagOfWordsClassifier(vocab=5000, classes=4)
+        cnn = torchvision.models.resnet18(num_classes=4)
+        opt = torch.optim.Adam(list(net.parameters()) + list(cnn.parameters()))
+        for epoch in range(3):
+            for words, images, labels in train_loader:
+                loss = torch.nn.functional.cross_entropy(net(words) + cnn(images), labels)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            with torch.no_grad():
+                for words, labels in val_loader:
+                    print((net(words).argmax(1) == labels).float().mean())  # expect: eval-without-eval-mode
+                for images, labels in val_loader:
+                    print((cnn(images).argmax(1) == labels).float().mean())  # expect: eval-without-eval-mode
+        """
+    check(src, EV)
+    first, second = messages(src, "eval-without-eval-mode")
+    assert first.severity == "info" and "tiny_nets" in first.message
+    assert second.severity == "warning"

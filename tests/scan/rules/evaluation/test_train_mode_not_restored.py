@@ -126,3 +126,36 @@ def test_mid_epoch_validation_through_helpers_of_another_module(tmp_path):
                     train_restored(train_loader, model, val_loader, opt.val_every)
         """,
     }, {"train-mode-not-restored"})
+
+
+def test_a_training_function_that_sets_eval_mode_itself_is_fine():
+    # a linear probe on a frozen backbone: the training function switches to eval mode on every call
+    # (so batch-norm statistics of the pretrained trunk stay put) before its own batch loop
+    check(
+        """
+        import torch
+
+        def probe_epoch(net, loader, opt, loss_fn):
+            net.eval()
+            for images, labels in loader:
+                loss = loss_fn(net(images), labels)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+
+        def score(net, loader):
+            net.eval()
+            with torch.no_grad():
+                return sum((net(x).argmax(1) == y).sum().item() for x, y in loader)
+
+        def main(net, train_loader, val_loader, epochs):
+            for p in net.parameters():
+                p.requires_grad = False
+            net.head.weight.requires_grad = True
+            opt = torch.optim.SGD([net.head.weight], lr=0.1)
+            for epoch in range(epochs):
+                probe_epoch(net, train_loader, opt, torch.nn.CrossEntropyLoss())
+                print(score(net, val_loader))
+        """,
+        TR,
+    )

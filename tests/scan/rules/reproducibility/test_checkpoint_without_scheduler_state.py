@@ -98,3 +98,46 @@ def test_scheduler_saved_or_absent_stays_silent():
             torch.save({"model": model.state_dict()}, path)
         """
     check(src, RULE)
+
+
+def test_scheduler_put_back_at_the_restored_epoch_stays_silent():
+    # a stateless per-epoch schedule (a lambda of the epoch) is rebuilt on resume and moved to the saved epoch
+    check(
+        """
+        import math
+        import torch
+
+        def fit(model, loader, epochs, path, resume=None):
+            opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+            cosine = lambda e: 0.5 * (1 + math.cos(math.pi * e / epochs))
+            sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda=cosine)
+            first = 0
+            if resume:
+                state = torch.load(resume)
+                opt.load_state_dict(state["optimizer"])
+                first = state["epoch"] + 1
+            sched.last_epoch = first - 1
+            for epoch in range(first, epochs):
+                for x, y in loader:
+                    loss = model(x, y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                sched.step()
+                torch.save({"epoch": epoch, "model": model.state_dict(), "optimizer": opt.state_dict()}, path)
+
+        def fit_warm(model, loader, epochs, path, start):
+            opt = torch.optim.SGD(model.parameters(), lr=0.01)
+            for group in opt.param_groups:
+                group.setdefault("initial_lr", 0.01)
+            sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30, last_epoch=start - 1)
+            for epoch in range(start, epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+                sched.step()
+                torch.save({"epoch": epoch, "optimizer": opt.state_dict()}, path)
+        """,
+        RULE,
+    )

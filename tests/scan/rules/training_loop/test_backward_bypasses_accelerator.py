@@ -66,3 +66,34 @@ def test_accelerator_backward_and_lookalikes_stay_silent():
                     optimizer.zero_grad()
         """
     check(src, RULE)
+
+
+def test_a_helper_whose_flag_picks_the_accelerator_branch_is_fine():
+    # one step helper serves a plain reference model (manual scaling and backward) and the accelerated one;
+    # the literal flag at each call site decides which branch runs there
+    check(
+        """
+        import torch.nn.functional as F
+
+        def run_step(model, x, y, accelerator, use_accelerator=True):
+            loss = F.mse_loss(model(x), y)
+            if not use_accelerator:
+                loss = loss / accelerator.gradient_accumulation_steps
+                loss.backward()
+            else:
+                accelerator.backward(loss)
+
+        def compare(accelerator, ref_model, model, opt, loader):
+            for x, y in loader:
+                run_step(ref_model, x, y, accelerator, False)
+                with accelerator.accumulate(model):
+                    run_step(model, x, y, accelerator)
+                    opt.step()
+                    opt.zero_grad()
+                with accelerator.accumulate(model):
+                    run_step(model, x, y, accelerator, use_accelerator=False)  # expect: backward-bypasses-accelerator
+                    opt.step()
+                    opt.zero_grad()
+        """,
+        RULE | {"loss-divided-under-accelerate-accumulate"},
+    )

@@ -199,3 +199,30 @@ def test_plain_context_manager_around_the_step_does_not_excuse_missing_zero_grad
                     opt.step()
         """
     check(src, {"missing-zero-grad"})
+
+
+def test_a_gradient_clearing_helper_from_another_module_counts():
+    # mixed precision by hand: the model's half-precision grads are cleared by a helper that lives in a
+    # sibling module (not visible here), the fp32 master copies get their .grad assigned fresh every step
+    check(
+        """
+        import torch
+        from .half_precision import clear_grads, copy_grads_to_master
+
+        class Trainer:
+            def __init__(self, model, lr):
+                self.model = model
+                self.params = list(model.parameters())
+                self.master = [p.detach().float().requires_grad_() for p in self.params]
+                self.opt = torch.optim.AdamW(self.master, lr=lr)
+
+            def fit(self, batches):
+                for batch in batches:
+                    clear_grads(self.params)
+                    loss = self.model(batch).float().mean()
+                    (loss * 1024.0).backward()
+                    copy_grads_to_master(self.params, self.master, 1.0 / 1024.0)
+                    self.opt.step()
+        """,
+        ZG,
+    )

@@ -37,7 +37,8 @@ class LoadStateDictStrictFalseIgnored(Rule):
     `model_dict.update(kept)` and `model.load_state_dict(model_dict)`, when nothing counts or prints what
     was kept (`len(kept)`, an assert, a log line) and the checkpoint's keys were not renamed first
     (`k.replace("module.", "")`, `removeprefix`, `consume_prefix_in_state_dict_if_present`). Test functions (`test_*`), which load
-    partial states on purpose and check the outcome themselves, and loads where adapters are set up
+    partial states on purpose and check the outcome themselves, loads whose state dict is counted or
+    logged right after (`len(sd)` in a "transferred N/M" line), and loads where adapters are set up
     (LoRA, adapter layers, PEFT: the base checkpoint lacks the adapter keys by design) are left alone.
     Why it matters: with `strict=False` a checkpoint whose keys do not match the model (a `module.`
     prefix from DataParallel, a renamed layer, a different architecture version) loads "successfully"
@@ -116,6 +117,9 @@ class LoadStateDictStrictFalseIgnored(Rule):
                 continue  # a test loads a partial state on purpose and asserts on the result itself
             if _adapter_workflow(ctx, call):
                 continue  # base weights into a model with adapters: the adapter keys are missing by design
+            loaded = call.args[0] if call.args else None
+            if isinstance(loaded, ast.Name) and _counted(ctx, func or ctx.tree, loaded.id, call.lineno):
+                continue  # "transferred 310/312 entries": how much was loaded is reported right after
             yield self.finding(
                 ctx,
                 call,

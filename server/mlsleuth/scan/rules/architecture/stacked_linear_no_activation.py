@@ -206,6 +206,23 @@ def _in_test_code(ctx: FileContext, line: int | None) -> bool:
     return False
 
 
+_CHECKPOINT_BASES = ("PreTrainedModel", "PretrainedModel", "ModelMixin", "PyTorchModelHubMixin")
+
+
+def _publishes_checkpoints(ctx: FileContext) -> bool:
+    """The file defines a model family that is loaded from published checkpoints: a class deriving (directly or
+    through a class of this file) from a Hugging Face ``PreTrainedModel`` / diffusers ``ModelMixin`` / hub mixin.
+    Its layers mirror the checkpoint's weights, so changing them would no longer load those weights."""
+    names = {cls.name: cls for cls in ctx.classes}
+    for cls in ctx.classes:
+        for base in cls.bases:
+            qual = vo.normalize(ctx.qualname(base)) or ast.unparse(base)
+            last = qual.rsplit(".", 1)[-1]
+            if last.endswith(_CHECKPOINT_BASES) and last not in names or qual.startswith("transformers.") and "PreTrained" in last:
+                return True
+    return False
+
+
 @register_rule
 class StackedLinearNoActivation(Rule):
     """Two Linear layers follow each other with no nonlinearity between them and no bottleneck.
@@ -216,7 +233,9 @@ class StackedLinearNoActivation(Rule):
     literal or a parameter's default), or in `forward` (`self.fc2(self.fc1(x))`, `x = self.fc1(x)` then
     `x = self.fc2(x)`), where the middle width is at least the smaller outer width (`Linear(d, 2 * d)` then
     `Linear(2 * d, d)`). A deliberate low-rank factorisation (LoRA: `Linear(d, r)` then `Linear(r, d)` with a
-    rank that cannot be shown to be as large) is left alone, and so are the toy models of unit tests.
+    rank that cannot be shown to be as large) is left alone, and so are the toy models of unit tests. In a
+    file that defines a model family loaded from published checkpoints (a `PreTrainedModel` / `ModelMixin`
+    subclass) the stack is reported as info only: the weights fix the layout.
     Why it matters: the composition of linear maps is one linear map; without a nonlinearity between them
     the "two-layer" block has the expressiveness of a single Linear, twice the parameters and a harder
     optimisation. The model trains, just never better than a linear layer.
@@ -232,9 +251,16 @@ class StackedLinearNoActivation(Rule):
     triggers = ("Linear",)
 
     def check(self, ctx: FileContext):
+        mirrored = _publishes_checkpoints(ctx)
         for finding in self._findings(ctx):
-            if not _in_test_code(ctx, finding.location.line):
-                yield finding
+            if _in_test_code(ctx, finding.location.line):
+                continue
+            if mirrored:
+                # the layout is the published checkpoint's: noted, but nothing to change in this code
+                finding.severity = "info"  # type: ignore[assignment]
+                finding.message += (" (this file defines a model family loaded from published checkpoints, whose"
+                                    " weights fix this layout: noted for information)")
+            yield finding
 
     def _findings(self, ctx: FileContext):
         reported: set[int] = set()

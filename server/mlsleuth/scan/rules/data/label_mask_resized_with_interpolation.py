@@ -31,7 +31,13 @@ def _mask_flag(ctx: FileContext, node: ast.AST) -> str | None:
 
 
 def _interpolating(resample: ast.AST | None) -> bool:
-    """No resample given (Pillow's default is bicubic for L/I/F/RGB images), or one that is not nearest."""
+    """No resample given (Pillow's default is bicubic for L/I/F/RGB images), or one that is not nearest.
+
+    The filter may be given as its integer code: 0 is nearest in Pillow (``Image.NEAREST == 0``) and in
+    torchvision's legacy integer interpolation, so a literal 0 is nearest too.
+    """
+    if isinstance(resample, ast.Constant) and type(resample.value) is int:
+        return resample.value != 0
     return resample is None or not _NEAREST.search(ast.unparse(resample)) and not isinstance(resample, (ast.IfExp, ast.Name))
 
 

@@ -51,6 +51,23 @@ def _iterable_dataset(ctx: FileContext, dataset: ast.AST | None) -> bool:
 _STREAM_WORDS = {"iterator", "iter", "pipe", "datapipe", "stream", "iterable"}
 
 
+def _shuffled_upstream(ctx: FileContext, dataset: ast.AST | None, depth: int = 0) -> bool:
+    """The dataset itself was shuffled before the loader got it: ``ds.shuffle(seed=42)`` (Hugging Face
+    datasets), here or as what a helper of the project returns (``return packed.shuffle(seed=0)``)."""
+    if dataset is None or depth > 2:
+        return False
+    bound = value_origins.value(ctx, dataset) if isinstance(dataset, ast.Name) else dataset
+    if not isinstance(bound, ast.Call):
+        return False
+    if isinstance(bound.func, ast.Attribute) and bound.func.attr == "shuffle":
+        return True
+    found = value_origins.helper_definition(ctx, bound)
+    if found is None:
+        return False
+    hctx, helper = found
+    return any(_shuffled_upstream(hctx, r, depth + 1) for r in value_origins.returns(helper))
+
+
 def _single_batch_only(ctx: FileContext, loader_name: str | None) -> bool:
     """The loader is never looped over, only sampled once with ``next(iter(loader))``: epochs never happen."""
     if loader_name is None or _loops_over(ctx, loader_name):
@@ -199,7 +216,8 @@ class TrainLoaderNoShuffle(Rule):
     `dict(...)`, `.update(...)`, `kw['shuffle'] = ...`); when shuffling is switched on only in one
     branch (`if use_cuda: train_kwargs.update(shuffle=True, ...)`) the finding says so. Validation,
     test and prediction loaders, loaders over an `IterableDataset` (or a dataset named as a stream,
-    `train_iterator`), loaders only sampled once with `next(iter(loader))`, loaders with a sampler, options
+    `train_iterator`), loaders over a dataset shuffled before it is wrapped (`ds.shuffle(seed=0)`, here or in
+    the helper that returns it), loaders only sampled once with `next(iter(loader))`, loaders with a sampler, options
     that cannot be followed (a dict passed in as a parameter), and truncated-BPTT loops that carry
     a detached hidden state from one batch to the next (they need the batches in order) are not
     flagged.
@@ -238,7 +256,7 @@ class TrainLoaderNoShuffle(Rule):
                 if via_kwargs is None or via_kwargs[0] == "always":
                     continue
             dataset = call.args[0] if call.args else keyword(call, "dataset")
-            if _iterable_dataset(ctx, dataset):
+            if _iterable_dataset(ctx, dataset) or _shuffled_upstream(ctx, dataset):
                 continue
             name = _loader_name(ctx, call)
             # the dataset's name only counts for a loader kept under a name: an inline

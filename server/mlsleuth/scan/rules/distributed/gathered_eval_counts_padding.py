@@ -53,7 +53,9 @@ class GatheredEvalCountsPadding(Rule):
             loops = [n for n in ctx.walk_scope(func) if isinstance(n, ast.For) and dotted(_iterable(n)) is not None]
             if not loops or not _evaluation(ctx, func, loops):
                 continue
-            collected = _collected(ctx, loops)
+            # what training loops collect (a list of micro-batch losses) is a training statistic, not evaluation results
+            collected = _collected(ctx, [loop for loop in loops if not _trains(ctx, loop)])
+            every_loop = [n for n in ctx.walk_scope(func) if isinstance(n, ast.For)]
             for call in ctx.walk_scope(func):
                 if not isinstance(call, ast.Call):
                     continue
@@ -61,6 +63,8 @@ class GatheredEvalCountsPadding(Rule):
                 if kind is None:
                     continue
                 inside = any(_within(call, loop) for loop in loops)
+                if _in_training_loop(ctx, call, every_loop):
+                    continue  # a training loss gathered for logging (one value per process), not evaluation results
                 if not inside and not ({n.id for n in ast.walk(call) if isinstance(n, ast.Name)} & collected):
                     continue
                 if _cut_back(ctx, func, call):
@@ -94,6 +98,24 @@ def _iterable(loop: ast.For) -> ast.AST:
     while isinstance(it, ast.Call) and it.args and (dotted(it.func) or "").rsplit(".", 1)[-1] in {"enumerate", "tqdm", "iter"}:
         it = it.args[0]
     return it
+
+
+def _in_training_loop(ctx: FileContext, call: ast.Call, loops: list[ast.For]) -> bool:
+    """The innermost loop around ``call`` trains (runs ``backward`` or an optimizer ``step``) and holds no loop over
+    an evaluation set: the gathered value is a training statistic (a loss for the log), not evaluation results."""
+    around = [loop for loop in loops if _within(call, loop)]
+    if not around:
+        return False
+    inner = max(around, key=lambda loop: loop.lineno)
+    body = list(ctx.walk_scope(inner))
+    trains = _trains(ctx, inner)
+    evaluates = any(isinstance(n, ast.For) and n is not inner
+                    and set(vo.words((dotted(_iterable(n)) or "").rsplit(".", 1)[-1])) & _EVAL_WORDS for n in body)
+    return trains and not evaluates
+
+
+def _trains(ctx: FileContext, loop: ast.For) -> bool:
+    return any(isinstance(n, ast.Call) and call_method(n) in ("backward", "step") for n in ctx.walk_scope(loop))
 
 
 def _within(node: ast.AST, loop: ast.For) -> bool:

@@ -150,11 +150,27 @@ def _model_origins(ctx: FileContext, name: str, at: ast.AST, func: ast.AST | Non
     return found + [v for _l, _s, v in ctx.assignments(ctx.tree).get(name, []) if v is not None]
 
 
+# Loaders that hand the model back in eval mode: Hugging Face's `from_pretrained` (transformers, diffusers)
+# ends with `model.eval()`.
+_EVAL_MODE_LOADERS = ("transformers.", "diffusers.")
+
+
+def _from_eval_mode_loader(ctx: FileContext, call: ast.Call) -> bool:
+    """``AutoModel.from_pretrained(...)`` / ``GPT2LMHeadModel.from_pretrained(...)`` of transformers or diffusers."""
+    if call_method(call) != "from_pretrained":
+        return False
+    qual = value_origins.normalize(ctx.qualname(call)) or ""
+    return qual.startswith(_EVAL_MODE_LOADERS)
+
+
 def _loaded_in_eval_mode(ctx: FileContext, name: str, at: ast.AST, func: ast.AST | None) -> bool:
-    """The model comes from a call that puts it in eval mode (``load_model(ckpt)`` that ends with ``m.eval()``)."""
+    """The model comes from a call that puts it in eval mode (``load_model(ckpt)`` that ends with ``m.eval()``,
+    a Hugging Face ``from_pretrained``) and nothing in the file switches it back with ``.train()``."""
     for origin in _model_origins(ctx, name, at, func):
         origin = _unwrap_module(origin)
         if _is_eval_switch(origin):
+            return True
+        if isinstance(origin, ast.Call) and _from_eval_mode_loader(ctx, origin) and not _switched_to_train(ctx, name, origin, func):
             return True
         if isinstance(origin, ast.Call):
             loader = ctx.callee_definition(origin)
@@ -163,10 +179,54 @@ def _loaded_in_eval_mode(ctx: FileContext, name: str, at: ast.AST, func: ast.AST
     return False
 
 
+def _switched_to_train(ctx: FileContext, name: str, origin: ast.AST, func: ast.AST | None) -> bool:
+    """``name.train()`` (or ``train(True)``) where the model is loaded or used (the whole file for a module-level
+    model), or any ``.train()`` on it in a helper it is passed to: judged by the name, so any such call counts."""
+    scopes = {ctx.enclosing_function(origin), func}
+    for call in ctx.calls_named("train"):
+        if not isinstance(call.func, ast.Attribute) or constant(call.args[0] if call.args else None) is False:
+            continue
+        own = ctx.enclosing_function(call)
+        if dotted(call.func.value) == name and (own in scopes or None in scopes):
+            return True
+        if own is not None and own not in scopes and name in value_origins.function_params(own) and dotted(call.func.value) == name:
+            return True
+    return False
+
+
 def _mode_independent(ctx: FileContext, name: str, at: ast.AST, func: ast.AST | None) -> bool:
     """Every construction the model comes from computes the same in train and eval mode (no dropout, no batch-norm)."""
     origins = [_unwrap_module(o) for o in _model_origins(ctx, name, at, func)]
     return bool(origins) and all(construction_mode_dependent(ctx, o) is False for o in origins)
+
+
+# Model libraries whose classes nearly all hold dropout or batch-norm: an unread class from one of them still
+# counts as mode-dependent.
+_MODEL_LIBRARIES = frozenset({
+    "torch", "torchvision", "torchaudio", "timm", "transformers", "diffusers", "open_clip", "segmentation_models_pytorch",
+    "torch_geometric", "ultralytics", "mmdet", "mmseg", "mmcls", "mmpretrain", "detectron2", "fairseq", "monai",
+    "pretrainedmodels", "efficientnet_pytorch", "lightning", "pytorch_lightning",
+})
+
+
+def _unseen_model_module(ctx: FileContext, name: str, at: ast.AST, func: ast.AST | None) -> str | None:
+    """The module the model's class is imported from, when that class could not be read (the module is neither
+    in the scanned project nor a known model library): whether it holds dropout or batch-norm is unknown."""
+    origins = [_unwrap_module(o) for o in _model_origins(ctx, name, at, func)]
+    if not origins:
+        return None
+    modules = set()
+    for origin in origins:
+        if not isinstance(origin, ast.Call) or construction_mode_dependent(ctx, origin) is not None:
+            return None
+        head = dotted(origin.func)
+        imported = ctx.imports.get(head.split(".")[0]) if head else None
+        qual = ctx.qualname(origin) or ""
+        if imported is None or qual.split(".")[0] in _MODEL_LIBRARIES or not qual.startswith(imported) \
+                or value_origins.project_class(ctx, origin.func) is not None:
+            return None
+        modules.add(qual.rsplit(".", 1)[0])
+    return ", ".join(sorted(modules))
 
 
 @register_rule
@@ -181,7 +241,10 @@ class EvalWithoutEvalMode(Rule):
     trains elsewhere, when the function itself never calls `backward()`/`step()`; and a `no_grad`
     block inside a training loop that runs the model and is followed by `model.train()`, with no
     `model.eval()` before it. A model that comes from an in-file function that switches it to eval
-    mode before returning it (`m.eval(); return m`, `return m.eval()`) counts as being in eval mode.
+    mode before returning it (`m.eval(); return m`, `return m.eval()`), or fresh from a Hugging Face
+    `from_pretrained` (which ends in `eval()`), counts as being in eval mode. When the model's class is
+    imported from a module the scan cannot read (not in the project, not a known model library), whether
+    it has dropout or batch-norm is unknown and the finding is info only.
     Why it matters: `no_grad()` only turns off gradient tracking. Dropout keeps dropping units and
     BatchNorm keeps normalising with the statistics of the current batch (and updating its running
     averages with validation data). Validation scores come out noisy, worse than they should be and
@@ -264,7 +327,12 @@ class EvalWithoutEvalMode(Rule):
                     f"`{name}` is evaluated at line {call.lineno} under no_grad in the evaluation loop at line {loop.lineno}, but {where}"
                     f" never calls `{name}.eval()`: dropout and batch-norm still behave as in training"
                 )
-            yield self.finding(ctx, call, message, next_test=f"print `{name}.training` inside the loop at line {loop.lineno}: it is True")
+            unseen = _unseen_model_module(ctx, name or "", call, func)
+            if unseen is not None:
+                message += (f" (if it has any: `{name}` is built from `{unseen}`, a module this scan did not read, so"
+                            " whether the model has dropout or batch-norm is unknown; noted for information)")
+            yield self.finding(ctx, call, message, severity="info" if unseen else None,
+                               next_test=f"print `{name}.training` inside the loop at line {loop.lineno}: it is True")
 
     def _inline_evaluations(self, ctx) -> Iterator:
         """``with no_grad(): model(x_val)`` inside a training loop, followed by ``model.train()``, with no eval()."""

@@ -73,6 +73,8 @@ class TrainModeNotRestored(Rule):
                 continue
             ev = evals[0]
             training = next(e for e in events if e.kind in {"backward", "step"})
+            if self._trains_in_eval_mode_by_design(evals, training):
+                continue
             # point at the call inside the loop (`validate(...)`), not at the root-most call that leads there
             inside = [n for n in (*ev.via, ev.anchor) if loop.lineno <= getattr(n, "lineno", 0) <= (loop.end_lineno or loop.lineno)]
             yield self.finding(
@@ -83,6 +85,16 @@ class TrainModeNotRestored(Rule):
                 " trains in eval mode (dropout off, batch-norm statistics frozen)",
                 next_test=f"print `{ev.target}.training` at the first batch of the second iteration of the loop at line {loop.lineno}: it is False",
             )
+
+    @staticmethod
+    def _trains_in_eval_mode_by_design(evals: list, training) -> bool:
+        """The training helper itself switches to eval mode before its batch loop (a linear probe on frozen
+        features, frozen batch-norm fine-tuning): every call sets the mode it means to train in, so an
+        evaluation elsewhere in the loop leaves nothing behind."""
+        return any(
+            ev.via and ev.via == training.via and ev.order < training.order and len(training.loops) > len(ev.loops)
+            for ev in evals
+        )
 
     @staticmethod
     def _is_trained_model(target: str | None, trained: set[str]) -> bool:

@@ -28,7 +28,8 @@ class CheckpointWithoutSchedulerState(Rule):
     Why it matters: on resume the scheduler is rebuilt from scratch (`last_epoch=-1`), so the run repeats
     its warm-up from the initial LR and then follows the schedule again from its start: the resumed run
     sees a different, usually much higher, learning rate than an uninterrupted one, and its loss curve
-    jumps at every restart.
+    jumps at every restart. A scheduler put back at the restored epoch instead (`scheduler.last_epoch =
+    start_epoch - 1`, or `last_epoch=` given when it is built) is not flagged.
     How to confirm: print `optimizer.param_groups[0]["lr"]` just before and just after a resume: it jumps
     back to the warm-up value.
     What to do instead: save `scheduler.state_dict()` next to the optimizer's and call
@@ -52,7 +53,7 @@ class CheckpointWithoutSchedulerState(Rule):
                 continue
             opt_text = _optimizer_text(opt_entry)
             sched = schedulers.get(opt_text)
-            if sched is None or _stores_scheduler(ctx, payload, sched):
+            if sched is None or _stores_scheduler(ctx, payload, sched) or _position_restored(ctx, sched):
                 continue
             yield self.finding(
                 ctx,
@@ -121,6 +122,21 @@ def _optimizer_entry(payload: ast.Dict) -> ast.AST | None:
 def _optimizer_text(entry: ast.AST) -> str | None:
     inner = entry.func.value if isinstance(entry, ast.Call) and call_method(entry) == "state_dict" else entry  # type: ignore[union-attr]
     return dotted(inner)
+
+
+def _position_restored(ctx: FileContext, sched: str) -> bool:
+    """The scheduler is put back at the saved position without its state dict: ``sched.last_epoch = start - 1``
+    after building it, or built with ``last_epoch=`` some restored value (a stateless schedule such as
+    ``LambdaLR`` needs nothing else)."""
+    for node in ctx.nodes_of(ast.Assign):
+        for target in node.targets:  # type: ignore[attr-defined]
+            if isinstance(target, ast.Attribute) and target.attr == "last_epoch" and dotted(target.value) == sched:
+                return True
+            if dotted(target) == sched and isinstance(node.value, ast.Call):  # type: ignore[attr-defined]
+                given = next((k.value for k in node.value.keywords if k.arg == "last_epoch"), None)  # type: ignore[attr-defined]
+                if given is not None and not (isinstance(given, ast.UnaryOp) and isinstance(given.operand, ast.Constant)):
+                    return True
+    return False
 
 
 def _stores_scheduler(ctx: FileContext, payload: ast.Dict, sched: str) -> bool:

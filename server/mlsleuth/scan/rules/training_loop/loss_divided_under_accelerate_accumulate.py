@@ -45,7 +45,7 @@ class LossDividedUnderAccelerateAccumulate(LoopRule):
                 continue
             if not ACCELERATOR.search(dotted(call.func.value) or ""):
                 continue
-            divisor = _accumulation_divisor(ctx, back.loss, configured)
+            divisor = _accumulation_divisor(ctx, back.loss, configured, call)
             if divisor is None:
                 continue
             yield self.finding(
@@ -76,12 +76,28 @@ def _is_steps(divisor: ast.AST, configured: set[str]) -> bool:
     return bool(STEPS_NAME.search(text)) or text in configured
 
 
-def _accumulation_divisor(ctx, loss: ast.AST, configured: set[str]) -> ast.AST | None:
+def _other_branch(ctx, stmt: ast.AST, use: ast.AST) -> bool:
+    """``stmt`` and ``use`` sit in the two branches of one ``if`` (`if not do_backward: loss /= k; loss.backward()`
+    `else: accelerator.backward(loss)`): the division never reaches that use."""
+    use_ancestors = {id(a): a for a in ctx.ancestors(use)}
+    child = stmt
+    for anc in ctx.ancestors(stmt):
+        if isinstance(anc, ast.If) and id(anc) in use_ancestors:
+            in_body = any(child is s for s in anc.body)
+            use_in_body = any(s is a or s is use for s in anc.body for a in use_ancestors.values())
+            return in_body != use_in_body
+        child = anc
+    return False
+
+
+def _accumulation_divisor(ctx, loss: ast.AST, configured: set[str], use: ast.AST) -> ast.AST | None:
     """The divisor when ``loss`` (or its binding in the same function) is divided by the accumulation steps."""
     exprs = [loss]
     if isinstance(loss, ast.Name):
         scope = ctx.enclosing_function(loss) or ctx.tree
         for _line, stmt, value in ctx.assignments(scope).get(loss.id, []):
+            if _other_branch(ctx, stmt, use):
+                continue
             if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Div) and _is_steps(stmt.value, configured):
                 return stmt.value
             if value is not None:
