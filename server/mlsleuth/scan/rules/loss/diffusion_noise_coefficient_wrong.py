@@ -148,7 +148,7 @@ class DiffusionNoiseCoefficientWrong(Rule):
     category = "loss"
     severity = "warning"
     reach = "file"
-    triggers = ("sqrt", "** .5", "**.5", "** 0.5", "**0.5")
+    triggers = ("sqrt", ".5")
 
     def check(self, ctx: FileContext):
         if not ctx.imports_any("torch", "numpy", "jax"):
