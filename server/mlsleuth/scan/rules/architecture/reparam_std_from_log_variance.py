@@ -118,7 +118,7 @@ def _used_as_std(ctx: FileContext, node: ast.AST, depth: int = 0) -> bool:
 
 @register_rule
 class ReparamStdFromLogVariance(Rule):
-    """`exp(logvar)` used as a standard deviation: samples with the variance as their spread.
+    """`exp(logvar)` (the variance) used as the standard deviation.
 
     What it finds: the exponential of a log-variance (a value named `logvar`, `log_var`, `z_log_var`,
     `log_sigma2`, ..., or a helper parameter every caller fills with one) taken without halving it and

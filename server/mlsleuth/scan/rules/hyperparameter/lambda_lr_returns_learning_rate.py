@@ -152,7 +152,7 @@ def _plain_call(ctx: FileContext, call: ast.Call) -> bool:
 
 @register_rule
 class LambdaLrReturnsLearningRate(Rule):
-    """A `LambdaLR` lambda that returns a learning rate instead of a factor: the lr is applied twice.
+    """A `LambdaLR` lambda returns a learning rate, not a factor.
 
     What it finds: `LambdaLR(optimizer, lr_lambda)` (or `MultiplicativeLR`) whose lambda / function
     returns a product that contains the learning rate the param groups already start from:

@@ -125,7 +125,7 @@ def _snake(name: str) -> str:
 
 @register_rule
 class DiffusionNoiseCoefficientWrong(Rule):
-    """The diffusion forward process scales its noise by something other than sqrt(1 - alpha_bar).
+    """Diffusion forward process: noise not scaled by sqrt(1 - alpha_bar).
 
     What it finds: the noise coefficient of `x_t = sqrt(abar_t) * x0 + sqrt(1 - abar_t) * eps` built
     wrongly: a buffer named for it (`sqrt_one_minus_alphas_cumprod`, `sqrt_1m_alpha_bar`, a

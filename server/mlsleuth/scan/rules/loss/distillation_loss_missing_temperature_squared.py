@@ -154,7 +154,7 @@ def _caller_scopes(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, a
 
 @register_rule
 class DistillationLossMissingTemperatureSquared(Rule):
-    """A knowledge-distillation term between temperature-softened distributions, without the T^2 factor.
+    """A temperature-softened distillation term without the T^2 factor.
 
     What it finds: a KL divergence (`F.kl_div`, an `nn.KLDivLoss` module) or a soft cross-entropy
     (`softmax(t / T) * log_softmax(s / T)`) whose two sides are both softened by the same temperature

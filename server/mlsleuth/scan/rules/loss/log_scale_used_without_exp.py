@@ -120,7 +120,7 @@ def _scales_logits(ctx: FileContext, use: ast.AST) -> ast.BinOp | None:
 
 @register_rule
 class LogScaleUsedWithoutExp(Rule):
-    """A learnable log-temperature / log-scale multiplies the logits without `exp()`.
+    """A log-parameterised temperature scales logits without `exp()`.
 
     What it finds: an `nn.Parameter` stored in log space (initialised with `np.log(...)`, `math.log(...)`,
     `torch.log(...)`, or named `log_temperature`, `log_tau`, `log_scale`, ...) that scales similarities

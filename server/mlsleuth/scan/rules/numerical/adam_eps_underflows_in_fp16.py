@@ -139,7 +139,7 @@ def _model_is_fp16(ctx: FileContext, scope: ast.AST, model: str, before: int) ->
 
 @register_rule
 class AdamEpsUnderflowsInFp16(Rule):
-    """An Adam-family optimizer keeps its default eps while the weights it steps are float16.
+    """Adam-family default eps (rounds to 0) over float16 weights.
 
     What it finds: `torch.optim.Adam` / `AdamW` / `Adamax` / `NAdam` / `RAdam` / `RMSprop` / `Adagrad`
     built without `eps=` (or with an eps below 6e-8) over the parameters of a model whose weights are

@@ -219,7 +219,7 @@ def _custom_flag(ctx: FileContext, target: ast.Attribute) -> bool:
 
 @register_rule
 class ModuleRequiresGradAttribute(Rule):
-    """`module.requires_grad = False` on an nn.Module: a plain attribute, nothing is frozen.
+    """`module.requires_grad = ...` on an nn.Module freezes nothing.
 
     What it finds: an assignment `X.requires_grad = False` (or `True`) where `X` holds an `nn.Module`,
     not a tensor: a layer built in `__init__` (`self.model.outc`, followed into the model's class in
