@@ -113,7 +113,8 @@ class ReparamLogvarAsStd(Rule):
     (`torch.randn_like`, `torch.randn`, `.normal_()`, through names) and `s` equal to `exp(lv)` (the
     variance) or `lv` itself, for the same `lv` name, directly or through a name (`std = lv.exp()`).
     `exp(0.5 * lv)`, `exp(lv / 2)` and `sqrt(exp(lv))` are the correct standard deviation and are not
-    flagged; neither is a file whose KL term uses a log standard deviation (`2 * log_std`).
+    flagged; neither is a file whose KL term uses a log standard deviation (`2 * log_std`). A scale of
+    `exp(lv)` is reported by `reparam-std-from-log-variance` (which follows it further), not twice.
     Why it matters: the KL term is computed as if the encoder's posterior had variance `exp(lv)`,
     while the sample uses standard deviation `exp(lv)` (variance `exp(2 lv)`), or a raw log-variance
     that is negative half the time. The regulariser and the decoder see different distributions: the
@@ -146,6 +147,8 @@ class ReparamLogvarAsStd(Rule):
                     found = _scale(ctx, scale, logvars)
                     if found is None or _name(mean) == found[0]:
                         continue
+                    if found[1].startswith("exp("):
+                        continue  # exp(logvar) as the std is reparam-std-from-log-variance's finding; this rule keeps the raw one
                     name, how = found
                     kl = logvars[name]
                     yield self.finding(
