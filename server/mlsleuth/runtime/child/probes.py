@@ -88,7 +88,7 @@ def _along(obj: Any, batch: int, dim: int) -> Any:
     return None
 
 
-def _batch_tensors(module: Any, out: Any, batch: int, batch_dim: int) -> list:
+def batch_tensors(module: Any, out: Any, batch: int, batch_dim: int) -> list:
     """The tensors of a module's output that carry the batch, each with the dimension that holds it.
 
     A layer that declares its layout (``batch_first`` on RNNs, attention and Transformer layers) is read in that
@@ -227,7 +227,7 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
     def keep(mod, _inp, out):
         if mod is model:
             return
-        for t, dim in _batch_tensors(mod, out, batch, batch_dim):
+        for t, dim in batch_tensors(mod, out, batch, batch_dim):
             if t.requires_grad:
                 trail.append((names.get(id(mod), type(mod).__name__), t, dim))
 

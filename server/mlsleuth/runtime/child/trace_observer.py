@@ -12,6 +12,7 @@ import math
 import time
 from typing import Any
 
+import batch_order
 import probes
 import rank_sync
 from observer import Observer
@@ -75,6 +76,7 @@ class TraceObserver(Observer):
         self.eval_determinism: dict | None = None
         self.functional_dropout: dict | None = None
         self.batch_dependence: dict | None = None
+        self.batch_order: dict | None = None
         self._captured: tuple | None = None
         self.causal = CausalProbe()  # every run: causal leakage when the targets are the inputs shifted by one
         self._eval_roots_checked: set[int] = set()
@@ -729,11 +731,17 @@ class TraceObserver(Observer):
         else:
             with runner.suspended():
                 self.batch_dependence = probes.batch_dependence(root, inputs, batch_dim=dim)
+                self.batch_order = batch_order.batch_order(root, inputs, batch_dim=dim)
         for key in ("mixing_after", "mixing_before"):  # a keyword call's wrapper: names as the model's own
             name = self.batch_dependence.get(key)
             if isinstance(name, str) and probes.unwrapped_call(root) is not root and name.startswith("wrapped"):
                 self.batch_dependence[key] = name[len("wrapped."):] or None
         self.batch_dependence["root"] = runner.root_label(probes.unwrapped_call(root))
+        if self.batch_order is not None:
+            first = self.batch_order.get("first_module")
+            if isinstance(first, str) and probes.unwrapped_call(root) is not root and first.startswith("wrapped"):
+                self.batch_order["first_module"] = first[len("wrapped."):] or None
+            self.batch_order["root"] = self.batch_dependence["root"]
         self._captured = None
 
     def on_end(self, runner: Any, reason: str) -> None:
@@ -821,6 +829,7 @@ class TraceObserver(Observer):
             "eval_determinism": self.eval_determinism,
             "functional_dropout": self.functional_dropout,
             "batch_dependence": self.batch_dependence,
+            "batch_order": self.batch_order,
             **({"causal_leakage": self.causal.result or {"skipped": "the run ended before a second optimizer step"}} if self.causal else {}),
             "extension": self.extension,
             "idle_watch": self.idle_watch,

@@ -1057,11 +1057,16 @@ def batch_mixing(run: TraceRun) -> Iterator[Found]:
     probed like any other; token inputs are differentiated through the first embedding's output.
     Why it matters: a view/reshape/transpose over the batch dimension silently scrambles samples: the model trains
     on garbage pairs and the loss still goes down a little.
+    A model whose output is a (batch x batch) matrix (in-batch similarities of a contrastive model) compares samples
+    by design; it is not reported when reordering the batch reorders that matrix's rows and columns alike.
     How to confirm: x.requires_grad_(); model.eval(); model(x)[0].sum().backward(); only x.grad[0] may be non-zero.
     What to do instead: flatten with x.flatten(1) or x.reshape(x.size(0), -1); use permute, not view, to reorder axes.
     """
     bd = run.data.get("batch_dependence")
     if bd and not bd.get("skipped") and bd.get("leak", 0) > 0:
+        bo = run.data.get("batch_order") or {}
+        if bo.get("pairwise") and not bo.get("changed"):
+            return  # a (batch x batch) output such as in-batch similarities compares samples by design, in order
         after, before = bd.get("mixing_after"), bd.get("mixing_before")
         where = (f"between the output of '{after}' and the output of '{before}'" if after and before else
                  f"after '{after}'" if after else f"before '{before}'" if before else "somewhere in the forward")
@@ -1470,6 +1475,7 @@ def sigmoid_saturated_exactly(run: TraceRun) -> Iterator[Found]:
 # checks on language-model batches (labels vs input_ids, pads, attention_mask) live in their own module
 from mlsleuth.runtime.trace import (
     checks_amp,
+    checks_batch_order,  # noqa: F401 - a reordered batch must give reordered outputs
     checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds

@@ -1,0 +1,40 @@
+"""`batch-order-changes-outputs` (trace): a reordered batch must give reordered outputs.
+
+Real traced runs of ``tests/trace_scripts/families/batch_order.py`` (child processes), plus hand-made measurements.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .measurements import findings_for, traced
+
+CHECK = "batch-order-changes-outputs"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["tiled", "posbatch"])
+def test_per_sample_data_paired_with_the_wrong_sample_is_found(variant):
+    """A mask tiled over heads with repeat, and a table indexed by batch position: the gradient probe cannot see
+    either (the mixing travels through integers and masks), the reordered batch does, and names where."""
+    found = [f for f in traced("batch_order.py", variant, steps=5) if f.rule == CHECK]
+    assert [(f.severity, f.location.module) for f in found] == [("error", "attn")]
+    assert "rolled by one sample" in found[0].observation
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["interleave", "pairs"])
+def test_correct_masks_and_in_batch_similarity_matrices_are_quiet(variant):
+    """repeat_interleave keeps each sample's mask; a (batch x batch) similarity output is reordered along both axes
+    (and the gradient probe's batch-mixing, which sees samples compared by design there, stays quiet too)."""
+    findings = traced("batch_order.py", variant, steps=5)
+    assert not [f for f in findings if f.rule in (CHECK, "batch-mixing")]
+
+
+def test_the_gradient_probe_s_finding_is_not_repeated():
+    order = {"batch": 8, "changed": True, "mismatch": 0.3, "first_module": "enc.rnn", "pairwise": False, "root": "model"}
+    leak = {"batch": 8, "leak": 0.5, "self": 1.0, "sample": 4, "batch_dim": 0, "mixing_after": "enc.rnn", "root": "model"}
+    assert findings_for(CHECK, {"params": [], "batch_order": order})
+    assert not findings_for(CHECK, {"params": [], "batch_order": order, "batch_dependence": leak})
+    assert findings_for("batch-mixing", {"params": [], "batch_order": order, "batch_dependence": leak})
+    assert not findings_for(CHECK, {"params": [], "batch_order": {**order, "changed": False}})
