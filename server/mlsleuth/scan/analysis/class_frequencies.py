@@ -7,9 +7,11 @@ class (a loss's ``weight``). The answer is a :class:`PerClass` naming the call t
 (``class_w[labels]``, ``[class_w[y] for y in targets]``, ``labels.map(class_w)``): that turns a per-class
 table back into per-sample weights, which is the correct way to build them.
 
-Followed: local and module-level assignments, tuple unpacking of ``np.unique(..., return_counts=True)``,
-arithmetic with scalars (``1.0 / counts``, ``w / w.sum()``), conversions (``torch.tensor``, ``np.asarray``,
-``.float()``, ``.values``), and helper functions of the project (their ``return`` statements decide).
+Followed: local and module-level assignments, counts accumulated with ``+=``, tuple unpacking of
+``np.unique(..., return_counts=True)`` and of a helper's returned tuple, parameters (every caller must pass a
+per-class value), arithmetic with scalars (``1.0 / counts``, ``w / w.sum()``), conversions (``torch.tensor``,
+``np.asarray``, ``.float()``, ``.values``), and helper functions of the project (their ``return`` statements
+decide). The answer also says which way the entries go with the class size (:attr:`PerClass.inverse`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ _KEEP_FUNCTIONS = frozenset(
 _KEEP_METHODS = frozenset(
     {
         "float", "double", "to", "cpu", "numpy", "tolist", "astype", "clone", "detach", "sort_index", "sort_values",
-        "to_numpy", "values", "clip", "clamp", "clamp_", "pow", "sqrt", "log", "reciprocal", "type",
+        "to_numpy", "values", "clip", "clamp", "clamp_", "sqrt", "log", "log1p", "type",
     }
 )
 _SCALAR_METHODS = frozenset({"sum", "max", "min", "mean", "item", "size", "numel", "count", "nelement"})
@@ -50,10 +52,17 @@ _SCALAR_METHODS = frozenset({"sum", "max", "min", "mean", "item", "size", "numel
 
 @dataclass
 class PerClass:
-    """A value with one entry per class, and the call (in ``where``'s file) that counted the classes."""
+    """A value with one entry per class, and the call (in ``where``'s file) that counted the classes.
+
+    ``inverse``: the entries shrink as the class grows (``1 / counts``, ``counts.sum() / counts``, ``1 - freq``,
+    sklearn's balanced weights); False when they grow with it (counts, frequencies, ``log(counts)``)."""
 
     source: ast.AST
     where: FileContext
+    inverse: bool = False
+
+    def flipped(self) -> PerClass:
+        return PerClass(self.source, self.where, not self.inverse)
 
     def describe(self) -> str:
         return f"{self.where.segment(self.source, 60)} (line {self.source.lineno}{_file_note(self.where)})"  # type: ignore[attr-defined]
@@ -73,7 +82,7 @@ def per_class(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> PerClas
         return _call(ctx, expr, depth)
     if isinstance(expr, ast.BinOp):
         return _arithmetic(ctx, expr, depth)
-    if isinstance(expr, ast.UnaryOp):
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.UAdd):
         return per_class(ctx, expr.operand, depth + 1)
     if isinstance(expr, ast.Attribute) and expr.attr in ("values", "T", "data"):
         return per_class(ctx, expr.value, depth + 1)
@@ -86,12 +95,74 @@ def _name(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | None:
     unpacked = _unique_counts(ctx, name)
     if unpacked is not None:
         return PerClass(unpacked, ctx)
+    accumulated = _accumulated(ctx, name, depth)
+    if accumulated is not None:
+        return accumulated
+    element = _returned_element(ctx, name, depth)
+    if element is not None:
+        return element
+    if vo.is_parameter(ctx, name):
+        return _from_callers(ctx, name, depth)
     bound = vo.local_value(ctx, name)
     if bound is None and ctx.enclosing_function(name) is None:
         bound = vo.module_value(ctx, name.id)
     if bound is None or bound is name:
         return None
     return per_class(ctx, bound, depth + 1)
+
+
+def _accumulated(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | None:
+    """``counts = torch.zeros(k)`` then ``counts += torch.bincount(...)`` in a loop: per class, as the ``+=`` adds."""
+    scope = ctx.enclosing_function(name) or ctx.tree
+    for node in ctx.walk_scope(scope):
+        if (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name)
+                and node.target.id == name.id and node.lineno < name.lineno):
+            found = per_class(ctx, node.value, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _returned_element(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | None:
+    """``labels, weight = helper(...)``: element ``i`` of every tuple the helper returns."""
+    scope = ctx.enclosing_function(name) or ctx.tree
+    before = [e for e in vo.bindings(ctx, scope).get(name.id, []) if e[0] <= name.lineno]
+    if not before:
+        return None
+    stmt = before[-1][1]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+            and isinstance(stmt.value, ast.Call)):
+        return None
+    elts = stmt.targets[0].elts
+    index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+    helper = vo.helper_definition(ctx, stmt.value)
+    if index is None or helper is None or any(isinstance(e, ast.Starred) for e in elts):
+        return None
+    there, func = helper
+    found = []
+    for returned in vo.returns(func):
+        if not (isinstance(returned, ast.Tuple) and len(returned.elts) == len(elts)):
+            return None
+        found.append(per_class(there, returned.elts[index], depth + 1))
+    return _agree(found)
+
+
+def _from_callers(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | None:
+    """A parameter: per class when every caller in the project passes a per-class value, all the same way round."""
+    func = ctx.enclosing_function(name)
+    if func is None:
+        return None
+    found = []
+    for there, call in vo.all_call_sites(ctx, func)[:8]:
+        arg = vo.argument_for(call, func, name.id)
+        found.append(per_class(there, arg, depth + 1) if arg is not None else None)
+    return _agree(found)
+
+
+def _agree(found: list[PerClass | None]) -> PerClass | None:
+    if not found or not all(found) or len({f.inverse for f in found}) != 1:  # type: ignore[union-attr]
+        return None
+    return found[0]
 
 
 def _unique_counts(ctx: FileContext, name: ast.Name) -> ast.Call | None:
@@ -116,12 +187,25 @@ def _unique_counts(ctx: FileContext, name: ast.Name) -> ast.Call | None:
 def _call(ctx: FileContext, call: ast.Call, depth: int) -> PerClass | None:
     qual = vo.normalize(ctx.qualname(call)) or ""
     method = call_method(call)
-    if qual in _COUNTING_FUNCTIONS or qual.endswith(".compute_class_weight"):
+    if qual.endswith(".compute_class_weight"):
+        return PerClass(call, ctx, inverse=True)  # balanced weights: n_samples / (n_classes * counts)
+    if qual in _COUNTING_FUNCTIONS:
         return PerClass(call, ctx)
     if isinstance(call.func, ast.Attribute) and method in _COUNTING_METHODS:
         return PerClass(call, ctx)
+    if qual in ("numpy.power", "torch.pow") and len(call.args) == 2:
+        found = per_class(ctx, call.args[0], depth + 1)
+        return _powered(found, call.args[1])
+    if qual in ("numpy.reciprocal", "torch.reciprocal") and call.args:
+        found = per_class(ctx, call.args[0], depth + 1)
+        return found.flipped() if found else None
     if qual in _KEEP_FUNCTIONS:
         return per_class(ctx, call.args[0], depth + 1) if call.args else None
+    if isinstance(call.func, ast.Attribute) and method in ("reciprocal", "reciprocal_"):
+        found = per_class(ctx, call.func.value, depth + 1)
+        return found.flipped() if found else None
+    if isinstance(call.func, ast.Attribute) and method == "pow" and call.args:
+        return _powered(per_class(ctx, call.func.value, depth + 1), call.args[0])
     if isinstance(call.func, ast.Attribute) and method in _KEEP_METHODS:
         return per_class(ctx, call.func.value, depth + 1)
     if isinstance(call.func, ast.Attribute) and method == "values" and not call.args:  # Counter.values()
@@ -154,15 +238,35 @@ def _scalar(ctx: FileContext, expr: ast.AST) -> bool:
 
 
 def _arithmetic(ctx: FileContext, expr: ast.BinOp, depth: int) -> PerClass | None:
-    """``1.0 / counts``, ``counts.sum() / counts``, ``w / w.sum()``: per class when one side is and the other is a scalar
-    (or per class too)."""
+    """``1.0 / counts`` (inverse), ``counts / counts.sum()`` (same way), ``1 - freq`` (inverse), ``counts ** -0.5``
+    (inverse): per class when one side is and the other is a scalar; two per-class sides only multiply or add when
+    they go the same way."""
     left = per_class(ctx, expr.left, depth + 1)
-    right = per_class(ctx, expr.right, depth + 1)
-    if left and (right or _scalar(ctx, expr.right)):
-        return left
+    right = None if isinstance(expr.op, ast.Pow) else per_class(ctx, expr.right, depth + 1)
+    op = expr.op
+    if isinstance(op, ast.Pow):
+        return _powered(left, expr.right)
+    if left and right:
+        if isinstance(op, (ast.Mult, ast.Add)) and left.inverse == right.inverse:
+            return left
+        return None
+    if left and _scalar(ctx, expr.right):
+        return left if isinstance(op, (ast.Mult, ast.Div, ast.Add, ast.Sub)) else None
     if right and _scalar(ctx, expr.left):
-        return right
+        if isinstance(op, (ast.Div, ast.Sub)):
+            return right.flipped()
+        return right if isinstance(op, (ast.Mult, ast.Add)) else None
     return None
+
+
+def _powered(found: PerClass | None, exponent: ast.AST) -> PerClass | None:
+    """``w ** k``: the same way round for k > 0, inverted for k < 0, unknown otherwise."""
+    value = exponent.value if isinstance(exponent, ast.Constant) else None
+    if isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, ast.USub) and isinstance(exponent.operand, ast.Constant):
+        value = -exponent.operand.value if isinstance(exponent.operand.value, (int, float)) else None
+    if found is None or not isinstance(value, (int, float)) or value == 0:
+        return None
+    return found if value > 0 else found.flipped()
 
 
 def _comprehension(ctx: FileContext, comp: ast.ListComp, depth: int) -> PerClass | None:
