@@ -91,7 +91,7 @@ def kind(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool | None:
 
 @register_rule
 class SamplerWeightsPerClass(Rule):
-    """`WeightedRandomSampler` given one weight per class instead of one weight per sample.
+    """`WeightedRandomSampler` given one weight per class, not per sample
 
     What it finds: the `weights` of a `WeightedRandomSampler` computed from class counts
     (`1. / np.bincount(labels)`, `1 / torch.tensor(class_counts)`, `compute_class_weight(...)`,

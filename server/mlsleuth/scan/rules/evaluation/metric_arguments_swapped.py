@@ -76,7 +76,7 @@ def _words_role(name: str) -> str | None:
 
 @register_rule
 class MetricArgumentsSwapped(Rule):
-    """A scikit-learn metric called as `metric(predictions, labels)`: its order is `(y_true, y_pred)`.
+    """A scikit-learn metric called with the predictions before the labels
 
     What it finds: `precision_score`, `recall_score`, `fbeta_score`, `classification_report`,
     `precision_recall_fscore_support`, `confusion_matrix`, `balanced_accuracy_score`, `r2_score`,

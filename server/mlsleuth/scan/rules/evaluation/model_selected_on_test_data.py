@@ -85,7 +85,7 @@ def _project_matches(ctx: FileContext, pattern: re.Pattern[str]) -> bool:
 
 @register_rule
 class ModelSelectedOnTestData(Rule):
-    """The checkpoint kept as "best", or the epoch training stops at, is chosen by a test-set score.
+    """The best checkpoint or the early stop is chosen by a test-set score
 
     What it finds: a best-so-far comparison of a test score (`if test_acc > best_acc:`, `is_best = acc >
     best` where `acc = evaluate(model, test_loader)`) whose branch saves or copies the model
