@@ -34,6 +34,12 @@ def test_class_weights_handed_to_the_sampler():
     def from_sklearn(ds, y):
         cw = compute_class_weight("balanced", classes=np.unique(y), y=y)
         return WeightedRandomSampler(torch.from_numpy(cw).double(), len(y))  # expect: sampler-weights-per-class
+
+    class Data:
+        def sampler(self, train_labels, train_dataset):
+            class_counts = np.array([np.sum(train_labels == c) for c in np.unique(train_labels)])
+            class_weights = 1 / class_counts
+            return WeightedRandomSampler(class_weights, len(train_dataset))  # expect: sampler-weights-per-class
     """
     check(src, RULE)
 

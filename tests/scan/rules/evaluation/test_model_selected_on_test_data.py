@@ -39,6 +39,13 @@ def test_best_checkpoint_chosen_by_the_test_score():
                 if self.results["test_loss"] < self.best_loss:  # expect: model-selected-on-test-data
                     self.best_loss = self.results["test_loss"]
                     self.best_model_wts = copy.deepcopy(model.state_dict())
+
+    def with_stopper(model, test_loader, early_stopping):
+        for epoch in range(100):
+            test_loss = evaluate(model, test_loader)
+            early_stopping(test_loss, model)  # expect: model-selected-on-test-data
+            if early_stopping.early_stop:
+                break
     """
     check(src, RULE)
 
@@ -86,6 +93,15 @@ def test_selection_on_validation_and_test_scores_only_recorded_are_fine():
                 best_test_seen = test_acc
                 print("new best test accuracy", test_acc)
         return test_at_best
+
+    def named_test_but_validation_data(model, val_loader, opt):
+        best_acc = 0
+        for epoch in range(opt.epochs):
+            test_acc, test_acc_top5, test_loss = validate(val_loader, model, opt)
+            if test_acc > best_acc:
+                best_acc = test_acc
+                torch.save({"model": model.state_dict()}, "best.pth")
+            early_stopping(test_loss, model)
 
     def run_lightning(model, train_loader, val_loader, test_loader):
         trainer = L.Trainer(callbacks=[ModelCheckpoint(monitor="val_loss")])

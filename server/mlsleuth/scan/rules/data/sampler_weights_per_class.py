@@ -38,6 +38,21 @@ def _unpacked_counts(ctx: FileContext, name: ast.Name) -> bool | None:
     return None
 
 
+def _iterates_classes(ctx: FileContext, expr: ast.AST) -> bool:
+    """``np.unique(y)``, ``set(labels)``, ``sorted(set(labels))``, ``range(num_classes)``: one item per class."""
+    while isinstance(expr, ast.Call) and (dotted(expr.func) or "") in {"sorted", "list"} and expr.args:
+        expr = expr.args[0]
+    if not isinstance(expr, ast.Call):
+        return False
+    name = (dotted(expr.func) or "").rsplit(".", 1)[-1] or (call_method(expr) or "")
+    if name in {"unique", "set"} and constant(keyword(expr, "return_counts")) is not True:
+        return True
+    if name == "range" and len(expr.args) == 1:
+        arg = dotted(expr.args[0]) or ""
+        return bool({"classes", "class", "cls"} & set(vo.words(arg.rsplit(".", 1)[-1])))
+    return False
+
+
 def kind(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool | None:
     """PER_CLASS when ``expr`` is made from class counts (``1. / np.bincount(y)``), PER_SAMPLE when it is
     indexed by the samples' labels (``class_w[y]``, ``[w[t] for t in targets]``), None when unknown."""
@@ -77,7 +92,7 @@ def kind(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool | None:
         return None
     if isinstance(expr, (ast.ListComp, ast.GeneratorExp)) and len(expr.generators) == 1:
         gen = expr.generators[0]
-        over = kind(ctx, gen.iter, depth + 1)
+        over = PER_CLASS if _iterates_classes(ctx, gen.iter) else kind(ctx, gen.iter, depth + 1)
         if over is PER_CLASS:
             return PER_CLASS
         loop_vars = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}

@@ -22,21 +22,34 @@ def _has_best(expr: ast.AST) -> bool:
     return bool(name) and any("best" in vo.words(part) for part in name.split("."))
 
 
+def _data_role(ctx: FileContext, name: ast.Name) -> str | None:
+    """The split of the data the call that produced ``name`` was handed (``test_acc, _ = validate(val_loader,
+    model)`` -> "val"), when its arguments name exactly one split."""
+    scope = ctx.enclosing_function(name) or ctx.tree
+    for line, stmt, _val in reversed(vo.bindings(ctx, scope).get(name.id, [])):
+        if line > name.lineno:
+            continue
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        while isinstance(value, (ast.Subscript, ast.Attribute)) and not isinstance(value, ast.Call):
+            value = value.value  # evaluate(...)["acc"], evaluate(...).accuracy
+        if not isinstance(value, ast.Call):
+            return None
+        roles = {expr_role(a) for a in (*value.args, *(k.value for k in value.keywords))} - {None}
+        return roles.pop() if len(roles) == 1 else None
+    return None
+
+
 def _test_metric(ctx: FileContext, expr: ast.AST) -> ast.AST | None:
-    """``expr`` when it is a score of the test split: named so (``test_acc``, ``results["test_f1"]``) or
-    computed by a call that is handed test data (``acc = evaluate(model, test_loader)``)."""
+    """``expr`` when it is a score of the test split: computed by a call handed test data (``acc =
+    evaluate(model, test_loader)``), or, when its data cannot be read, named so (``test_acc``,
+    ``results["test_f1"]``). A ``test_acc`` computed on ``val_loader`` is a validation score."""
     if _has_best(expr):
         return None
-    role = expr_role(expr)
-    if role is not None:
-        return expr if role == TEST else None
     if isinstance(expr, ast.Name):
-        bound = vo.local_value(ctx, expr)
-        if isinstance(bound, ast.Call):
-            roles = {expr_role(a) for a in (*bound.args, *(k.value for k in bound.keywords))} - {None}
-            if roles == {TEST}:
-                return expr
-    return None
+        data = _data_role(ctx, expr)
+        if data is not None:
+            return expr if data == TEST else None
+    return expr if expr_role(expr) == TEST else None
 
 
 def _selects_model(body: list[ast.stmt]) -> bool:
@@ -89,7 +102,8 @@ class ModelSelectedOnTestData(Rule):
 
     What it finds: a best-so-far comparison of a test score (`if test_acc > best_acc:`, `is_best = acc >
     best` where `acc = evaluate(model, test_loader)`) whose branch saves or copies the model
-    (`torch.save`, `save_checkpoint(..., is_best)`, `deepcopy(model.state_dict())`); Lightning's
+    (`torch.save`, `save_checkpoint(..., is_best)`, `deepcopy(model.state_dict())`); an early stopper
+    fed a test score (`early_stopping(test_loss, model)`); Lightning's
     `trainer.fit(model, train_loader, test_loader)` while a `ModelCheckpoint`/`EarlyStopping` callback
     watches the validation metric; and a Hugging Face `Trainer(eval_dataset=ds["test"])` with
     `load_best_model_at_end=True` or an `EarlyStoppingCallback`.
@@ -105,12 +119,13 @@ class ModelSelectedOnTestData(Rule):
     id = "model-selected-on-test-data"
     category = "evaluation"
     severity = "warning"
-    triggers = ("best", "Best", "BEST", "eval_dataset", "val_dataloaders", ".fit(")
+    triggers = ("best", "Best", "BEST", "eval_dataset", "val_dataloaders", ".fit(", "early", "Early")
     requires = (("test", "Test", "TEST"),)
     reach = "project"
 
     def check(self, ctx: FileContext):
         yield from self._best_so_far(ctx)
+        yield from self._early_stopper(ctx)
         yield from self._lightning_fit(ctx)
         yield from self._hf_trainer(ctx)
 
@@ -135,6 +150,25 @@ class ModelSelectedOnTestData(Rule):
                         next_test="Select on a validation split carved from the training data and score the test set once.",
                     )
                 break
+
+    def _early_stopper(self, ctx: FileContext):
+        """``early_stopping(test_loss, model)``: an early-stopping object fed a test score."""
+        for call in ctx.calls():
+            name = (dotted(call.func) or "").rsplit(".", 1)[-1]
+            parts = set(vo.words(name))
+            if not ({"early", "stopping"} <= parts or {"early", "stopper"} <= parts or {"early", "stop"} <= parts):
+                continue
+            for arg in (*call.args, *(k.value for k in call.keywords)):
+                score = _test_metric(ctx, arg) if isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript)) else None
+                if score is not None:
+                    yield self.finding(
+                        ctx,
+                        call,
+                        f"early stopping is fed `{ctx.segment(score, 60)}`, a score of the test data: the test set "
+                        "decides when training stops (and which checkpoint it keeps)",
+                        next_test="Feed the early stopper a validation score and score the test set once at the end.",
+                    )
+                    break
 
     def _lightning_fit(self, ctx: FileContext):
         if "lightning" not in ctx.source or not _project_matches(ctx, _MONITOR):
