@@ -59,10 +59,10 @@ class PerClass:
 
     source: ast.AST
     where: FileContext
-    inverse: bool = False
+    inverse: bool | None = False  # None: one entry per class, but which way they go is not known
 
     def flipped(self) -> PerClass:
-        return PerClass(self.source, self.where, not self.inverse)
+        return PerClass(self.source, self.where, None if self.inverse is None else not self.inverse)
 
     def describe(self) -> str:
         return f"{self.where.segment(self.source, 60)} (line {self.source.lineno}{_file_note(self.where)})"  # type: ignore[attr-defined]
@@ -247,7 +247,7 @@ def _arithmetic(ctx: FileContext, expr: ast.BinOp, depth: int) -> PerClass | Non
     if isinstance(op, ast.Pow):
         return _powered(left, expr.right)
     if left and right:
-        if isinstance(op, (ast.Mult, ast.Add)) and left.inverse == right.inverse:
+        if isinstance(op, (ast.Mult, ast.Add)) and left.inverse == right.inverse and left.inverse is not None:
             return left
         return None
     if left and _scalar(ctx, expr.right):
@@ -275,6 +275,13 @@ def _comprehension(ctx: FileContext, comp: ast.ListComp, depth: int) -> PerClass
     if len(comp.generators) != 1:
         return None
     source = comp.generators[0].iter
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "sorted" and source.args:
+        source = source.args[0]
+    if isinstance(source, ast.Call) and (
+        (vo.normalize(ctx.qualname(source)) or "") in ("numpy.unique", "torch.unique") and keyword(source, "return_counts") is None
+        or isinstance(source.func, ast.Name) and source.func.id == "set"
+    ):
+        return PerClass(source, ctx, inverse=None)  # one entry per distinct label, whatever it computes
     if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id in ("sorted", "list") and source.args:
         source = source.args[0]
     if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and call_method(source) in ("keys", "items", "values"):

@@ -55,7 +55,7 @@ class ClassWeightsFollowFrequency(Rule):
             if weight is None or isinstance(weight, ast.Constant):
                 continue
             found = per_class(ctx, weight)
-            if found is None or found.inverse:
+            if found is None or found.inverse is not False:
                 continue
             yield self.finding(
                 ctx,
