@@ -23,6 +23,7 @@ class SchedulerNeverStepped(Rule):
 
     What it finds: (1) in a script or function that steps an optimizer, a scheduler
     (`torch.optim.lr_scheduler.*`, a `transformers` schedule factory, a project helper that returns one)
+    (not `ReduceLROnPlateau`, which only acts when a metric stalls)
     bound to a local or module-level name that nothing ever calls `.step()` on and that is not handed
     anywhere (not passed to a call, returned, stored in an attribute or a container; `accelerator.prepare`
     is followed to the name it returns). (2) A `LightningModule` with `automatic_optimization = False`
@@ -107,7 +108,9 @@ def _sets_manual_optimization(cls: ast.ClassDef) -> bool:
 def _builds_scheduler(ctx: FileContext, call: ast.Call) -> bool:
     kind = classify_construction(ctx, call)
     if kind is not None:
-        return kind[0] == "scheduler" and kind[1] != "lr_schedulers"
+        # ReduceLROnPlateau changes the LR only when a metric stalls: never stepping it costs a possible decay,
+        # not the schedule the run was designed around, and it is stepped from evaluation code that excerpts drop
+        return kind[0] == "scheduler" and kind[1] not in ("lr_schedulers", "ReduceLROnPlateau")
     if isinstance(call.func, (ast.Name, ast.Attribute)) and re.search(r"sched", dotted(call.func) or "", re.IGNORECASE):
         return factory_scheduler(ctx, call) is not None
     return False
