@@ -17,7 +17,7 @@ _CLIP = {"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_n
 
 @register_rule
 class FsdpClipGradLocalNorm(Rule):
-    """`torch.nn.utils.clip_grad_norm_` applied to a model wrapped in (FSDP1) `FullyShardedDataParallel`.
+    """torch's clip_grad_norm_ on an FSDP-sharded model.
 
     What it finds: `torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)` where `model` is built (in
     this file, through a name or a `self.` attribute) as `FullyShardedDataParallel(...)` with a sharding

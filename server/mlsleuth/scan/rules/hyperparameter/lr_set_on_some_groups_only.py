@@ -13,7 +13,7 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 @register_rule
 class LrSetOnSomeGroupsOnly(Rule):
-    """A hand-written learning-rate update reaches only some of the optimizer's parameter groups.
+    """A manual LR update misses some parameter groups.
 
     What it finds: (1) `optimizer.param_groups[0]["lr"] = lr` (constant indices) where the optimizer is
     built in the file with more groups than the indices written, and the groups left out have no `"lr"` of

@@ -19,7 +19,7 @@ _READ_ONLY = frozenset({
 
 @register_rule
 class SchedulerNeverStepped(Rule):
-    """A learning-rate scheduler is built and never stepped.
+    """An LR scheduler built but never stepped.
 
     What it finds: (1) in a script or function that steps an optimizer, a scheduler
     (`torch.optim.lr_scheduler.*`, a `transformers` schedule factory, a project helper that returns one)

@@ -16,7 +16,7 @@ _ACCELERATOR = {"accelerate.Accelerator", "accelerate.accelerator.Accelerator"}
 
 @register_rule
 class AccelerateClipScaledGradients(LoopRule):
-    """`torch.nn.utils.clip_grad_norm_` after `accelerator.backward(loss)` with fp16 mixed precision.
+    """torch's clip after accelerator.backward under fp16.
 
     What it finds: in a training loop, `torch.nn.utils.clip_grad_norm_(...)` / `clip_grad_value_(...)` after
     `accelerator.backward(loss)` and before the optimizer step, where the file builds its `Accelerator` with

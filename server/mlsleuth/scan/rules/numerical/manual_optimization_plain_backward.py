@@ -17,7 +17,7 @@ _SCALING_TRAINER = re.compile(
 
 @register_rule
 class ManualOptimizationPlainBackward(Rule):
-    """`loss.backward()` in a Lightning module that optimizes manually, under fp16 mixed precision or DeepSpeed.
+    """Plain backward in Lightning manual fp16 optimization.
 
     What it finds: a `LightningModule` that sets `self.automatic_optimization = False` and calls
     `<loss>.backward()` (or `torch.autograd.backward`) in its own methods instead of

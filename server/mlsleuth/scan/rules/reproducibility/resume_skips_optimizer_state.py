@@ -16,7 +16,7 @@ _LOADERS = {"torch.load", "safetensors.torch.load_file"}
 
 @register_rule
 class ResumeSkipsOptimizerState(Rule):
-    """A resume restores the weights and the epoch counter, but not the optimizer state the checkpoint holds.
+    """A resume restores the model but not the optimizer.
 
     What it finds: a file that saves checkpoints holding the optimizer (`"optimizer": optimizer.state_dict()`)
     next to an epoch or step counter, and loads one back (`ckpt = torch.load(...)`) where it restores the

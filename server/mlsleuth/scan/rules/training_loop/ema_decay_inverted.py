@@ -17,7 +17,7 @@ _PASSTHROUGH = {"data", "detach", "float", "to", "clone", "type_as", "half", "bf
 
 @register_rule
 class EmaDecayInverted(Rule):
-    """An EMA (or momentum/target) update gives the decay factor to the new weights instead of the average.
+    """An EMA update puts the decay on the online weights.
 
     What it finds: in a loop over paired tensors of two models (`for ema_p, p in zip(ema.parameters(),
     model.parameters())`, also `state_dict().values()` and `buffers()`), an in-place update of the averaged

@@ -15,7 +15,7 @@ _TRAINS = re.compile(r"fit|train|step|backward|epoch|run|learn|optimi[sz]e|loop"
 
 @register_rule
 class FreezeUndoneBeforeTraining(Rule):
-    """Parameters are frozen, then unfrozen again by a broader loop before any training step.
+    """A freeze undone by a broader unfreeze before training.
 
     What it finds: in one function (or script), a freeze — `X.requires_grad_(False)` or
     `for p in X.parameters(): p.requires_grad = False` — followed, with no training call in between, by an

@@ -13,7 +13,7 @@ _STEPS_NAME = re.compile(r"accum|grad_acc|acc_steps|(^|[._])gas($|[._])", re.IGN
 
 @register_rule
 class LossDividedBeforeDeepspeedBackward(Rule):
-    """The loss is divided by the gradient-accumulation steps before `engine.backward(loss)` of DeepSpeed.
+    """Loss pre-divided before DeepSpeed's engine.backward.
 
     What it finds: `engine.backward(loss)` on an engine returned by `deepspeed.initialize(...)` (in this file,
     also as `self.` attribute), where `loss` was divided by the accumulation steps first (`loss / accum_steps`,

@@ -15,7 +15,7 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 @register_rule
 class ModuleReplacedAfterOptimizerBuilt(Rule):
-    """A layer of the model is replaced by a new one after the optimizer was built from the model's parameters.
+    """A layer replaced after the optimizer was built.
 
     What it finds: in one function (or script), `opt = SGD(model.parameters(), ...)` (or param groups
     naming `model.backbone.parameters()`...) followed by an assignment that puts a newly built module with

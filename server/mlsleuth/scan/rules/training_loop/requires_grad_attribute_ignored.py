@@ -19,7 +19,7 @@ MISSPELT = frozenset({
 
 @register_rule
 class RequiresGradAttributeIgnored(Rule):
-    """A freeze written as an attribute that PyTorch never reads.
+    """A freeze written as an attribute PyTorch never reads.
 
     What it finds: an assignment `X.requires_grad = False` (or `True`) where `X` is an `nn.Module` — a
     layer or model built in the file or the project, `self` in a module class, a submodule such as

@@ -30,7 +30,7 @@ def _unconditional(event, loop) -> bool:
 
 @register_rule
 class ZeroGradWipesAccumulation(LoopRule):
-    """Gradients are cleared on every micro-batch of a gradient-accumulation window.
+    """Gradients cleared on every accumulated micro-batch.
 
     What it finds: three shapes of the same mistake. (1) A batch loop whose `optimizer.step()` runs only
     every N batches (`if (i + 1) % accum == 0:`) while `zero_grad()` runs on every batch, outside that
