@@ -1,4 +1,10 @@
-"""The ``module-requires-grad-attribute`` rule: `module.requires_grad = False` on an nn.Module freezes nothing."""
+"""Module receivers: whether the object an attribute is set on is an ``nn.Module`` (not a tensor or Parameter).
+
+Followed: constructors of torch and project module classes, layers of project model classes (also across
+modules), library model factories (``from_pretrained``, timm, torchvision), loops over ``.modules()``/``.children()``,
+``nn.ModuleList`` elements and slices, parameters every caller fills with a module, and names the file calls
+module-only methods on (``.parameters()``, ``.eval()``). ``None`` means unknown.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,6 @@ import ast
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted
 from mlsleuth.scan.analysis.torch_idioms import is_module_class, module_kind
-from mlsleuth.scan.registry import Rule, register_rule
 
 # Attributes of a module that are tensors (Parameters or buffers), never submodules.
 _TENSOR_ATTRS = frozenset({"weight", "bias", "data", "grad", "running_mean", "running_var", "in_proj_weight", "in_proj_bias"})
@@ -57,7 +62,7 @@ def _loop_source(ctx: FileContext, name: ast.Name) -> tuple[ast.AST, ast.expr] |
     return None
 
 
-def _is_module(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool | None:
+def is_module_receiver(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool | None:
     """True when ``expr`` holds an nn.Module, False when it holds a tensor, None when the scan cannot tell."""
     if expr is None or depth > 6:
         return None
@@ -65,7 +70,7 @@ def _is_module(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool |
         return False
     if isinstance(expr, ast.Subscript):
         # model.layers[3] / model.blocks[:6]: an element or slice of a module container
-        return True if _is_module(ctx, expr.value, depth + 1) and _is_container(ctx, expr.value) else None
+        return True if is_module_receiver(ctx, expr.value, depth + 1) and _is_container(ctx, expr.value) else None
     if isinstance(expr, ast.Name):
         loop = _loop_source(ctx, expr)
         if loop is not None:
@@ -78,7 +83,7 @@ def _is_module(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool |
         if answer is not None:
             return answer
     elif bound is not None and bound is not expr and isinstance(bound, (ast.Name, ast.Attribute, ast.Subscript)):
-        answer = _is_module(ctx, bound, depth + 1)
+        answer = is_module_receiver(ctx, bound, depth + 1)
         if answer is not None:
             return answer
     if isinstance(expr, ast.Attribute):
@@ -130,18 +135,18 @@ def _iterated_module(ctx: FileContext, loop: tuple[ast.AST, ast.expr], name: ast
         if method in _NAMED_MODULE_ITERATORS and isinstance(target, ast.Tuple):
             return True
         if method == "values" and isinstance(source.func, ast.Attribute):
-            return True if _is_module(ctx, source.func.value, depth + 1) and _is_container(ctx, source.func.value) else None
+            return True if is_module_receiver(ctx, source.func.value, depth + 1) and _is_container(ctx, source.func.value) else None
         if method == "enumerate" or (isinstance(source.func, ast.Name) and source.func.id == "enumerate"):
             inner = source.args[0] if source.args else None
             return _iterated_module(ctx, (stmt, inner), name, depth) if inner is not None else None
         return None
     if isinstance(source, (ast.List, ast.Tuple)) and source.elts:
-        answers = {_is_module(ctx, e, depth + 1) for e in source.elts}
+        answers = {is_module_receiver(ctx, e, depth + 1) for e in source.elts}
         return True if answers == {True} else None
     if isinstance(target, ast.Name) and source is not None:
         # for block in model.blocks / model.layers[:6]
         base = source.value if isinstance(source, ast.Subscript) else source
-        if _is_module(ctx, base, depth + 1) and _is_container(ctx, base):
+        if is_module_receiver(ctx, base, depth + 1) and _is_container(ctx, base):
             return True
     return None
 
@@ -156,7 +161,7 @@ def _parameter_is_module(ctx: FileContext, name: ast.Name, depth: int) -> bool |
         return None
     for sctx, site in sites:
         arg = value_origins.argument_for(site, func, name.id)
-        if _is_module(sctx, arg, depth + 1) is not True:
+        if is_module_receiver(sctx, arg, depth + 1) is not True:
             return None
     return True
 
@@ -175,7 +180,7 @@ def _attribute_of_instance(ctx: FileContext, expr: ast.Attribute, depth: int) ->
         if isinstance(v, ast.Call):
             answers.add(_constructs_module(cctx, v))
         else:
-            answers.add(_is_module(cctx, v, depth + 1))
+            answers.add(is_module_receiver(cctx, v, depth + 1))
     if answers == {True}:
         return True
     if False in answers:
@@ -195,74 +200,3 @@ def _called_as_module(ctx: FileContext, expr: ast.AST) -> bool:
                 continue
             return True
     return False
-
-
-def _custom_flag(ctx: FileContext, target: ast.Attribute) -> bool:
-    """The object's class (or the file) reads ``requires_grad`` off a module itself: a home-made flag."""
-    hit = None
-    if isinstance(target.value, ast.Name) and target.value.id == "self":
-        return True
-    try:
-        hit = value_origins.instance_class(ctx, target.value)
-    except RecursionError:  # pragma: no cover - defensive
-        return True
-    if hit is not None:
-        cctx, cls = hit
-        for node in ast.walk(cls):
-            if isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.value, ast.Name) \
-                    and node.value.id == "self":
-                return True
-            if isinstance(node, ast.FunctionDef) and node.name == "requires_grad":
-                return True
-    return False
-
-
-@register_rule
-class ModuleRequiresGradAttribute(Rule):
-    """`module.requires_grad = ...` on an nn.Module freezes nothing.
-
-    What it finds: an assignment `X.requires_grad = False` (or `True`) where `X` holds an `nn.Module`,
-    not a tensor: a layer built in `__init__` (`self.model.outc`, followed into the model's class in
-    another module), a pretrained model (`from_pretrained`, `timm.create_model`, torchvision), a
-    submodule taken from `.modules()` / `.children()` / `named_children()` or from a `ModuleList`
-    (`for block in model.blocks[:6]`), a helper's parameter every caller fills with a module, or a
-    name the file calls `.parameters()` / `.eval()` on.
-    Why it matters: `requires_grad` is an attribute of tensors. On a module, the assignment creates a
-    new Python attribute and nothing else: every parameter inside keeps `requires_grad=True`, gets
-    gradients, and an optimizer given `model.parameters()` keeps updating the layer that was meant to
-    stay fixed. Nothing errors; the "frozen" weights drift.
-    How to confirm: right after the line, print
-    `all(p.requires_grad for p in X.parameters())`: it is still True; or compare a copy of the layer's
-    weights before and after one optimizer step.
-    What to do instead: `X.requires_grad_(False)` (the module method, with the underscore) or
-    `for p in X.parameters(): p.requires_grad = False`; build the optimizer from
-    `[p for p in model.parameters() if p.requires_grad]` afterwards, and put frozen BatchNorm layers in
-    eval mode if their statistics must stay fixed too.
-    """
-
-    id = "module-requires-grad-attribute"
-    category = "training-loop"
-    severity = "warning"
-    reach = "project"
-    triggers = ("requires_grad",)
-
-    def check(self, ctx: FileContext):
-        if not ctx.imports_any("torch", "transformers", "timm", "lightning", "pytorch_lightning"):
-            return
-        for node in ctx.nodes_of(ast.Assign):
-            for target in node.targets:  # type: ignore[attr-defined]
-                if not (isinstance(target, ast.Attribute) and target.attr == "requires_grad"):
-                    continue
-                if not isinstance(constant(node.value), bool) and not isinstance(node.value, ast.Name):  # type: ignore[attr-defined]
-                    continue
-                owner = target.value
-                if _custom_flag(ctx, target) or _is_module(ctx, owner) is not True:
-                    continue
-                name = ctx.segment(owner, 50)
-                yield self.finding(
-                    ctx,
-                    node,
-                    f"`{name}` is an nn.Module: `{name}.requires_grad = ...` only sets a plain attribute, every parameter "
-                    "inside keeps requires_grad=True and the optimizer keeps updating it",
-                    next_test=f"Print all(p.requires_grad for p in {name}.parameters()) after this line: still True.",
-                )

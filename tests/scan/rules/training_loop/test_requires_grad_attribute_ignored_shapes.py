@@ -1,4 +1,4 @@
-"""The ``module-requires-grad-attribute`` rule (``mlsleuth/scan/rules/training_loop/module_requires_grad_attribute.py``)."""
+"""The ``requires-grad-attribute-ignored`` rule (``mlsleuth/scan/rules/training_loop/module_requires_grad_attribute.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from scan.helpers import check, check_project
 
-RULE = {"module-requires-grad-attribute"}
+RULE = {"requires-grad-attribute-ignored"}
 
 
 def test_requires_grad_set_on_modules_in_one_file():
@@ -24,20 +24,20 @@ def test_requires_grad_set_on_modules_in_one_file():
             self.head = nn.Linear(64, 10)
 
     def freeze(module):
-        module.requires_grad = False  # expect: module-requires-grad-attribute
+        module.requires_grad = False  # expect: requires-grad-attribute-ignored
 
     def build():
         backbone = torchvision.models.resnet50(weights="DEFAULT")
-        backbone.requires_grad = False  # expect: module-requires-grad-attribute
+        backbone.requires_grad = False  # expect: requires-grad-attribute-ignored
         bert = BertModel.from_pretrained("bert-base-uncased")
-        bert.requires_grad = False  # expect: module-requires-grad-attribute
+        bert.requires_grad = False  # expect: requires-grad-attribute-ignored
         model = ViT()
         for blk in model.blocks[:6]:
-            blk.requires_grad = False  # expect: module-requires-grad-attribute
-        model.patch.requires_grad = False  # expect: module-requires-grad-attribute
+            blk.requires_grad = False  # expect: requires-grad-attribute-ignored
+        model.patch.requires_grad = False  # expect: requires-grad-attribute-ignored
         for name, child in model.named_children():
             if name != "head":
-                child.requires_grad = False  # expect: module-requires-grad-attribute
+                child.requires_grad = False  # expect: requires-grad-attribute-ignored
         freeze(model.head)
         return torch.optim.Adam(model.parameters(), lr=1e-4)
 
@@ -45,7 +45,7 @@ def test_requires_grad_set_on_modules_in_one_file():
         def __init__(self, encoder, trainable):
             super().__init__()
             self.encoder = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
-            self.encoder.requires_grad = trainable  # expect: module-requires-grad-attribute
+            self.encoder.requires_grad = trainable  # expect: requires-grad-attribute-ignored
     """
     check(src, RULE)
 
@@ -124,7 +124,7 @@ def test_submodule_frozen_through_a_model_defined_in_another_module(tmp_path):
             class Adapter:
                 def __init__(self, device="cpu"):
                     self.model = UNet().to(device)
-                    self.model.outc.requires_grad = False  # expect: module-requires-grad-attribute
+                    self.model.outc.requires_grad = False  # expect: requires-grad-attribute-ignored
                     self.model.temperature.requires_grad = False
                     for p in self.model.outc.parameters():
                         p.requires_grad = False

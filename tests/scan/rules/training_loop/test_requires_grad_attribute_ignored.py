@@ -1,0 +1,168 @@
+"""The ``requires-grad-attribute-ignored`` rule (``mlsleuth/scan/rules/training_loop/requires_grad_attribute_ignored.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, findings
+
+RG = {"requires-grad-attribute-ignored"}
+
+
+def test_flag_set_on_a_submodule_of_a_project_model():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
+                self.head = nn.Linear(8, 2)
+                self.scale = nn.Parameter(torch.ones(1))
+
+            def forward(self, x):
+                return self.head(self.encoder(x)) * self.scale
+
+            def freeze_encoder(self):
+                self.encoder.requires_grad = False  # expect: requires-grad-attribute-ignored
+
+        model = Net()
+        model.head.requires_grad = True  # expect: requires-grad-attribute-ignored
+        model.scale.requires_grad = False
+        """,
+        RG,
+    )
+
+
+def test_flag_set_on_library_models_and_iterated_modules():
+    check(
+        """
+        import torchvision
+        from transformers import AutoModelForSequenceClassification
+
+        net = torchvision.models.resnet18(weights="DEFAULT").to("cuda")
+        net.layer4.requires_grad = False  # expect: requires-grad-attribute-ignored
+        bert = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+        bert.bert.embeddings.requires_grad = False  # expect: requires-grad-attribute-ignored
+        for name, child in bert.named_children():
+            if name != "classifier":
+                child.requires_grad = False  # expect: requires-grad-attribute-ignored
+        for m in net.modules():
+            m.requires_grad = False  # expect: requires-grad-attribute-ignored
+        """,
+        RG,
+    )
+
+
+def test_flag_set_on_self_in_a_lightning_module():
+    check(
+        """
+        import lightning as L
+        import torch.nn as nn
+
+        class Probe(L.LightningModule):
+            def __init__(self, backbone):
+                super().__init__()
+                self.backbone = backbone
+                self.head = nn.Linear(16, 3)
+
+            def on_fit_start(self):
+                self.requires_grad = True  # expect: requires-grad-attribute-ignored
+                self.head.requires_grad = True  # expect: requires-grad-attribute-ignored
+        """,
+        RG,
+    )
+
+
+def test_misspelt_flag_on_parameters():
+    check(
+        """
+        import torchvision
+
+        vgg = torchvision.models.vgg16(weights="DEFAULT")
+        for param in vgg.features.parameters():
+            param.require_grad = False  # expect: requires-grad-attribute-ignored
+        for p in vgg.classifier.parameters():
+            p.requires_grad_ = True  # expect: requires-grad-attribute-ignored
+        """,
+        RG,
+    )
+
+
+def test_message_names_the_fix():
+    msgs = [
+        f.message
+        for f in findings(
+            """
+            import torch.nn as nn
+            enc = nn.LSTM(4, 4)
+            enc.requires_grad = False
+            """,
+            "requires-grad-attribute-ignored",
+        )
+    ]
+    assert len(msgs) == 1 and "enc.requires_grad_(False)" in msgs[0]
+
+
+def test_real_freezes_and_tensors_are_fine():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+        import torchvision
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(8, 8)
+                self.pos_embed = nn.Parameter(torch.zeros(1, 8))
+                self.pos_embed.requires_grad = False
+
+        model = Net()
+        for p in model.encoder.parameters():
+            p.requires_grad = False
+        model.encoder.requires_grad_(False)
+        model.encoder.weight.requires_grad = False
+        x = torch.randn(3, 8)
+        x.requires_grad = True
+        net = torchvision.models.resnet18()
+        net.fc.weight.requires_grad = False
+        for name, p in net.named_parameters():
+            p.requires_grad = "fc" in name
+
+        def freeze(layer):
+            layer.requires_grad = False   # unknown: a parameter nobody binds
+        """,
+        RG,
+    )
+
+
+def test_own_flags_that_are_read_back_are_fine():
+    check(
+        """
+        import torch.nn as nn
+
+        class Gate(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.requires_grad = True
+                self.lin = nn.Linear(2, 2)
+
+            def forward(self, x):
+                if not self.requires_grad:
+                    x = x.detach()
+                return self.lin(x)
+
+        class Config:
+            def __init__(self):
+                self.require_grad = False
+
+        cfg = Config()
+        cfg.require_grad = True
+        if cfg.require_grad:
+            pass
+        gate = Gate()
+        gate.requires_grad = False
+        """,
+        RG,
+    )
