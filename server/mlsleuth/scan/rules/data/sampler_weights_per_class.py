@@ -34,6 +34,7 @@ class SamplerWeightsPerClass(Rule):
     id = "sampler-weights-per-class"
     category = "data"
     severity = "warning"
+    reach = "project"
     triggers = ("WeightedRandomSampler",)
     requires = ((call_to("WeightedRandomSampler"),),)
 

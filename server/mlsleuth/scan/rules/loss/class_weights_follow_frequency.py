@@ -41,6 +41,7 @@ class ClassWeightsFollowFrequency(Rule):
     id = "class-weights-follow-frequency"
     category = "loss"
     severity = "warning"
+    reach = "project"
     triggers = ("weight",)
     requires = ((call_to("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss"),),)
 

@@ -67,6 +67,7 @@ class ConstantReseed(Rule):
     id = "constant-reseed"
     category = "reproducibility"
     severity = "warning"
+    reach = "project"
     triggers = ("seed",)
     # per sample, or in a loop with backward()/step(); and a seeding call
     # per sample, or in a loop that trains (here or through a helper); and a seeding call (maybe a helper's)

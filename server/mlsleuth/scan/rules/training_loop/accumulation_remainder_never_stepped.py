@@ -103,6 +103,7 @@ class AccumulationRemainderNeverStepped(Rule):
     # info: blind authors of clean look-alikes, accelerate's own scripts and our clean examples all write this
     # window, and the harm depends on len(loader) % accum, which the code does not show
     severity = "info"
+    reach = "function"
     triggers = ("%",)
     requires = (("backward",), (STEP_CALL,))
 

@@ -44,6 +44,7 @@ class RequiresGradAttributeIgnored(Rule):
     id = "requires-grad-attribute-ignored"
     category = "training-loop"
     severity = "warning"
+    reach = "project"
     triggers = ("requires_grad", "require_grad", "reqires_grad", "requieres_grad", "requries_grad",
                 "requires_gard", "requiresgrad", "requiresGrad")
 
