@@ -73,7 +73,7 @@ def _resamples(ctx: FileContext) -> bool:
 
 @register_rule
 class AudioSampleRateDropped(Rule):
-    """Audio loaded at whatever rate its file has, the rate discarded, and a fixed rate assumed downstream.
+    """Audio's own sample rate discarded, a fixed rate assumed later.
 
     What it finds: `torchaudio.load`, `soundfile.read`, `scipy.io.wavfile.read` or `librosa.load(..., sr=None)`
     whose returned sample rate is thrown away (`wav, _ = ...`, a rate name never read, `load(p)[0]`) in a

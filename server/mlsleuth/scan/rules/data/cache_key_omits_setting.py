@@ -173,7 +173,7 @@ def _reads_whole(exprs: list[ast.AST], bases: set[str]) -> bool:
 
 @register_rule
 class CacheKeyOmitsSetting(Rule):
-    """Preprocessed data saved to and reloaded from a cache path that leaves out a setting it was built with.
+    """Cached features reloaded under a name that omits a setting.
 
     What it finds: a function that loads a cache file when it exists and otherwise builds the data and
     saves it there (`torch.save`, `pickle.dump`, `np.save`, `joblib.dump`, `save_to_disk`, `to_pickle`),

@@ -130,7 +130,7 @@ def _length_readings(ctx: FileContext, cls: ast.ClassDef, length: FunctionNode, 
 
 @register_rule
 class DatasetLenWrongAxis(Rule):
-    """A dataset's `__len__` returns the size of an axis other than the one `__getitem__` indexes.
+    """`__len__` counts an axis `__getitem__` does not index.
 
     What it finds: a class with `__len__` and `__getitem__` where `__getitem__` picks samples from a stored
     array along one axis (`self.images[idx]`, `self.x[:, idx]`, a batch slice `self.x[i * bs:(i + 1) * bs]`)

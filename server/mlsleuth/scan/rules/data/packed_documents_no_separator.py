@@ -48,7 +48,7 @@ def _tokenizer_calls(ctx: FileContext) -> list[ast.Call]:
 
 @register_rule
 class PackedDocumentsNoSeparator(Rule):
-    """Tokenized documents concatenated into fixed-size LM blocks with no end-of-text token between them.
+    """Documents packed into LM blocks with no EOS between them.
 
     What it finds: a `group_texts`-style packing step that joins many tokenized documents into one stream
     (`list(chain(*examples[k]))`, `chain.from_iterable`, `sum(lists, [])`) and cuts it into

@@ -146,7 +146,7 @@ def _assigned_column(ctx: FileContext, call: ast.Call) -> str | None:
 
 @register_rule
 class RollingTargetIncludesCurrent(Rule):
-    """A rolling, expanding or EWM statistic of the target series used as a feature without shifting it first.
+    """Rolling statistic of the target includes the current row.
 
     What it finds: `.rolling(w)`, `.expanding()` or `.ewm(...)` applied to a column that the file treats as
     the target: one it also turns into lag features with `.shift(k)` (k > 0), or one named like a target

@@ -133,7 +133,7 @@ def _flag_default(ctx: FileContext, flag: ast.expr) -> object:
 
 @register_rule
 class SubwordLabelsRepeatBeginTag(Rule):
-    """Word-piece label alignment that copies a word's tag, B- included, onto every piece of the word.
+    """Word pieces copy the word's B- tag instead of I- or -100.
 
     What it finds: label alignment over a fast tokenizer's `word_ids()` that stores `label[word_idx]`
     unchanged for the continuation pieces of a word: in the branch for `word_idx == previous_word_idx`

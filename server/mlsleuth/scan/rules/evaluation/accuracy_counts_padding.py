@@ -122,7 +122,7 @@ def _filtered(ctx: FileContext, name: str, scope: ast.AST) -> bool:
 
 @register_rule
 class AccuracyCountsPadding(Rule):
-    """A token accuracy averaged over every position of a target whose loss ignores the padding.
+    """Token accuracy counts pad positions the loss ignores.
 
     What it finds: `(preds == target).float().mean()` (also `torch.mean(...)`, with casts in between) where
     `target` is also the target of a cross-entropy / NLL loss that skips a pad id (`ignore_index=` on

@@ -205,7 +205,7 @@ def _first_use(statements: Iterator[ast.stmt], name: str) -> ast.stmt | None:
 
 @register_rule
 class MetricFromLastBatchOnly(Rule):
-    """A metric computed per batch, overwritten on every iteration, and reported after the loop.
+    """Per-batch metric overwritten in the loop, reported after it.
 
     What it finds: a loop over batches (a loader, a dataset, anything but `range`) in which a metric is
     assigned from this batch only (`accuracy = (out.argmax(1) == y).float().mean()`,

@@ -43,7 +43,7 @@ def _scores_ranking_metric(fn: ast.AST) -> bool:
 
 @register_rule
 class TopkEvalKeepsTrainingItems(Rule):
-    """Top-k recommendation evaluation that ranks every item without removing the user's training items.
+    """Top-k evaluation leaves the users' training items in.
 
     What it finds: a function that ranks scores with `topk` / `argsort` / `argpartition` / `nlargest` to
     compute a ranking metric (recall, NDCG, hit rate, precision, MRR @k), that is handed the users'
