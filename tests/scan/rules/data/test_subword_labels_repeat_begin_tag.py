@@ -143,3 +143,41 @@ def test_negative_words_copied_per_piece_are_not_tags():
         return [None if w is None else words[w] for w in enc.word_ids()]
     """
     check(src, {RULE})
+
+
+def test_tag_repeated_once_per_piece_in_manual_alignment():
+    src = """
+    LABELS = ["O", "B-MISC", "I-MISC", "B-PER", "I-PER"]
+
+    def convert(words, tags, tokenizer, label_map):
+        tokens, label_ids = [], []
+        for word, tag in zip(words, tags):
+            pieces = tokenizer.tokenize(word)
+            tokens.extend(pieces)
+            label_ids.extend([label_map[tag]] * len(pieces))  # expect: subword-labels-repeat-begin-tag
+        return tokens, label_ids
+    """
+    check(src, {RULE})
+
+
+def test_negative_first_piece_only_in_manual_alignment_and_no_bio():
+    src = """
+    LABELS = ["O", "B-MISC", "I-MISC"]
+
+    def convert(words, tags, tokenizer, label_map, pad_label_id=-100):
+        tokens, label_ids = [], []
+        for word, tag in zip(words, tags):
+            pieces = tokenizer.tokenize(word)
+            tokens.extend(pieces)
+            label_ids.extend([label_map[tag]] + [pad_label_id] * (len(pieces) - 1))
+        return tokens, label_ids
+    """
+    check(src, {RULE})
+    pos = """
+    def convert(words, pos_tags, tokenizer):
+        out = []
+        for word, tag in zip(words, pos_tags):
+            out.extend([tag] * len(tokenizer.tokenize(word)))
+        return out
+    """
+    check(pos, {RULE})

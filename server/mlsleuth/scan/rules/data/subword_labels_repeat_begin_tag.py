@@ -131,16 +131,46 @@ def _flag_default(ctx: FileContext, flag: ast.expr) -> object:
     return settings.UNKNOWN
 
 
+def _piece_count(ctx: FileContext, expr: ast.AST) -> ast.Call | None:
+    """``len(pieces)`` where ``pieces = tokenizer.tokenize(word)`` (or ``.encode(...)``): the call that split the word."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and len(expr.args) == 1):
+        return None
+    inner = expr.args[0]
+    bound = ctx.resolve(inner) if isinstance(inner, ast.Name) else inner
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr in {"tokenize", "encode"}:
+        return bound
+    return None
+
+
+def _tag_like(expr: ast.AST) -> bool:
+    """``tag``, ``label``, ``label_map[label]``: an expression that reads a word's tag."""
+    names = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name)]
+    return bool(names) and any(_TAG_WORDS.intersection(vo.words(n)) for n in names)
+
+
+def _repeated_tags(ctx: FileContext):
+    """``[tag] * len(tokenizer.tokenize(word))``: the word's tag repeated once per piece."""
+    for node in ctx.nodes_of(ast.BinOp):
+        if not isinstance(node.op, ast.Mult):
+            continue
+        for seq, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(seq, ast.List) and len(seq.elts) == 1 and _tag_like(seq.elts[0]) and _piece_count(ctx, count):
+                yield node
+                break
+
+
 @register_rule
 class SubwordLabelsRepeatBeginTag(Rule):
     """Word pieces copy the word's B- tag instead of I- or -100.
 
-    What it finds: label alignment over a fast tokenizer's `word_ids()` that stores `label[word_idx]`
+    What it finds: label alignment that repeats a word's tag once per piece (`[tag] * len(pieces)` with
+    `pieces = tokenizer.tokenize(word)`), or alignment over a fast tokenizer's `word_ids()` that stores `label[word_idx]`
     unchanged for the continuation pieces of a word: in the branch for `word_idx == previous_word_idx`
     (the `label_all_tokens` option of older token-classification scripts, when its default is on or
     cannot be read), or for every piece with no first-piece test at all, in a project whose tags are
     begin/inside tags (`ner_tags`, `"B-"` strings, CoNLL data). A continuation tag mapped through a
-    begin-to-inside table (`b_to_i_label[label[word_idx]]`) or replaced by -100 stays silent.
+    begin-to-inside table (`b_to_i_label[label[word_idx]]`) or replaced by -100
+    (`[tag] + [-100] * (len(pieces) - 1)`) stays silent.
     Why it matters: a word tagged B-ORG that splits into three pieces is trained as B-ORG B-ORG B-ORG,
     i.e. three entities, instead of B-ORG I-ORG I-ORG. The model learns to open entities inside words,
     and seqeval on the same aligned labels counts spurious gold entities, so precision, recall and F1
@@ -155,9 +185,23 @@ class SubwordLabelsRepeatBeginTag(Rule):
     category = "data"
     severity = "warning"
     reach = "project"
-    triggers = ("word_ids",)
+    triggers = ("word_ids", "tokenize(", "encode(")
 
     def check(self, ctx: FileContext):
+        yield from self._check_word_ids(ctx)
+        for node in _repeated_tags(ctx):
+            if not self._begin_inside_tags(ctx):
+                return
+            yield self.finding(
+                ctx,
+                node,
+                f"`{ctx.segment(node, 50)}` gives every word piece the word's tag: a B- tag is repeated inside the "
+                f"word, so one entity becomes several",
+                observation=f"`{ctx.segment(node, 70)}` repeats the tag once per piece",
+                next_test="Align one sentence with a multi-piece entity word and print the tag names per piece.",
+            )
+
+    def _check_word_ids(self, ctx: FileContext):
         for loop in ctx.nodes_of(ast.For, ast.ListComp):
             loops = [loop] if isinstance(loop, ast.For) else list(loop.generators)
             for head in loops:
