@@ -57,6 +57,20 @@ def test_criterion_module_and_torch_mean_and_minus_100_labels():
     check(src, {RULE})
 
 
+def test_match_count_over_numel():
+    src = """
+    import torch.nn.functional as F
+
+    def seq2seq_eval(model, src, tgt, pad_id):
+        logits = model(src, tgt[:, :-1])
+        gold = tgt[:, 1:]
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), gold.reshape(-1), ignore_index=pad_id)
+        acc = (logits.argmax(-1) == gold).sum().item() / gold.numel()  # expect: accuracy-counts-padding
+        return loss, acc
+    """
+    check(src, {RULE})
+
+
 def test_negative_masked_or_no_padding_in_the_loss():
     src = """
     import torch
@@ -85,6 +99,11 @@ def test_negative_masked_or_no_padding_in_the_loss():
         mask = target.ne(pad)
         correct = ((logits.argmax(-1) == target) & mask).sum()
         return loss, correct.float() / mask.sum()
+
+    def counted_over_real(logits, target, pad):
+        loss = F.cross_entropy(logits.transpose(1, 2), target, ignore_index=pad)
+        n_real = (target != pad).sum()
+        return loss, (logits.argmax(-1) == target).sum() / n_real
     """
     check(src, {RULE})
 

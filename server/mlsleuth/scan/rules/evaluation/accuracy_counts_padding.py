@@ -75,6 +75,8 @@ def _reduced_over_all(ctx: FileContext, cmp: ast.AST) -> ast.AST | None:
                 continue
             if parent.attr == "mean" and not call.args and not call.keywords:
                 return call
+            if parent.attr == "sum" and not call.args and not call.keywords:
+                return _divided_by_numel(ctx, call, cmp)
             return None
         if isinstance(parent, ast.Call) and node in parent.args and len(parent.args) == 1 and not parent.keywords:
             qual = ctx.qualname(parent) or ""
@@ -84,6 +86,28 @@ def _reduced_over_all(ctx: FileContext, cmp: ast.AST) -> ast.AST | None:
                 node = parent
                 continue
         return None
+
+
+def _divided_by_numel(ctx: FileContext, total: ast.Call, cmp: ast.AST) -> ast.AST | None:
+    """``(p == t).sum().item() / t.numel()``: a count of matches over every position of one side."""
+    node: ast.AST = total
+    for anc in ctx.ancestors(total):
+        if isinstance(anc, ast.BinOp) and isinstance(anc.op, ast.Div) and anc.left is node:
+            den = anc.right
+            if isinstance(den, ast.Call) and isinstance(den.func, ast.Attribute) and den.func.attr == "numel" and not den.args:
+                sides = {_root(cmp.left), _root(cmp.comparators[0])} if isinstance(cmp, ast.Compare) else set()
+                return anc if _root(den.func.value) in sides else None
+            return None
+        if isinstance(anc, ast.Call) and isinstance(anc.func, ast.Attribute) and anc.func.value is node and anc.func.attr in _CASTS | {"item"}:
+            node = anc
+            continue
+        if isinstance(anc, ast.Attribute) and anc.value is node:
+            continue
+        if isinstance(anc, ast.Call) and (ctx.qualname(anc) or "") in {"float", "int"} and node in anc.args:
+            node = anc
+            continue
+        return None
+    return None
 
 
 def _target_name_origin(ctx: FileContext, name: ast.Name, scope: ast.AST) -> tuple[FileContext, ast.AST, str] | None:
@@ -124,7 +148,8 @@ def _filtered(ctx: FileContext, name: str, scope: ast.AST) -> bool:
 class AccuracyCountsPadding(Rule):
     """Token accuracy counts pad positions the loss ignores.
 
-    What it finds: `(preds == target).float().mean()` (also `torch.mean(...)`, with casts in between) where
+    What it finds: `(preds == target).float().mean()` (also `torch.mean(...)`, or `(preds == target).sum() /
+    target.numel()`, with casts in between) where
     `target` is also the target of a cross-entropy / NLL loss that skips a pad id (`ignore_index=` on
     `F.cross_entropy` or on the `nn.CrossEntropyLoss` it calls), in the same function or in the helper that
     returns both (`logits, target, loss = self._losses(batch)`), and the comparison is not restricted to
@@ -144,7 +169,7 @@ class AccuracyCountsPadding(Rule):
     severity = "warning"
     reach = "project"
     triggers = ("ignore_index",)
-    requires = (("==", "eq("), ("mean",))
+    requires = (("==", "eq("), ("mean", "numel"))
 
     def check(self, ctx: FileContext):
         for cmp in ctx.nodes_of(ast.Compare):
