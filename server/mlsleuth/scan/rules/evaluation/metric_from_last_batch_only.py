@@ -1,0 +1,278 @@
+"""The ``metric-from-last-batch-only`` rule: a per-batch metric overwritten in the loop and reported after it."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.value_origins import words
+from mlsleuth.scan.registry import Rule, register_rule
+
+# words of a name that holds a score of the model's outputs
+_METRIC_WORDS = frozenset({
+    "acc", "accuracy", "loss", "f1", "auc", "roc", "precision", "prec", "recall", "score", "err", "error", "mse", "mae",
+    "rmse", "psnr", "ssim", "iou", "miou", "dice", "bleu", "ppl", "perplexity", "top1", "top5", "ndcg", "mrr", "metric",
+    "metrics", "criterion",
+})
+_ACCUMULATE = frozenset({"append", "extend", "update", "add", "add_", "insert", "put", "record", "write", "log", "__setitem__"})
+_BARRIERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk`` that does not enter nested functions, lambdas or classes."""
+    todo = [node]
+    while todo:
+        cur = todo.pop()
+        yield cur
+        for child in ast.iter_child_nodes(cur):
+            if not isinstance(child, _BARRIERS):
+                todo.append(child)
+
+
+def _loads(node: ast.AST) -> set[str]:
+    return {n.id for n in _walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _stored_names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _metric_name(name: str) -> bool:
+    return bool(_METRIC_WORDS.intersection(words(name)))
+
+
+def _metric_expr(expr: ast.AST) -> bool:
+    """An ``==`` comparison or a call whose name reads like a metric (``accuracy_score``, ``criterion``)."""
+    for node in _walk(expr):
+        if isinstance(node, ast.Compare) and any(isinstance(op, ast.Eq) for op in node.ops):
+            return True
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if _metric_name(name.rsplit(".", 1)[-1]):
+                return True
+    return False
+
+
+def _batch_iterable(loop: ast.For) -> bool:
+    """The loop walks batches or samples, not a counter: anything but ``range(...)`` and literals."""
+    it = loop.iter
+    while isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in {"enumerate", "tqdm", "iter"} and it.args:
+        it = it.args[0]
+    if isinstance(it, ast.Call):
+        name = dotted(it.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        return last not in {"range", "zip", "items", "keys", "values", "named_parameters", "parameters", "modules",
+                            "named_modules", "children", "split", "chunk", "glob", "listdir", "walk", "arange"}
+    return isinstance(it, (ast.Name, ast.Attribute))
+
+
+def _breaks(loop: ast.For) -> bool:
+    todo = list(loop.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor, *_BARRIERS)):
+            continue  # a break there ends the inner loop
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _trains(loop: ast.For) -> bool:
+    """The loop takes optimisation steps: its end-of-epoch print of the last batch is a progress line, not a result."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in {"backward", "step", "manual_backward"}
+               for n in _walk(loop))
+
+
+def _unconditional(ctx: FileContext, node: ast.AST, loop: ast.For) -> bool:
+    """``node`` runs on every iteration of ``loop``: only `with` and `try` blocks lie between them."""
+    for anc in ctx.ancestors(node):
+        if anc is loop:
+            return True
+        if not isinstance(anc, (ast.With, ast.AsyncWith, ast.Try)):
+            return False
+    return False
+
+
+class _LoopBody:
+    """What one loop's body binds per iteration, and which of those bindings add up across iterations."""
+
+    def __init__(self, loop: ast.For) -> None:
+        self.loop = loop
+        self.targets = _stored_names(loop.target)
+        self.bindings: dict[str, list[ast.AST]] = {}  # name -> the statements binding it (Assign / For)
+        self.accumulated: set[str] = set()
+        for stmt in loop.body:
+            for node in _walk(stmt):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for target in targets:
+                        if isinstance(target, (ast.Subscript, ast.Attribute)):
+                            base = target.value
+                            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                                base = base.value
+                            if isinstance(base, ast.Name):
+                                self.accumulated.add(base.id)  # x[i] = ..., x.total = ...
+                        for name in _stored_names(target):
+                            self.bindings.setdefault(name, []).append(node)
+                            if name in _loads(node.value):
+                                self.accumulated.add(name)  # s = s + v, preds = torch.cat([preds, p])
+                elif isinstance(node, ast.AugAssign):
+                    self.accumulated |= _stored_names(node.target) | _loads(node.target)
+                elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                    for name in _stored_names(node.target):
+                        self.bindings.setdefault(name, []).append(node)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ACCUMULATE:
+                    base = node.func.value
+                    while isinstance(base, (ast.Subscript, ast.Attribute)):
+                        base = base.value
+                    if isinstance(base, ast.Name):
+                        self.accumulated.add(base.id)
+        self.per_batch = self._per_batch()
+
+    def _sources(self, name: str) -> set[str]:
+        found: set[str] = set()
+        for node in self.bindings.get(name, ()):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                found |= _loads(node.value)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                found |= _loads(node.iter)
+        return found
+
+    def _per_batch(self) -> set[str]:
+        """Names bound from this iteration's batch only: they reach the loop target and nothing that adds up."""
+        derived: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name in self.bindings:
+                if name in derived or name in self.accumulated or name in self.targets:
+                    continue
+                if self._sources(name) & (self.targets | derived):
+                    derived.add(name)
+                    changed = True
+        running: set[str] = set()
+        for name in derived:
+            seen, todo = set(), [name]
+            while todo:
+                cur = todo.pop()
+                if cur in seen:
+                    continue
+                seen.add(cur)
+                if cur in self.accumulated:
+                    running.add(name)
+                    break
+                todo.extend(self._sources(cur) & set(self.bindings))
+        return derived - running
+
+    def read_inside(self, name: str) -> bool:
+        """Whether the body reads ``name`` anywhere but in the statements that bind it."""
+        for stmt in self.loop.body:
+            for node in _walk(stmt):
+                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                    return True
+        return False
+
+
+def _after(ctx: FileContext, loop: ast.For) -> Iterator[ast.stmt]:
+    """The statements that run after the loop in its function: its block's rest, then out through `with`/`if`/`try`."""
+    node: ast.AST = loop
+    while True:
+        parent = ctx.parent(node)
+        if parent is None:
+            return
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and node in block:
+                yield from block[block.index(node) + 1:]
+                break
+        if isinstance(parent, (ast.With, ast.AsyncWith, ast.Try)):
+            node = parent
+            continue
+        return
+
+
+def _first_use(statements: Iterator[ast.stmt], name: str) -> ast.stmt | None:
+    """The first statement that reads ``name`` before anything binds it again (None when rebound first)."""
+    for stmt in statements:
+        if name in _loads(stmt):
+            return stmt
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in _walk(stmt)):
+            return None
+    return None
+
+
+@register_rule
+class MetricFromLastBatchOnly(Rule):
+    """Per-batch metric overwritten in the loop, reported after it.
+
+    What it finds: a loop over batches (a loader, a dataset, anything but `range`) in which a metric is
+    assigned from this batch only (`accuracy = (out.argmax(1) == y).float().mean()`,
+    `acc = accuracy_score(y, pred)`, `loss = criterion(out, y)`) and never read in the loop (not added,
+    appended or fed to a meter), then returned, printed or logged after the loop; and the shape where
+    the metric is computed after the loop from names the loop rebinds on every batch
+    (`acc = (preds == labels).mean()` with `preds` and `labels` from the last batch). Names that add up
+    across batches (`correct += ...`, `preds_all.append(p)`, `meter.update(acc, n)`) stay silent.
+    Why it matters: the number reported for the whole validation set is the last batch's, often a small
+    ragged remainder of a shuffled loader: it jumps from epoch to epoch in steps of 1/len(last batch),
+    and model selection, early stopping or the paper's table follow noise.
+    How to confirm: print the metric over the whole set (sum correct and seen across batches) next to
+    the reported one, or print the last batch's size; the two disagree, and the reported one moves in
+    coarse steps.
+    What to do instead: accumulate sums over the loop (`correct += (pred == y).sum().item()`;
+    `seen += y.size(0)`) or collect predictions and labels and compute the metric once after the loop.
+    """
+
+    id = "metric-from-last-batch-only"
+    category = "evaluation"
+    severity = "warning"
+    triggers = ("for ",)
+
+    def check(self, ctx: FileContext):
+        for loop in ctx.nodes_of(ast.For):
+            if ctx.enclosing_function(loop) is None or not _batch_iterable(loop) or _breaks(loop) or _trains(loop):
+                continue
+            body = _LoopBody(loop)
+            if not body.per_batch:
+                continue
+            yield from self._overwritten(ctx, body)
+            yield from self._computed_after(ctx, body)
+
+    def _overwritten(self, ctx: FileContext, body: _LoopBody):
+        for name in sorted(body.per_batch):
+            binds = [b for b in body.bindings[name] if isinstance(b, (ast.Assign, ast.AnnAssign))]
+            if not binds or body.read_inside(name) or not all(_unconditional(ctx, b, body.loop) for b in binds):
+                continue
+            if not (_metric_name(name) or any(_metric_expr(b.value) for b in binds)):
+                continue
+            use = _first_use(_after(ctx, body.loop), name)
+            if use is None:
+                continue
+            yield self.finding(
+                ctx,
+                binds[-1],
+                f"`{name}` is overwritten on every batch and only the last batch's value is used after the loop "
+                f"(line {use.lineno}): the reported metric covers one batch, not the whole set",
+                observation=f"`{ctx.segment(binds[-1], 80)}` inside the loop; read after it at line {use.lineno}: `{ctx.segment(use, 60)}`",
+                next_test="Sum the correct counts and sample counts over all batches and compare with the reported value.",
+            )
+
+    def _computed_after(self, ctx: FileContext, body: _LoopBody):
+        names = body.per_batch | body.targets
+        for stmt in _after(ctx, body.loop):
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)) and stmt.value is not None \
+                    and _metric_expr(stmt.value):
+                rebound = {n.id for n in _walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                batch_vars = sorted((_loads(stmt.value) & names) - rebound)
+                if any(n in body.per_batch and all(_unconditional(ctx, b, body.loop) for b in body.bindings[n]) for n in batch_vars):
+                    yield self.finding(
+                        ctx,
+                        stmt,
+                        f"the metric after the loop is computed from {', '.join(f'`{n}`' for n in batch_vars)}, which the "
+                        f"loop rebinds on every batch: it scores the last batch only",
+                        observation=f"`{ctx.segment(stmt, 80)}` after the loop over `{ctx.segment(body.loop.iter, 40)}`",
+                        next_test="Print the number of samples the metric was computed on; it is the last batch's size.",
+                    )
+                    return
+            names = names - {n.id for n in _walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

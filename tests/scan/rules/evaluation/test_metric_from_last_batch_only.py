@@ -1,0 +1,164 @@
+"""The ``metric-from-last-batch-only`` rule (``mlsleuth/scan/rules/evaluation/metric_from_last_batch_only.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, findings
+
+RULE = "metric-from-last-batch-only"
+
+
+def test_accuracy_overwritten_per_batch_returned_after_no_grad_block():
+    src = """
+    import torch
+
+    def validate(val_data, net, criterion):
+        net.eval()
+        _loss = 0.0
+        with torch.no_grad():
+            for data, label in val_data:
+                outputs = net(data)
+                loss = criterion(outputs, label)
+                accuracy = (outputs.argmax(dim=1) == label).float().mean().item()  # expect: metric-from-last-batch-only
+                _loss += loss.item()
+        net.train()
+        return _loss / len(val_data), accuracy
+    """
+    (f,) = findings(src, RULE)
+    check(src, {RULE})
+    assert "accuracy" in f.message
+
+
+def test_sklearn_score_logged_and_val_loss_printed():
+    src = """
+    from sklearn.metrics import f1_score
+    import wandb
+
+    def evaluate(model, loader, loss_fn, epoch):
+        model.eval()
+        for step, (x, y) in enumerate(loader):
+            logits = model(x)
+            preds = logits.argmax(-1)
+            f1 = f1_score(y.cpu().numpy(), preds.cpu().numpy(), average="macro")  # expect: metric-from-last-batch-only
+            val_loss = loss_fn(logits, y)  # expect: metric-from-last-batch-only
+        wandb.log({"val/f1": f1, "epoch": epoch})
+        print(f"epoch {epoch}: val loss {val_loss.item():.4f}")
+    """
+    check(src, {RULE})
+
+
+def test_metric_computed_after_the_loop_from_last_batch_names():
+    src = """
+    import torch
+
+    def test(model, test_loader):
+        model.eval()
+        with torch.no_grad():
+            for images, labels in test_loader:
+                outputs = model(images)
+                _, predicted = torch.max(outputs, 1)
+        acc = (predicted == labels).sum().item() / labels.size(0)  # expect: metric-from-last-batch-only
+        return acc
+
+    class Trainer:
+        def eval_epoch(self, loader):
+            for batch in loader:
+                out = self.model(batch["x"])
+                pred = out.argmax(1)
+            return self.metric_fn(pred, batch["y"])  # expect: metric-from-last-batch-only
+    """
+    check(src, {RULE})
+
+
+def test_negative_accumulated_meters_and_running_counts():
+    src = """
+    import torch
+
+    class AverageMeter:
+        def __init__(self):
+            self.sum, self.count, self.avg = 0.0, 0, 0.0
+
+        def update(self, val, n=1):
+            self.sum += val * n
+            self.count += n
+            self.avg = self.sum / self.count
+
+    def with_meter(net, loader):
+        meter = AverageMeter()
+        for data, label in loader:
+            outputs = net(data)
+            accuracy = (outputs.argmax(dim=1) == label).float().mean().item()
+            meter.update(accuracy, label.size(0))
+        return meter.avg
+
+    def running(net, loader):
+        correct, seen = 0, 0
+        for data, label in loader:
+            pred = net(data).argmax(1)
+            correct += (pred == label).sum().item()
+            seen += label.size(0)
+            acc = correct / seen
+        return acc
+
+    def collected(net, loader):
+        preds, labels = [], []
+        for x, y in loader:
+            p = net(x).argmax(1)
+            preds.append(p)
+            labels.append(y)
+        preds = torch.cat(preds)
+        labels = torch.cat(labels)
+        return (preds == labels).float().mean()
+
+    def per_epoch(model, train_loader, val_loader, epochs):
+        for epoch in range(epochs):
+            val_acc = evaluate(model, val_loader)
+        return val_acc
+
+    def training(model, loader, opt, criterion):
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        print("last loss", loss.item())
+
+    def peek(loader, model):
+        for x, y in loader:
+            out = model(x)
+            break
+        return (out.argmax(1) == y).float().mean()
+
+    def listed(loader, model):
+        accs = []
+        for x, y in loader:
+            acc = (model(x).argmax(1) == y).float().mean()
+            accs.append(acc)
+        return sum(accs) / len(accs)
+    """
+    check(src, {RULE})
+
+
+def test_negative_search_loops_and_training_progress_lines():
+    src = """
+    def first_loss_key(metrics):
+        prefix = "eval"
+        for k in metrics:
+            if k.endswith("_loss"):
+                prefix = k[:-5]
+        return prefix
+
+    def fit(model, loader, opt, criterion, epoch):
+        for image, mask in loader:
+            logits = model(image)
+            loss = criterion(logits, mask)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        print(f"epoch {epoch} loss {loss.item():.4f} acc {pixel_accuracy(logits, mask):.3f}")
+
+    def versions(snapshot, nodes):
+        for node in nodes:
+            key = node.key
+        return [k for k, v in snapshot if k == 1]
+    """
+    check(src, {RULE})
