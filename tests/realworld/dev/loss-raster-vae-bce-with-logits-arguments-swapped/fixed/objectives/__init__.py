@@ -1,0 +1,3 @@
+from .vae_objective import VAEObjective, KLObjective
+
+__all__ = ["VAEObjective", "KLObjective"]
