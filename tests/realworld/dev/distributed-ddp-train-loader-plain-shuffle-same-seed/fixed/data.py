@@ -1,0 +1,37 @@
+import torch
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+from torchvision import datasets, transforms
+
+CIFAR_MEAN = (0.4914, 0.4822, 0.4465)
+CIFAR_STD = (0.2470, 0.2435, 0.2616)
+
+
+def build_datasets(root):
+    train_tf = transforms.Compose([
+        transforms.RandomCrop(32, padding=4),
+        transforms.RandomHorizontalFlip(),
+        transforms.ToTensor(),
+        transforms.Normalize(CIFAR_MEAN, CIFAR_STD),
+    ])
+    test_tf = transforms.Compose([transforms.ToTensor(), transforms.Normalize(CIFAR_MEAN, CIFAR_STD)])
+    train_set = datasets.CIFAR10(root, train=True, transform=train_tf, download=True)
+    test_set = datasets.CIFAR10(root, train=False, transform=test_tf, download=True)
+    return train_set, test_set
+
+
+def build_train_loader(train_set, batch_size, num_workers=4, seed=0):
+    sampler = DistributedSampler(train_set, shuffle=True, seed=seed, drop_last=True)
+    return DataLoader(
+        train_set,
+        batch_size=batch_size,
+        sampler=sampler,
+        num_workers=num_workers,
+        pin_memory=torch.cuda.is_available(),
+        drop_last=True,
+    )
+
+
+def build_test_loader(test_set, batch_size, num_workers=4):
+    return DataLoader(test_set, batch_size=batch_size, shuffle=False,
+                      num_workers=num_workers, pin_memory=torch.cuda.is_available())
