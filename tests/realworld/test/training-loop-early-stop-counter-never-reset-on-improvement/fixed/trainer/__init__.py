@@ -1,0 +1,3 @@
+from .basetrainer import BaseTrainer
+
+__all__ = ["BaseTrainer"]
