@@ -1,0 +1,3 @@
+from .model import GPTLanguageModel
+
+__all__ = ["GPTLanguageModel"]
