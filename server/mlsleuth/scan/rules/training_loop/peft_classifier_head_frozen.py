@@ -43,7 +43,7 @@ def _classification_model(ctx: FileContext, expr: ast.AST | None, depth: int = 0
     if not isinstance(bound, ast.Call):
         return None
     name = dotted(bound.func) or ""
-    last = name.rsplit(".", 1)[-1]
+    last = bound.func.attr if isinstance(bound.func, ast.Attribute) else name.rsplit(".", 1)[-1]
     if last in _PASSTHROUGH:
         inner = bound.args[0] if last.startswith("prepare_") and bound.args else (
             bound.func.value if isinstance(bound.func, ast.Attribute) else None)
