@@ -3,58 +3,13 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from mlsleuth.scan.analysis.context import FileContext, argument, constant, dotted, keyword
-from mlsleuth.scan.analysis.value_origins import argument_for, call_sites, function_params, value
+from mlsleuth.scan.analysis.hf_models import decoder_only_origin, every_caller_agrees
+from mlsleuth.scan.analysis.value_origins import value
 from mlsleuth.scan.registry import Rule, register_rule
 
-# classes whose from_pretrained gives a decoder-only language model
-_DECODER_ONLY = re.compile(r"(?:ForCausalLM|LMHeadModel)$")
-# calls that hand the same model back: (name, where the model is)
-_MODEL_PASSTHROUGH = {
-    "to": "receiver", "cuda": "receiver", "eval": "receiver", "half": "receiver", "bfloat16": "receiver",
-    "unwrap_model": 0, "get_peft_model": 0, "prepare_model_for_kbit_training": 0, "compile": 0,
-}
 _BATCH_PADDING = (True, "longest", "max_length")
-
-
-def _follow_param(ctx: FileContext, name: ast.Name, test, depth: int):
-    """``test`` of what every caller in the file passes for the parameter ``name``; None unless all agree."""
-    func = ctx.enclosing_function(name)
-    if func is None or name.id not in function_params(func):
-        return None
-    sites = call_sites(ctx, func)
-    found = [test(ctx, argument_for(site, func, name.id), depth + 1) for site in sites]
-    return found[0] if found and all(f is not None for f in found) else None
-
-
-def _decoder_only(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.Call | None:
-    """The ``*ForCausalLM.from_pretrained(...)`` call the model ``expr`` comes from, if the scan can tell."""
-    if expr is None or depth > 5:
-        return None
-    bound = value(ctx, expr)
-    if isinstance(bound, ast.Name) and bound is expr:
-        return _follow_param(ctx, bound, _decoder_only, depth)
-    if not isinstance(bound, ast.Call):
-        return None
-    name = dotted(bound.func) or ""
-    last = bound.func.attr if isinstance(bound.func, ast.Attribute) else name.rsplit(".", 1)[-1]
-    if last in _MODEL_PASSTHROUGH:
-        where = _MODEL_PASSTHROUGH[last]
-        if where == "receiver":
-            inner = bound.func.value if isinstance(bound.func, ast.Attribute) else None
-        else:
-            inner = bound.args[0] if bound.args else None
-        return _decoder_only(ctx, inner, depth + 1)
-    if last != "from_pretrained" or "." not in name:
-        return None
-    cls = name.rsplit(".", 2)[-2]
-    if cls in ("PeftModel", "PeftModelForCausalLM"):
-        return _decoder_only(ctx, argument(bound, 0, "model"), depth + 1)
-    if cls == "AutoPeftModelForCausalLM" or _DECODER_ONLY.search(cls):
-        return bound
-    return None
 
 
 def _padded_encoding(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> ast.Call | None:
@@ -67,7 +22,7 @@ def _padded_encoding(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> 
         return _padded_encoding(ctx, expr.value, depth + 1)
     bound = value(ctx, expr)
     if isinstance(bound, ast.Name) and bound is expr:
-        return _follow_param(ctx, bound, _padded_encoding, depth)
+        return every_caller_agrees(ctx, bound, _padded_encoding, depth)
     if bound is not expr and isinstance(bound, (ast.Subscript, ast.Attribute)):
         return _padded_encoding(ctx, bound, depth + 1)
     if not isinstance(bound, ast.Call):
@@ -157,7 +112,7 @@ class RightPaddedBatchGeneration(Rule):
             if tokenizer is None:
                 continue
             side = _right_padded(ctx, tokenizer)
-            model = _decoder_only(ctx, call.func.value) if side is not None else None
+            model = decoder_only_origin(ctx, call.func.value) if side is not None else None
             if model is None:
                 continue
             yield self.finding(
