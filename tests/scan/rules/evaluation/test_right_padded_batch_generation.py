@@ -122,5 +122,17 @@ def test_left_padding_single_prompts_and_encoder_decoders_are_fine():
     enc = tokenizer(prompts, return_tensors="pt", padding=True)
     out = model.generate(**enc, max_new_tokens=20)
     """
-    for src in (switched, per_call, single, seq2seq, left_from_start):
+    single_padded = """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained("gpt2")
+    tokenizer.padding_side = "right"
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+
+    def answer(question):
+        prompt = f"Q: {question}\\nA:"
+        enc = tokenizer(prompt, return_tensors="pt", padding=True)
+        return model.generate(**enc, max_new_tokens=20)
+    """
+    for src in (switched, per_call, single, seq2seq, left_from_start, single_padded):
         check(src, RULE)

@@ -32,11 +32,31 @@ def _padded_encoding(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> 
     is_tokenizer_call = isinstance(bound.func, ast.Name) or (
         isinstance(bound.func, ast.Attribute) and bound.func.attr in ("batch_encode_plus", "__call__")
     ) or (isinstance(bound.func, ast.Attribute) and "token" in bound.func.attr.lower())
-    if not is_tokenizer_call or constant(keyword(bound, "padding")) not in _BATCH_PADDING:
+    padding = constant(keyword(bound, "padding"))
+    if not is_tokenizer_call or padding not in _BATCH_PADDING:
+        return None
+    # padding=True pads only a batch of texts; "max_length" pads a single prompt too
+    if padding != "max_length" and not _several_texts(ctx, bound.args[0] if bound.args else keyword(bound, "text")):
         return None
     if keyword(bound, "padding_side") is not None:
         return None
     return bound
+
+
+def _several_texts(ctx: FileContext, expr: ast.AST | None) -> bool:
+    """Whether the texts handed to the tokenizer are a batch: a list, or a name that says so (``prompts``)."""
+    if expr is None:
+        return False
+    bound = value(ctx, expr)
+    if isinstance(bound, (ast.List, ast.ListComp, ast.Tuple)):
+        return True
+    if isinstance(bound, (ast.Constant, ast.JoinedStr, ast.BinOp)):
+        return False
+    if isinstance(expr, ast.Subscript):
+        owner = dotted(expr.value) or ""
+        return "batch" in owner.lower()
+    name = (dotted(expr) or "").rsplit(".", 1)[-1].lower()
+    return "batch" in name or "list" in name or (name.endswith("s") and not name.endswith("ss"))
 
 
 def _tokenizer_name(call: ast.Call) -> str | None:
