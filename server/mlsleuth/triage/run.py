@@ -207,6 +207,8 @@ def _not_run(plan: TriagePlan, scan_report: Report | None, trace_report: Report 
         skipped = stats.get("batch_independence_skipped")
         if skipped:
             out.append({"check": "batch-mixing", "reason": f"not run: {skipped}"})
+        if stats.get("batch_order_skipped"):
+            out.append({"check": "batch-order-changes-outputs", "reason": f"not run: {stats['batch_order_skipped']}"})
     causal = (trace_report.summary.stats.get("causal_leakage") if trace_report is not None else None) or {}
     for check in checks_of("diagnose").values():
         if check.id == "causal-leakage" and causal:

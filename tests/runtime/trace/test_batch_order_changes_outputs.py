@@ -38,3 +38,16 @@ def test_the_gradient_probe_s_finding_is_not_repeated():
     assert not findings_for(CHECK, {"params": [], "batch_order": order, "batch_dependence": leak})
     assert findings_for("batch-mixing", {"params": [], "batch_order": order, "batch_dependence": leak})
     assert not findings_for(CHECK, {"params": [], "batch_order": {**order, "changed": False}})
+
+
+def test_a_skipped_probe_is_listed_by_check_with_its_reason(tmp_path):
+    """A silent skip is a lie of omission: when the reordered-batch probe cannot run, `check` says so and why."""
+    from mlsleuth.report import Report
+    from mlsleuth.triage.run import TriagePlan, combine
+
+    trace_report = Report(tool="trace").finalize(stats={"steps_traced": 3, "status": "max-steps",
+                                                        "batch_order_skipped": "fewer than 3 samples in the batch"})
+    plan = TriagePlan(root=tmp_path, symptom=None, max_clues=5, entry=None, run_skipped=None)
+    report = combine(plan, Report(tool="scan").finalize(), trace_report)
+    reasons = {n["check"]: n["reason"] for n in report.summary.stats["not_run"]}
+    assert reasons["batch-order-changes-outputs"] == "not run: fewer than 3 samples in the batch"

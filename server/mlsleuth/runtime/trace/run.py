@@ -178,6 +178,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
             stats["causal_leakage"] = data["causal_leakage"]
         if (data.get("batch_dependence") or {}).get("skipped"):
             stats["batch_independence_skipped"] = data["batch_dependence"]["skipped"]
+        order = data.get("batch_order") or {}
+        if order.get("skipped") or (data.get("batch_dependence") or {}).get("skipped"):
+            stats["batch_order_skipped"] = order.get("skipped") or data["batch_dependence"]["skipped"]
         if payload.get("status") == "finished" and payload.get("steps", 0) == 0:
             report.errors.append(ErrorEntry(
                 kind="no-steps", path=path,
