@@ -162,9 +162,26 @@ def _padded_encoding(ctx: FileContext, generate: ast.Call) -> tuple[FileContext,
     padding = keyword(enc, "padding")
     if not isinstance(padding, ast.Constant) or padding.value not in _PADDING_ON:
         return None
-    if enc.args and isinstance(enc.args[0], (ast.Constant, ast.JoinedStr)):
-        return None  # one literal prompt: nothing to pad
+    side = keyword(enc, "padding_side")
+    if side is not None:
+        return None  # the call chooses its own padding side (transformers >= 4.45)
+    text = enc.args[0] if enc.args else keyword(enc, "text")
+    if isinstance(text, ast.Name):
+        text = vo.local_value(ectx, text) or text
+    if _one_prompt(text):
+        return None  # one prompt (a literal, an f-string, a formatted string): nothing to pad
     return ectx, enc
+
+
+def _one_prompt(text: ast.AST | None) -> bool:
+    """A single string: a literal, an f-string, or a string built with ``+``/``%`` from one."""
+    def is_str(node: ast.AST) -> bool:
+        return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
+    if text is None:
+        return False
+    if is_str(text):
+        return True
+    return isinstance(text, ast.BinOp) and isinstance(text.op, (ast.Add, ast.Mod)) and (is_str(text.left) or is_str(text.right))
 
 
 def _tokenizer_expr(enc: ast.Call) -> ast.AST:
