@@ -125,18 +125,13 @@ def _accumulated(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | Non
 
 def _returned_element(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | None:
     """``labels, weight = helper(...)``: element ``i`` of every tuple the helper returns."""
-    scope = ctx.enclosing_function(name) or ctx.tree
-    before = [e for e in vo.bindings(ctx, scope).get(name.id, []) if e[0] <= name.lineno]
-    if not before:
+    unpacked = vo.unpacking_call(ctx, name, inclusive=True)
+    if unpacked is None:
         return None
-    stmt = before[-1][1]
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-            and isinstance(stmt.value, ast.Call)):
-        return None
-    elts = stmt.targets[0].elts
-    index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
-    helper = vo.helper_definition(ctx, stmt.value)
-    if index is None or helper is None or any(isinstance(e, ast.Starred) for e in elts):
+    stmt, index = unpacked
+    elts = stmt.targets[0].elts  # type: ignore[attr-defined]
+    helper = vo.helper_definition(ctx, stmt.value)  # type: ignore[arg-type]
+    if helper is None:
         return None
     there, func = helper
     found = []

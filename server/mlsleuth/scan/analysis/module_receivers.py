@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted
+from mlsleuth.scan.analysis.context import FileContext, call_method, dotted
 from mlsleuth.scan.analysis.torch_idioms import is_module_class, module_kind
 
 # Attributes of a module that are tensors (Parameters or buffers), never submodules.

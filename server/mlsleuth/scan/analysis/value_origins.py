@@ -731,11 +731,30 @@ def _looks_like_module_object(ctx: FileContext, receiver: ast.AST) -> bool:
 _ELEMENT: list[dict | None] = []
 
 
-def _unpacked(ctx: FileContext, name: ast.Name, depth: int) -> Origin | None:
-    """``name`` bound by unpacking a call's result (``recon, q = net(x)``): the origin of that element of
-    what every ``return`` of the called function or forward gives, when each returns a tuple literal."""
+def derived_names(ctx: FileContext, scope: ast.AST, root: str) -> set[str]:
+    """``root`` and every name of ``scope`` bound from an expression that mentions one of them, transitively
+    (``probs = softmax(logits)`` is derived from ``logits``)."""
+    names = {root}
+    table = bindings(ctx, scope)
+    changed = True
+    while changed:
+        changed = False
+        for name, entries in table.items():
+            if name in names:
+                continue
+            for _line, _stmt, value in entries:
+                if value is not None and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value)):
+                    names.add(name)
+                    changed = True
+                    break
+    return names
+
+
+def unpacking_call(ctx: FileContext, name: ast.Name, *, inclusive: bool = False) -> tuple[ast.Assign, int] | None:
+    """``(statement, index)`` when ``name`` was last bound by unpacking a call's result into a flat tuple of names
+    (``recon, q = net(x)``: index 1 for ``q``); ``inclusive`` also accepts a binding on the name's own line."""
     scope = ctx.enclosing_function(name) or ctx.tree
-    before = [e for e in bindings(ctx, scope).get(name.id, []) if e[0] < name.lineno]
+    before = [e for e in bindings(ctx, scope).get(name.id, []) if e[0] < name.lineno or inclusive and e[0] == name.lineno]
     if not before:
         return None
     stmt = before[-1][1]
@@ -746,8 +765,17 @@ def _unpacked(ctx: FileContext, name: ast.Name, depth: int) -> Origin | None:
     if any(isinstance(e, ast.Starred) for e in elts):
         return None
     index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
-    if index is None:
+    return None if index is None else (stmt, index)
+
+
+def _unpacked(ctx: FileContext, name: ast.Name, depth: int) -> Origin | None:
+    """``name`` bound by unpacking a call's result (``recon, q = net(x)``): the origin of that element of
+    what every ``return`` of the called function or forward gives, when each returns a tuple literal."""
+    unpacked = unpacking_call(ctx, name)
+    if unpacked is None:
         return None
+    stmt, index = unpacked
+    elts = stmt.targets[0].elts  # type: ignore[attr-defined]
     request = {"index": index, "size": len(elts), "used": False}
     _ELEMENT.append(request)
     try:

@@ -6,7 +6,7 @@ import ast
 import re
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant
+from mlsleuth.scan.analysis.context import FileContext, constant
 from mlsleuth.scan.registry import Rule, register_rule
 
 # Text that says the code knows about channel order (a conversion, a BGR model, OpenCV's dnn swap); this
@@ -32,24 +32,6 @@ def _color_read(ctx: FileContext, call: ast.Call) -> bool:
     if isinstance(flag, ast.Attribute):
         return flag.attr == "IMREAD_COLOR"
     return constant(flag) == 1
-
-
-def _derived_names(ctx: FileContext, scope: ast.AST, first: str) -> set[str]:
-    """``first`` and every name of ``scope`` bound from an expression that mentions one of them."""
-    names = {first}
-    table = vo.bindings(ctx, scope)
-    changed = True
-    while changed:
-        changed = False
-        for name, entries in table.items():
-            if name in names:
-                continue
-            for _line, _stmt, value in entries:
-                if value is not None and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value)):
-                    names.add(name)
-                    changed = True
-                    break
-    return names
 
 
 def _callee_name(call: ast.Call) -> str:
@@ -130,7 +112,7 @@ class OpencvBgrIntoRgbModel(Rule):
                 parent = ctx.parent(parent)
             if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
                 continue
-            names = _derived_names(ctx, scope, parent.targets[0].id)
+            names = vo.derived_names(ctx, scope, parent.targets[0].id)
             sink = _reaches_model(ctx, scope, names, is_item)
             if sink is None:
                 continue

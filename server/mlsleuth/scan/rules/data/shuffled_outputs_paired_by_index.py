@@ -69,24 +69,6 @@ def _collecting_loops(ctx: FileContext, func: ast.AST):
                 yield gen.iter, node
 
 
-def _derived(ctx: FileContext, scope: ast.AST, root: str) -> set[str]:
-    """Names of ``scope`` computed from ``root`` (``probs = softmax(logits)``), ``root`` included."""
-    names = {root}
-    changed = True
-    table = vo.bindings(ctx, scope)
-    while changed:
-        changed = False
-        for name, entries in table.items():
-            if name in names:
-                continue
-            for _line, _stmt, value in entries:
-                if value is not None and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value)):
-                    names.add(name)
-                    changed = True
-                    break
-    return names
-
-
 def _label_names(ctx: FileContext, scope: ast.AST, exclude: set[str]) -> set[str]:
     """Names of ``scope`` bound to labels fetched by index: ``get_labels(idx)``, ``ds.targets``, ``[ds[i][1] ...]``."""
     found = set()
@@ -177,7 +159,7 @@ class ShuffledOutputsPairedByIndex(Rule):
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend") and isinstance(sub.func.value, ast.Name):
                     collected.add(sub.func.value.id)
-        names = _derived(ctx, func, next(iter(collected))) if collected else set()
+        names = vo.derived_names(ctx, func, next(iter(collected))) if collected else set()
         for ret in vo.returns(func):
             if any(n is node for n in ast.walk(ret)):
                 return True
@@ -193,7 +175,7 @@ class ShuffledOutputsPairedByIndex(Rule):
             if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
                 continue
             scope = sctx.enclosing_function(call) or sctx.tree
-            outputs = _derived(sctx, scope, parent.targets[0].id)
+            outputs = vo.derived_names(sctx, scope, parent.targets[0].id)
             labels = _label_names(sctx, scope, outputs)
             if not labels:
                 continue

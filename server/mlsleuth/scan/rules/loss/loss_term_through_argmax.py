@@ -55,7 +55,6 @@ class _Cut:
         return True, evidence
 
     def of(self, expr: ast.AST | None, func: ast.AST | None, depth: int = 0) -> tuple[bool, ast.AST | None]:
-        ctx = self.ctx
         if expr is None or depth > MAX_DEPTH:
             return False, None
         if isinstance(expr, ast.Constant):
@@ -81,7 +80,6 @@ class _Cut:
         return False, None
 
     def _name(self, name: ast.Name, func, depth) -> tuple[bool, ast.AST | None]:
-        ctx = self.ctx
         if func is None:
             return False, None
         values = []
