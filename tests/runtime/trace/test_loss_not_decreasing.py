@@ -54,3 +54,15 @@ def test_a_loss_that_restarts_every_block_is_learning():
     irregular = [0.09, 0.04, 0.10, 0.03, 0.03, 0.02, 0.12, 0.08, 0.13, 0.05, 0.04, 0.03,
                  0.11, 0.12, 0.06, 0.05, 0.16, 0.17, 0.10, 0.09]
     assert findings_for(CHECK, {"params": [], "losses": irregular}), "jumps at no fixed period: still judged by its trend"
+
+
+def test_a_noisy_flat_start_needs_both_estimators_to_agree():
+    """A slow PINN on resampled collocation points: the mean falls a little while the median does not. Only when
+    neither the median nor the mean of the last third is below the first third's is the loss called flat."""
+    from .measurements import findings_for
+
+    noisy_slow = [55.6, 48.1, 56.7, 49.4, 46.5, 46.9, 49.6, 53.9, 48.0, 51.3, 56.8, 49.5,
+                  55.2, 40.7, 53.0, 38.1, 43.8, 49.8, 52.1, 52.3]
+    assert not findings_for(CHECK, {"params": [], "losses": noisy_slow})
+    rising = [v + 0.5 * i for i, v in enumerate(noisy_slow)]
+    assert findings_for(CHECK, {"params": [], "losses": rising})

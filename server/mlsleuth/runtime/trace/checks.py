@@ -722,8 +722,9 @@ def restart_period(losses: list[float]) -> int | None:
 def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
     """The training loss does not go down over the traced steps.
 
-    What it finds: with at least {T.MIN_STEPS_FOR_TREND} traced steps, the median loss over the last third of the steps
-    is not below the median over the first third (medians, so one odd step does not decide). A loss that falls
+    What it finds: with at least {T.MIN_STEPS_FOR_TREND} traced steps, neither the median nor the mean loss over the last
+    third of the steps is below the first third's (both must agree, so one odd step or a noisy flat stretch does not
+    decide). A loss that falls
     within blocks of a fixed length and jumps back up between them (new data every block: PPO epochs over each
     rollout, a curriculum) is learning, and is not reported.
     Why it matters: a healthy setup lowers the loss within a few dozen steps; a flat loss points to a blocked
@@ -737,10 +738,12 @@ def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
     if not run.data.get("non_finite_loss") and len(losses) >= T.MIN_STEPS_FOR_TREND:
         k = len(losses) // 3
         head, tail = statistics.median(losses[:k]), statistics.median(losses[-k:])
-        if tail >= head and restart_period(losses) is None:
+        mean_head, mean_tail = sum(losses[:k]) / k, sum(losses[-k:]) / k
+        if tail >= head and mean_tail >= mean_head and restart_period(losses) is None:
             yield Found(
                 "the training loss did not go down over the traced steps: learning is blocked (LR far too small, frozen or disconnected weights, labels unrelated to inputs, broken loss)",
-                observation=f"median loss over the first {k} steps {fmt(head)}, over the last {k} steps {fmt(tail)} ({len(losses)} steps traced)",
+                observation=f"median loss over the first {k} steps {fmt(head)}, over the last {k} steps {fmt(tail)} (means {fmt(mean_head)} "
+                            f"and {fmt(mean_tail)}; {len(losses)} steps traced)",
                 next_test="run the overfit-one-batch test (mlsleuth diagnose FILE:FUNCTION): a healthy model drives one fixed batch's loss near 0 in a few hundred steps",
                 fix="act on the other findings of this report first; if none, check labels against inputs and try a 10x larger learning rate",
                 measurements={"losses": losses[:100], "first_mean": head, "last_mean": tail},
