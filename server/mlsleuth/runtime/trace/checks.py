@@ -10,8 +10,8 @@ id, category, severity and documentation. Import-light: no torch here.
 from __future__ import annotations
 
 import math
-import statistics
 import os
+import statistics
 from collections.abc import Iterator
 from functools import cached_property
 from typing import Any
@@ -724,9 +724,8 @@ def loss_not_decreasing(run: TraceRun) -> Iterator[Found]:
 
     What it finds: with at least {T.MIN_STEPS_FOR_TREND} traced steps, neither the median nor the mean loss over the last
     third of the steps is below the first third's (both must agree, so one odd step or a noisy flat stretch does not
-    decide). A loss that falls
-    within blocks of a fixed length and jumps back up between them (new data every block: PPO epochs over each
-    rollout, a curriculum) is learning, and is not reported.
+    decide). A loss that falls within blocks of a fixed length and jumps back up between them (new data every block:
+    PPO epochs over each rollout, a curriculum) is learning, and is not reported.
     Why it matters: a healthy setup lowers the loss within a few dozen steps; a flat loss points to a blocked
     pipeline: LR far too small, disconnected or frozen weights, labels unrelated to their inputs, or a broken loss.
     How to confirm: the overfit-one-batch test (`mlsleuth diagnose FILE:FUNCTION`).
