@@ -11,6 +11,7 @@ run twice, and every module output is compared in call order to name the first m
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from probes import eval_mode, flat_tensors, preserved_rng
@@ -36,20 +37,18 @@ def _mismatch(a: Any, b: Any, perm: Any, dim: int) -> float:
     (batch x batch) tensor may also be reordered along both axes (similarity matrices of in-batch pairs)."""
     import torch
 
-    if a.shape != b.shape or not (a.is_floating_point() or a.is_complex()):
-        if a.shape != b.shape:
-            return 0.0  # a shape that depends on the batch's content (packed sequences): not comparable
-        a, b = a.float(), b.float()
-    if a.numel() and torch.equal(a, b):
+    if a.shape != b.shape or not a.numel():
+        return 0.0  # a shape that depends on the batch's content (packed sequences): not comparable
+    a, b = a.detach().float(), b.detach().float()
+    if torch.equal(a, b):
         return 0.0  # the same in both runs: this tensor does not carry the batch (a table whose size equals it by chance)
     expected = a.index_select(dim, perm.to(a.device))
-    scale = float(a.detach().abs().max()) if a.numel() else 0.0
-    diff = float((b.detach().float() - expected.detach().float()).abs().max()) if a.numel() else 0.0
+    diff = float((b - expected).abs().max())
     if a.dim() >= 2 and dim == 0 and a.shape[0] == a.shape[1]:
-        both = expected.index_select(1, perm.to(a.device))
-        diff = min(diff, float((b.detach().float() - both.detach().float()).abs().max()))
-    if not torch.isfinite(torch.tensor(diff)):
+        diff = min(diff, float((b - expected.index_select(1, perm.to(a.device))).abs().max()))
+    if not math.isfinite(diff):
         return 0.0
+    scale = float(a.abs().max())
     return diff / scale if scale > 0 else diff
 
 

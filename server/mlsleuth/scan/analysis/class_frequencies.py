@@ -203,8 +203,6 @@ def _call(ctx: FileContext, call: ast.Call, depth: int) -> PerClass | None:
         return _powered(per_class(ctx, call.func.value, depth + 1), call.args[0])
     if isinstance(call.func, ast.Attribute) and method in _KEEP_METHODS:
         return per_class(ctx, call.func.value, depth + 1)
-    if isinstance(call.func, ast.Attribute) and method == "values" and not call.args:  # Counter.values()
-        return per_class(ctx, call.func.value, depth + 1)
     helper = vo.helper_definition(ctx, call)
     if helper is not None:
         there, func = helper
