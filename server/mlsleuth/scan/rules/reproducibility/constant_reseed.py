@@ -111,13 +111,13 @@ class ConstantReseed(Rule):
 
 
 def _seeder(ctx: FileContext, call: ast.Call) -> bool:
-    if call_name(call) not in _SEEDER_NAMES:
+    if _call_name(call) not in _SEEDER_NAMES:
         return False
     qual = ctx.qualname(call) or ""
     return qual in _SEEDERS or qual.endswith(".seed_everything")
 
 
-def call_name(call: ast.Call) -> str | None:
+def _call_name(call: ast.Call) -> str | None:
     func = call.func
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
