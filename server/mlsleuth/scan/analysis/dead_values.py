@@ -1,0 +1,275 @@
+"""Dead values: a tensor computed from live values whose result nothing reads.
+
+Two shapes, both decided inside one scope (a function body, or the body of a loop at module level):
+
+* **overwritten unread** — ``h = self.drop(h)`` followed, in the same block and before any read of
+  ``h``, by ``h = self.fc(x)``: the first result is lost (usually the second line meant ``h``);
+* **never read** — ``aux = F.kl_div(...)`` and no expression of the scope (nested functions and
+  lambdas included) ever reads ``aux``.
+
+Only *pure transformations* count: calls of side-effect-free torch / ``torch.nn.functional``
+functions, pure tensor methods, stateless layers of the enclosing module class (activations,
+dropout, pooling, linear, conv, embedding, layer norm), and arithmetic over those, each taking at
+least one variable as input. Factories (``torch.zeros``), calls of project functions or of whole
+models (which may have side effects: hooks, running statistics) and anything with ``out=`` or
+``inplace=True`` are never "pure", so their dead results are left alone. A scope that reads names
+dynamically (``locals()``, ``vars()``, ``eval``, ``exec``) is skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mlsleuth.scan.analysis.context import FileContext, call_method, constant, keyword
+
+# torch / torch.nn.functional functions that return a new value and change nothing.
+_PURE_FUNCTIONS = frozenset({
+    "abs", "exp", "expm1", "log", "log1p", "log2", "log10", "sigmoid", "tanh", "relu", "gelu", "silu", "elu", "selu",
+    "leaky_relu", "softplus", "softmax", "log_softmax", "logsigmoid", "clamp", "clip", "cat", "concat", "concatenate",
+    "stack", "hstack", "vstack", "matmul", "mm", "bmm", "einsum", "mean", "sum", "prod", "std", "var", "norm", "sqrt",
+    "rsqrt", "pow", "square", "where", "transpose", "permute", "reshape", "flatten", "squeeze", "unsqueeze", "gather",
+    "index_select", "masked_fill", "masked_select", "cumsum", "cumprod", "roll", "flip", "repeat_interleave", "tile",
+    "erf", "sin", "cos", "atan2", "maximum", "minimum", "lerp", "outer", "tril", "triu", "logsumexp", "sign",
+    "floor", "ceil", "round", "dropout", "normalize", "pad", "interpolate", "linear", "conv1d", "conv2d", "conv3d",
+    "layer_norm", "group_norm", "embedding", "one_hot", "grid_sample", "unfold", "avg_pool1d", "avg_pool2d",
+    "max_pool1d", "max_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "cross_entropy",
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "kl_div", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "cosine_similarity", "pairwise_distance", "cdist", "scaled_dot_product_attention",
+    "mul", "add", "sub", "div", "true_divide", "neg", "reciprocal", "baddbmm", "addmm", "diag", "diagonal",
+    "narrow", "chunk", "split", "amax", "amin", "argmax", "argmin", "topk", "sort", "max", "min",
+})
+# Methods that return a new tensor and change nothing on any receiver that has them (``to``, ``float``,
+# ``cuda``, ``add`` ... are left out: on a module they work in place, on a set ``add`` does).
+_PURE_METHODS = frozenset({
+    "clamp", "clip", "softmax", "log_softmax", "sigmoid", "tanh", "relu", "exp", "log", "log1p", "sqrt", "rsqrt",
+    "pow", "abs", "neg", "reciprocal", "matmul", "bmm", "mm", "transpose", "permute", "reshape", "view", "view_as",
+    "flatten", "squeeze", "unsqueeze", "expand", "expand_as", "contiguous", "detach", "masked_fill", "gather",
+    "index_select", "repeat", "repeat_interleave", "roll", "flip", "cumsum", "mean", "sum", "std", "var", "norm",
+    "softplus", "type_as", "mul", "sub", "div", "t", "tril", "triu", "logsumexp", "square", "clone", "narrow",
+})
+# nn layers that keep no running state: calling one changes nothing but its output.
+_STATELESS_LAYERS = frozenset({
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU",
+    "Mish", "ELU", "SELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softplus", "Hardswish", "Identity", "Flatten",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "Embedding", "LayerNorm", "GroupNorm", "RMSNorm", "Upsample", "PixelShuffle", "GLU",
+})
+_FACTORIES = frozenset({
+    "randn_like", "rand_like", "randint_like", "zeros_like", "ones_like", "full_like", "empty_like", "randn", "rand",
+    "zeros", "ones", "full", "tensor", "as_tensor", "arange", "linspace", "eye", "normal", "bernoulli",
+})
+_DYNAMIC_READS = frozenset({"locals", "vars", "eval", "exec", "globals"})
+
+
+@dataclass(frozen=True)
+class DeadValue:
+    """``name`` assigned by ``stmt`` and lost: ``overwritten_by`` is the statement that replaces it unread
+    (None when nothing ever reads it)."""
+
+    name: str
+    stmt: ast.Assign | ast.AnnAssign
+    value: ast.expr
+    overwritten_by: ast.stmt | None
+
+
+def _qual_tail(ctx: FileContext, call: ast.Call) -> str | None:
+    """``softmax`` for ``torch.softmax`` / ``F.softmax`` / ``torch.nn.functional.softmax``; None otherwise."""
+    qual = ctx.qualname(call.func) or ""
+    for prefix in ("torch.nn.functional.", "torch.special.", "torch.linalg.", "torch."):
+        if qual.startswith(prefix) and "." not in qual[len(prefix):]:
+            return qual[len(prefix):]
+    return None
+
+
+def _stateless_layer(ctx: FileContext, call: ast.Call) -> bool:
+    """``self.drop(h)`` where the enclosing class builds ``self.drop`` from a stateless nn layer and nothing else."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return False
+    cls = ctx.enclosing_class(call)
+    if cls is None:
+        return False
+    values = ctx.self_attributes(cls).get(func.attr) or []
+    if not values:
+        return False
+    for value in values:
+        if not isinstance(value, ast.Call):
+            return False
+        qual = ctx.qualname(value.func) or ""
+        if not (qual.startswith(("torch.nn.", "torch.nn.modules.")) and qual.rsplit(".", 1)[-1] in _STATELESS_LAYERS):
+            return False
+        if constant(keyword(value, "inplace")) is True:
+            return False
+    return True
+
+
+def _reads_a_variable(expr: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in ("torch", "F", "nn", "np")
+               for n in ast.walk(expr))
+
+
+def pure_transform(ctx: FileContext, expr: ast.AST) -> bool:
+    """True when ``expr`` computes a new tensor from live values and has no other effect."""
+    if isinstance(expr, ast.Call):
+        if keyword(expr, "out") is not None or constant(keyword(expr, "inplace")) is True:
+            return False
+        tail = _qual_tail(ctx, expr)
+        if tail is not None:
+            return tail in _PURE_FUNCTIONS and _reads_a_variable(expr)
+        method = call_method(expr)
+        if method in _PURE_METHODS and isinstance(expr.func, ast.Attribute):
+            receiver = expr.func.value
+            if isinstance(receiver, ast.Constant) or ctx.qualname(receiver) in ("torch", "numpy", "math"):
+                return False
+            if isinstance(receiver, ast.Call):
+                return pure_transform(ctx, receiver) or _reads_a_variable(receiver) and _is_plain_access(receiver)
+            return _is_plain_access(receiver)
+        return _stateless_layer(ctx, expr) and _reads_a_variable(expr)
+    if isinstance(expr, ast.BinOp):
+        sides = (expr.left, expr.right)
+        return all(_harmless(ctx, s) for s in sides) and any(pure_transform(ctx, s) or _factory(ctx, s) for s in sides)
+    if isinstance(expr, ast.UnaryOp):
+        return pure_transform(ctx, expr.operand)
+    return False
+
+
+def _is_plain_access(expr: ast.AST) -> bool:
+    """A name, attribute chain or subscript of one: reading it has no effect."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
+
+
+def _factory(ctx: FileContext, expr: ast.AST) -> bool:
+    """A torch tensor factory (``torch.randn_like(x)``, ``torch.ones(3)``): a tensor, made without side effects."""
+    return isinstance(expr, ast.Call) and _qual_tail(ctx, expr) in _FACTORIES
+
+
+def _harmless(ctx: FileContext, expr: ast.AST) -> bool:
+    """Evaluating ``expr`` has no effect: a constant, a plain read, arithmetic over those, a pure call or a factory."""
+    if isinstance(expr, ast.BinOp):
+        return _harmless(ctx, expr.left) and _harmless(ctx, expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return _harmless(ctx, expr.operand)
+    return isinstance(expr, ast.Constant) or _is_plain_access(expr) or pure_transform(ctx, expr) or _factory(ctx, expr)
+
+
+def _target_name(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id, stmt.value
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        return stmt.target.id, stmt.value
+    return None
+
+
+def _loads(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+
+def _stores(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+
+def _blocks(root: ast.AST) -> Iterator[list[ast.stmt]]:
+    """Every statement list under ``root``, not entering nested functions or classes."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+                stack.extend(s for s in block if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        for handler in getattr(node, "handlers", []) or []:
+            yield handler.body
+            stack.extend(s for s in handler.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        for case in getattr(node, "cases", []) or []:
+            yield case.body
+            stack.append(case)
+
+
+def _declared_shared(scope: ast.AST) -> set[str]:
+    return {name for n in ast.walk(scope) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+
+
+def _reads_dynamically(scope: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _DYNAMIC_READS
+               for n in ast.walk(scope))
+
+
+def _containing_block(ctx: FileContext, stmt: ast.stmt) -> list[ast.stmt] | None:
+    owner = ctx.parent(stmt)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(owner, field, None)
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return block
+    return None
+
+
+def _overwriter(ctx: FileContext, stmt: ast.stmt, name: str) -> ast.stmt | None:
+    """The statement after ``stmt`` that replaces ``name`` before anything reads it, or None. The search goes on
+    after the end of an ``if`` / ``with`` body (``if train: h = drop(h0)`` then ``h = fc(h0)``), never past the
+    end of a loop body (the next iteration may read it) or out of a ``try``."""
+    current = stmt
+    while True:
+        block = _containing_block(ctx, current)
+        if block is None:
+            return None
+        index = next(i for i, s in enumerate(block) if s is current)
+        for later in block[index + 1:]:
+            if _loads(later, name):
+                return None
+            target = _target_name(later)
+            if target is not None and target[0] == name:
+                return later
+            if _stores(later, name) or isinstance(later, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+                return None
+        owner = ctx.parent(current)
+        if not isinstance(owner, (ast.If, ast.With, ast.AsyncWith)):
+            return None
+        current = owner
+
+
+def dead_values(ctx: FileContext) -> Iterator[DeadValue]:
+    """Every pure tensor result the file computes and loses (see the module docstring)."""
+    for scope, module_loop in _scopes(ctx):
+        if _reads_dynamically(scope):
+            continue
+        shared = _declared_shared(scope)
+        for block in _blocks(scope):
+            for index, stmt in enumerate(block):
+                target = _target_name(stmt)
+                if target is None or target[0].startswith("_") or target[0] in shared:
+                    continue
+                name, value = target
+                if not pure_transform(ctx, value):
+                    continue
+                replaced = _overwriter(ctx, stmt, name)
+                if replaced is not None:
+                    yield DeadValue(name, stmt, value, replaced)
+                elif not _read_anywhere(ctx, scope, name, module_loop):
+                    yield DeadValue(name, stmt, value, None)
+
+
+def _read_anywhere(ctx: FileContext, scope: ast.AST, name: str, module_loop: bool) -> bool:
+    return _loads(ctx.tree if module_loop else scope, name)
+
+
+def _scopes(ctx: FileContext) -> Iterator[tuple[ast.AST, bool]]:
+    """Function bodies, and the outermost loops at module level (a script's training loop, also under
+    ``if __name__ == "__main__":`` or a ``with`` block)."""
+    for func in ctx.functions:
+        yield func, False
+    stack: list[ast.stmt] = list(ctx.tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            yield stmt, True
+        elif isinstance(stmt, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(stmt, field, []) or [])
+            for handler in getattr(stmt, "handlers", []) or []:
+                stack.extend(handler.body)

@@ -1,0 +1,71 @@
+"""The ``computed-tensor-unused`` rule: a tensor transformed from live values and then lost unread."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis import dead_values
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.registry import Rule, register_rule
+
+
+def _inputs(expr: ast.AST) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in ("self", "torch", "F", "nn", "np"):
+            if node.id not in names:
+                names.append(node.id)
+    return names
+
+
+@register_rule
+class ComputedTensorUnused(Rule):
+    """A tensor computed from live values and then lost: overwritten before it is read, or never read.
+
+    What it finds: an assignment whose value is a pure transformation of other values (a torch or
+    `torch.nn.functional` call, a pure tensor method such as `.clamp()`, `.masked_fill()`, `.view()`,
+    a stateless layer of the module such as `self.dropout(h)`, or arithmetic over those) whose result
+    nothing reads: either the next assignment to the same name in the same block replaces it before
+    any read (`h = self.dropout(h)` followed by `h = self.fc(x)`), or no expression of the function
+    (or of a script's module-level loop) ever reads the name. Factories (`torch.zeros`), calls of
+    whole models and project functions (which may act through hooks or running statistics), in-place
+    variants and tuple targets are left alone, as are names starting with `_` and functions that read
+    names dynamically (`locals()`, `eval`).
+    Why it matters: a lost result is a step of the computation that silently does not happen: the
+    dropout or normalisation that never reaches the next layer, the augmented batch that is built but
+    the raw one trained on, the auxiliary loss term computed and never added, the mask applied to a
+    copy that is thrown away. Training runs and converges to something; nothing crashes. The
+    overwrite shape is the classic wrong-variable slip (the next line reads `x` where it meant `h`).
+    How to confirm: read the two lines the finding names; print or assert on the value the next line
+    reads (is it the transformed one?); or delete the flagged line and see that the output does not
+    change: then the line had no effect.
+    What to do instead: feed the result into what follows (`h = self.fc(h)`, `loss = ce + aux`,
+    `model(x_aug)`), or delete the line if the step is really not wanted.
+    """
+
+    id = "computed-tensor-unused"
+    category = "training-loop"
+    severity = "warning"
+    triggers = ("torch",)
+
+    def check(self, ctx: FileContext):
+        for dead in dead_values.dead_values(ctx):
+            shown = ctx.segment(dead.value, 60)
+            if dead.overwritten_by is not None:
+                later = dead.overwritten_by
+                value = later.value if isinstance(later, (ast.Assign, ast.AnnAssign)) else later
+                reads = [n for n in _inputs(value) if n != dead.name]
+                source = f"from `{'`, `'.join(reads[:3])}`" if reads else "without reading it"
+                message = (
+                    f"`{dead.name} = {shown}` is overwritten on line {later.lineno} before anything reads it: "
+                    f"line {later.lineno} computes `{dead.name}` {source}, so this step has no effect "
+                    f"(did line {later.lineno} mean to use `{dead.name}`?)"
+                )
+            else:
+                where = ctx.enclosing_function_name(dead.stmt)
+                scope = f"`{where}`" if where else "the loop"
+                message = (
+                    f"`{dead.name} = {shown}` is never read in {scope}: the value is computed and dropped, "
+                    "so this step has no effect on what follows"
+                )
+            yield self.finding(ctx, dead.stmt, message)

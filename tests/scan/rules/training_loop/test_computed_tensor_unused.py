@@ -1,0 +1,326 @@
+"""The ``computed-tensor-unused`` rule (``mlsleuth/scan/rules/training_loop/computed_tensor_unused.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, messages
+
+RULE = {"computed-tensor-unused"}
+
+
+def test_dropout_result_overwritten_by_layer_reading_the_input():
+    src = """
+        import torch.nn as nn
+
+        class Head(nn.Module):
+            def __init__(self, d, n):
+                super().__init__()
+                self.drop = nn.Dropout(0.3)
+                self.fc = nn.Linear(d, n)
+
+            def forward(self, x):
+                h = self.drop(x)  # expect: computed-tensor-unused
+                h = self.fc(x)
+                return h
+        """
+    check(src, RULE)
+    (f,) = messages(src, "computed-tensor-unused")
+    assert "line 12" in f.message and "`x`" in f.message
+
+
+def test_masked_fill_result_dropped_in_attention():
+    check(
+        """
+        import math
+        import torch
+
+        def attend(q, k, v, mask):
+            scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+            masked = scores.masked_fill(mask == 0, float("-inf"))  # expect: computed-tensor-unused
+            weights = torch.softmax(scores, dim=-1)
+            return weights @ v
+        """,
+        RULE,
+    )
+
+
+def test_auxiliary_loss_never_added():
+    check(
+        """
+        import torch.nn.functional as F
+
+        def training_step(model, batch, optimizer):
+            logits, feats = model(batch["x"])
+            ce = F.cross_entropy(logits, batch["y"])
+            center = F.mse_loss(feats, model.centers[batch["y"]])  # expect: computed-tensor-unused
+            optimizer.zero_grad()
+            ce.backward()
+            optimizer.step()
+            return ce.item()
+        """,
+        RULE,
+    )
+
+
+def test_augmented_batch_built_in_script_loop_but_raw_batch_trained():
+    check(
+        """
+        import torch
+        from torch import nn
+
+        model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 2))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loader = [(torch.randn(8, 16), torch.randint(0, 2, (8,))) for _ in range(10)]
+        if __name__ == "__main__":
+            for epoch in range(3):
+                for xb, yb in loader:
+                    noisy = xb + 0.1 * torch.randn_like(xb)  # expect: computed-tensor-unused
+                    loss = nn.functional.cross_entropy(model(xb), yb)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+        """,
+        RULE,
+    )
+
+
+def test_normalised_audio_features_overwritten_in_dataset():
+    check(
+        """
+        import torch
+
+        class SpeechSet(torch.utils.data.Dataset):
+            def __init__(self, feats, mean, std):
+                self.feats, self.mean, self.std = feats, mean, std
+
+            def __len__(self):
+                return len(self.feats)
+
+            def __getitem__(self, i):
+                spec = self.feats[i]
+                spec = (spec - self.mean) / self.std
+                spec = torch.log1p(self.feats[i].clamp(min=0))
+                return spec
+        """,
+        set(),  # the first rewrite reads spec: nothing is lost there ...
+    )
+    check(
+        """
+        import torch
+
+        def featurize(wave, mean, std):
+            spec = torch.stft(wave, 400, return_complex=True).abs()
+            norm = (spec - mean) / std.clamp(min=1e-5)  # expect: computed-tensor-unused
+            spec = torch.log1p(spec)
+            return spec
+        """,
+        RULE,
+    )
+
+
+def test_rl_advantage_normalised_into_a_name_nobody_reads():
+    check(
+        """
+        import torch
+
+        def ppo_loss(ratio, adv, clip=0.2):
+            adv_n = (adv - adv.mean()) / (adv.std() + 1e-8)  # expect: computed-tensor-unused
+            s1 = ratio * adv
+            s2 = torch.clamp(ratio, 1 - clip, 1 + clip) * adv
+            return -torch.min(s1, s2).mean()
+        """,
+        RULE,
+    )
+
+
+def test_annotated_assignment_and_functional_call():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def embed(tokens: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+            e: torch.Tensor = F.embedding(tokens, table)
+            e = F.normalize(e, dim=-1)  # expect: computed-tensor-unused
+            e = F.embedding(tokens, table) * 2
+            return e
+        """,
+        RULE,
+    )
+
+
+# -- clean look-alikes --------------------------------------------------------------------------------------------
+
+
+def test_chained_rewrites_read_the_previous_value():
+    check(
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Block(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.fc1, self.fc2, self.drop = nn.Linear(d, d), nn.Linear(d, d), nn.Dropout(0.1)
+
+            def forward(self, x):
+                h = self.fc1(x)
+                h = F.gelu(h)
+                h = self.drop(h)
+                h = self.fc2(h)
+                return x + h
+        """,
+        RULE,
+    )
+
+
+def test_value_read_in_a_later_branch_or_loop_iteration():
+    check(
+        """
+        import torch
+
+        def run(model, loader, opt, clip):
+            prev = None
+            for x, y in loader:
+                if prev is not None:
+                    x = torch.cat([prev, x])
+                prev = x.detach()
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        RULE,
+    )
+
+
+def test_model_call_for_side_effects_and_factories_are_not_pure():
+    check(
+        """
+        import torch
+
+        @torch.no_grad()
+        def recalibrate_bn(model, loader):
+            model.train()
+            for x, _ in loader:
+                out = model(x)
+
+        def init_state(n, d):
+            h = torch.zeros(n, d)
+            h = torch.randn(n, d) * 0.01
+            return h
+        """,
+        RULE,
+    )
+
+
+def test_tuple_targets_underscore_names_and_dynamic_reads():
+    check(
+        """
+        import torch
+
+        def split_heads(x, n):
+            top, idx = torch.topk(x, 5)
+            _unused = x.softmax(-1)
+            return idx
+
+        def debug_step(x):
+            probs = torch.softmax(x, -1)
+            print(locals())
+        """,
+        RULE,
+    )
+
+
+def test_module_level_values_outside_loops_and_read_later():
+    check(
+        """
+        import torch
+
+        MEAN = torch.tensor([0.485, 0.456, 0.406]).view(3, 1, 1)
+        STD = torch.tensor([0.229, 0.224, 0.225]).view(3, 1, 1)
+        for step in range(3):
+            z = torch.randn(4, 3, 8, 8)
+            last = (z - MEAN) / STD
+        print(last.shape)
+        """,
+        RULE,
+    )
+
+
+def test_in_place_and_out_variants_are_left_alone():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def act(x, buf):
+            y = F.relu(x, inplace=True)
+            z = torch.add(x, 1, out=buf)
+            return x
+        """,
+        RULE,
+    )
+
+
+def test_overwrite_after_a_conditional_read_is_not_flagged():
+    check(
+        """
+        import torch
+
+        def step(x, w, debug):
+            y = torch.tanh(x @ w)
+            if debug:
+                print(y.norm())
+            y = torch.sigmoid(x @ w)
+            return y
+        """,
+        RULE,
+    )
+
+
+def test_closure_reads_count():
+    check(
+        """
+        import torch
+
+        def make_loss(target):
+            scale = target.abs().mean()
+            def loss(pred):
+                return ((pred - target) / scale).pow(2).mean()
+            return loss
+        """,
+        RULE,
+    )
+
+
+def test_dropout_inside_training_branch_then_layer_reads_the_undropped_value():
+    check(
+        """
+        import torch.nn.functional as F
+
+        def scorer(v, w1, w2, training, keep=0.8):
+            h0 = F.relu(v @ w1)
+            if training:
+                h = F.dropout(h0, p=1 - keep)  # expect: computed-tensor-unused
+            h = F.relu(h0 @ w2)
+            return h
+        """,
+        RULE,
+    )
+
+
+def test_value_set_in_a_loop_body_may_be_read_next_iteration():
+    check(
+        """
+        import torch
+
+        def rollout(policy, obs, steps):
+            hidden = None
+            for t in range(steps):
+                if hidden is not None:
+                    obs = obs + hidden
+                hidden = torch.tanh(obs)
+            return obs
+        """,
+        RULE,
+    )
