@@ -3,7 +3,8 @@
 Two shapes, both decided inside one scope (a function body, or the body of a loop at module level):
 
 * **overwritten unread** — ``h = self.drop(h)`` followed, in the same block and before any read of
-  ``h``, by ``h = self.fc(x)``: the first result is lost (usually the second line meant ``h``);
+  ``h``, by ``h = self.fc(x)``: the first result is lost (usually the second line meant ``h``). Plain
+  arithmetic over variables counts here too (``total = ce + w * aux`` replaced by ``total = ce``);
 * **never read** — ``aux = F.kl_div(...)`` and no expression of the scope (nested functions and
   lambdas included) ever reads ``aux``.
 
@@ -22,7 +23,9 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant, keyword
+from mlsleuth.scan.analysis.value_origins import words
 
 # torch / torch.nn.functional functions that return a new value and change nothing.
 _PURE_FUNCTIONS = frozenset({
@@ -61,6 +64,8 @@ _FACTORIES = frozenset({
     "randn_like", "rand_like", "randint_like", "zeros_like", "ones_like", "full_like", "empty_like", "randn", "rand",
     "zeros", "ones", "full", "tensor", "as_tensor", "arange", "linspace", "eye", "normal", "bernoulli",
 })
+_OBJECTIVE_WORDS = frozenset({"loss", "losses", "penalty", "reg", "regularizer", "regularization", "kl", "kld", "aux",
+                              "objective", "cost"})
 _DYNAMIC_READS = frozenset({"locals", "vars", "eval", "exec", "globals"})
 
 
@@ -84,26 +89,30 @@ def _qual_tail(ctx: FileContext, call: ast.Call) -> str | None:
     return None
 
 
+def _stateless_constructor(ctx: FileContext, value: ast.AST) -> bool:
+    """``nn.Dropout(0.1)``, ``nn.Linear(d, n)``, ``nn.CrossEntropyLoss()``: a layer or loss that keeps no running state."""
+    if not isinstance(value, ast.Call) or constant(keyword(value, "inplace")) is True:
+        return False
+    qual = ctx.qualname(value.func) or ""
+    if not qual.startswith(("torch.nn.", "torch.nn.modules.")):
+        return False
+    last = qual.rsplit(".", 1)[-1]
+    return last in _STATELESS_LAYERS or last.endswith("Loss")
+
+
 def _stateless_layer(ctx: FileContext, call: ast.Call) -> bool:
-    """``self.drop(h)`` where the enclosing class builds ``self.drop`` from a stateless nn layer and nothing else."""
+    """``self.drop(h)`` / ``criterion(out, y)`` where every binding of the callee builds a stateless nn layer or a
+    torch loss module (``self.drop = nn.Dropout(p)``, ``criterion = nn.MSELoss()`` in the function or at module
+    level)."""
     func = call.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
-        return False
-    cls = ctx.enclosing_class(call)
-    if cls is None:
-        return False
-    values = ctx.self_attributes(cls).get(func.attr) or []
-    if not values:
-        return False
-    for value in values:
-        if not isinstance(value, ast.Call):
-            return False
-        qual = ctx.qualname(value.func) or ""
-        if not (qual.startswith(("torch.nn.", "torch.nn.modules.")) and qual.rsplit(".", 1)[-1] in _STATELESS_LAYERS):
-            return False
-        if constant(keyword(value, "inplace")) is True:
-            return False
-    return True
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing_class(call)
+        values = ctx.self_attributes(cls).get(func.attr) if cls is not None else None
+        return bool(values) and all(_stateless_constructor(ctx, v) for v in values)
+    if isinstance(func, ast.Name):
+        bound = value_origins.value(ctx, func)
+        return bound is not func and bound is not None and _stateless_constructor(ctx, bound)
+    return False
 
 
 def _reads_a_variable(expr: ast.AST) -> bool:
@@ -157,6 +166,11 @@ def _harmless(ctx: FileContext, expr: ast.AST) -> bool:
     return isinstance(expr, ast.Constant) or _is_plain_access(expr) or pure_transform(ctx, expr) or _factory(ctx, expr)
 
 
+def _computed_arithmetic(ctx: FileContext, expr: ast.AST) -> bool:
+    """``a + w * b``: arithmetic over variables (and constants, plain reads, pure calls): no effect but its value."""
+    return isinstance(expr, (ast.BinOp, ast.UnaryOp)) and _harmless(ctx, expr) and _reads_a_variable(expr)
+
+
 def _target_name(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
         return stmt.targets[0].id, stmt.value
@@ -166,7 +180,13 @@ def _target_name(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
 
 
 def _loads(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+    """Something under ``node`` reads ``name`` (``out -= d`` reads it too: into a view, it writes the base)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store):
+            return True
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+            return True
+    return False
 
 
 def _stores(node: ast.AST, name: str) -> bool:
@@ -200,6 +220,29 @@ def _reads_dynamically(scope: ast.AST) -> bool:
                for n in ast.walk(scope))
 
 
+def objective_name(name: str) -> bool:
+    """``aux_loss``, ``total``-free names such as ``kl`` or ``penalty``: a name for a term of the training objective."""
+    return bool(set(words(name)) & _OBJECTIVE_WORDS)
+
+
+def _replaces(dead: ast.stmt, name: str, new_value: ast.expr) -> bool:
+    """The new value is a different computation, not a deliberate swap or a leftover of an edit: not the same
+    expression again (a duplicated line), not a plain read (``mask = window_mask``: another prepared value takes
+    over), and neither expression contains the other (``y = a[i].reshape(s)`` kept above its edited
+    ``y = a[i]``). For a loss term the last two are the bug itself (``loss = ce + w * aux`` then ``loss = ce``
+    drops a term), so only the duplicate is excused there."""
+    old_dump = ast.dump(dead.value)
+    new_dump = ast.dump(new_value)
+    if old_dump == new_dump:
+        return False
+    if objective_name(name):
+        return True
+    if isinstance(new_value, ast.Constant) or _is_plain_access(new_value):
+        return False
+    return not any(ast.dump(n) == new_dump for n in ast.walk(dead.value)) \
+        and not any(ast.dump(n) == old_dump for n in ast.walk(new_value))
+
+
 def _containing_block(ctx: FileContext, stmt: ast.stmt) -> list[ast.stmt] | None:
     owner = ctx.parent(stmt)
     for field in ("body", "orelse", "finalbody"):
@@ -224,7 +267,7 @@ def _overwriter(ctx: FileContext, stmt: ast.stmt, name: str) -> ast.stmt | None:
                 return None
             target = _target_name(later)
             if target is not None and target[0] == name:
-                return later
+                return later if _replaces(stmt, name, target[1]) else None
             if _stores(later, name) or isinstance(later, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
                 return None
         owner = ctx.parent(current)
@@ -245,12 +288,13 @@ def dead_values(ctx: FileContext) -> Iterator[DeadValue]:
                 if target is None or target[0].startswith("_") or target[0] in shared:
                     continue
                 name, value = target
-                if not pure_transform(ctx, value):
+                pure = pure_transform(ctx, value)
+                if not pure and not _computed_arithmetic(ctx, value):
                     continue
                 replaced = _overwriter(ctx, stmt, name)
                 if replaced is not None:
                     yield DeadValue(name, stmt, value, replaced)
-                elif not _read_anywhere(ctx, scope, name, module_loop):
+                elif pure and not _read_anywhere(ctx, scope, name, module_loop):
                     yield DeadValue(name, stmt, value, None)
 
 

@@ -324,3 +324,139 @@ def test_value_set_in_a_loop_body_may_be_read_next_iteration():
         """,
         RULE,
     )
+
+
+def test_loss_module_terms_overwritten_instead_of_summed():
+    check(
+        """
+        import torch
+        from torch import nn
+
+        mse = nn.MSELoss()
+
+        class Distiller:
+            def __init__(self, student, teacher):
+                self.student, self.teacher = student, teacher
+                self.kd = nn.KLDivLoss(reduction="batchmean")
+
+            def step(self, x, y, opt):
+                out = self.student(x)
+                with torch.no_grad():
+                    soft = self.teacher(x)
+                loss = mse(out, y)  # expect: computed-tensor-unused
+                loss = self.kd(out.log_softmax(-1), soft.softmax(-1))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        RULE,
+    )
+
+
+def test_loss_module_sum_and_unknown_callables_are_clean():
+    check(
+        """
+        from torch import nn
+
+        def step(model, x, y, opt, criterion):
+            ce = nn.CrossEntropyLoss()
+            out = model(x)
+            loss = ce(out, y)
+            loss = loss + 0.1 * criterion(out, y)
+            aux = criterion(out, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        RULE,
+    )
+
+
+def test_total_loss_with_extra_term_replaced_by_the_partial_sum():
+    check(
+        """
+        from losses import seg_loss, consistency
+
+        def train_step(model, batch, unlabeled, opt, cfg):
+            sup = seg_loss(model(batch["img"]), batch["mask"])
+            cons = consistency(model, unlabeled)
+            total_loss = sup + cfg["lam"] * cons  # expect: computed-tensor-unused
+            total_loss = sup
+            opt.zero_grad()
+            total_loss.backward()
+            opt.step()
+        """,
+        RULE,
+    )
+
+
+def test_arithmetic_rescaled_in_place_of_the_previous_value_is_clean():
+    check(
+        """
+        def train_step(model, batch, opt, accum, step):
+            total = model(batch).loss + 0.01 * model.aux_loss
+            total = total / accum
+            total.backward()
+            lr = step * 2
+            if step % accum == 0:
+                opt.step()
+        """,
+        RULE,
+    )
+
+
+def test_view_updated_in_place_by_augmented_assignment_is_read():
+    check(
+        """
+        import torch
+
+        def horner(coeffs, roots, order):
+            for i in range(1, order + 1):
+                new = coeffs.clone()
+                out = new.narrow(-1, order - i, i + 1)
+                out -= roots.narrow(-1, i - 1, 1) * coeffs.narrow(-1, order - i + 1, i + 1)
+                coeffs = new
+            return coeffs
+        """,
+        RULE,
+    )
+
+
+def test_never_read_values_are_info_unless_they_are_loss_terms():
+    src = """
+        import torch
+        import torch.nn.functional as F
+
+        def update(q_net, target_net, batch, opt, gamma):
+            with torch.no_grad():
+                next_dist = target_net(batch.next_obs)
+                next_q = torch.sum(next_dist * target_net.support, dim=2)  # expect: computed-tensor-unused
+                best = q_net(batch.next_obs).argmax(1)
+            logits = q_net(batch.obs)
+            kl = F.kl_div(logits.log_softmax(-1), next_dist[:, 0], reduction="batchmean")  # expect: computed-tensor-unused
+            loss = F.cross_entropy(logits[:, 0], best)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    check(src, RULE)
+    found = {f.location.line: f.severity for f in messages(src, "computed-tensor-unused")}
+    assert found == {8: "info", 11: "warning"}
+
+
+def test_duplicated_line_edit_leftover_and_alias_replacement_are_not_reported():
+    check(
+        """
+        import torch
+
+        def lengths_mask(input_lengths, target_lengths, attn, pos, b, h, w, causal, window):
+            in_b = input_lengths.view(-1, 1, 1)
+            in_b = input_lengths.view(-1, 1, 1)
+            cmap = attn[:, :, pos].reshape(b, h, w)
+            cmap = attn[:, :, pos]
+            mask = causal.view(1, 1, *causal.shape)
+            mask = window
+            return in_b * target_lengths, cmap, mask
+        """,
+        RULE,
+    )

@@ -12,10 +12,24 @@ from mlsleuth.scan.registry import Rule, register_rule
 def _inputs(expr: ast.AST) -> list[str]:
     names: list[str] = []
     for node in ast.walk(expr):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in ("self", "torch", "F", "nn", "np"):
-            if node.id not in names:
-                names.append(node.id)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in _MODULE_NAMES + tuple(names):
+            names.append(node.id)
     return names
+
+
+_MODULE_NAMES = ("self", "torch", "F", "nn", "np")
+_LOSS_TAILS = ("loss", "cross_entropy", "kl_div", "binary_cross_entropy_with_logits")
+
+
+def _objective_term(ctx: FileContext, dead: dead_values.DeadValue) -> bool:
+    """The lost value is a loss term: named like one (``aux_loss``, ``kl``) or computed by a loss function."""
+    if dead_values.objective_name(dead.name):
+        return True
+    call = dead.value
+    if isinstance(call, ast.Call):
+        qual = ctx.qualname(call.func) or ""
+        return qual.startswith("torch.") and qual.endswith(_LOSS_TAILS)
+    return False
 
 
 @register_rule
@@ -27,7 +41,10 @@ class ComputedTensorUnused(Rule):
     a stateless layer of the module such as `self.dropout(h)`, or arithmetic over those) whose result
     nothing reads: either the next assignment to the same name in the same block replaces it before
     any read (`h = self.dropout(h)` followed by `h = self.fc(x)`), or no expression of the function
-    (or of a script's module-level loop) ever reads the name. Factories (`torch.zeros`), calls of
+    (or of a script's module-level loop) ever reads the name; a never-read value is a warning when it is a loss
+    term (named like one, or computed by a torch loss function) and `info` otherwise (often plain dead code).
+    An overwrite by a plain read (`mask = window_mask`), by the same expression again or by an expression that
+    contains the first one (or is contained in it) reads as a deliberate replacement and is not reported. Factories (`torch.zeros`), calls of
     whole models and project functions (which may act through hooks or running statistics), in-place
     variants and tuple targets are left alone, as are names starting with `_` and functions that read
     names dynamically (`locals()`, `eval`).
@@ -46,7 +63,8 @@ class ComputedTensorUnused(Rule):
     id = "computed-tensor-unused"
     category = "training-loop"
     severity = "warning"
-    triggers = ("torch",)
+    # arithmetic over project values needs no torch word in the file: any assignment can hold a dead value
+    triggers = ("=",)
 
     def check(self, ctx: FileContext):
         for dead in dead_values.dead_values(ctx):
@@ -61,11 +79,15 @@ class ComputedTensorUnused(Rule):
                     f"line {later.lineno} computes `{dead.name}` {source}, so this step has no effect "
                     f"(did line {later.lineno} mean to use `{dead.name}`?)"
                 )
+                yield self.finding(ctx, dead.stmt, message)
+                continue
+            where = ctx.enclosing_function_name(dead.stmt)
+            scope = f"`{where}`" if where else "the loop"
+            if _objective_term(ctx, dead):
+                message = (f"`{dead.name} = {shown}` is never read in {scope}: this loss term is computed and "
+                           "never reaches the objective or the log")
+                yield self.finding(ctx, dead.stmt, message)
             else:
-                where = ctx.enclosing_function_name(dead.stmt)
-                scope = f"`{where}`" if where else "the loop"
-                message = (
-                    f"`{dead.name} = {shown}` is never read in {scope}: the value is computed and dropped, "
-                    "so this step has no effect on what follows"
-                )
-            yield self.finding(ctx, dead.stmt, message)
+                message = (f"`{dead.name} = {shown}` is never read in {scope}: the value is computed and dropped "
+                           "(dead code, or a step that was meant to feed what follows)")
+                yield self.finding(ctx, dead.stmt, message, severity="info")
