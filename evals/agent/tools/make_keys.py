@@ -509,6 +509,31 @@ CASES = [
                          "configs/default.yaml", "configs/base.yaml", "train.py", "baselines/naive_bayes.py"],
         check_metric="abs_error_reported_vs_dataset_macro_f1",
     ),
+    case(
+        id="imu-bucket-sampler-epoch", title="Length-bucketing batch sampler seeds its RNG without the epoch: identical batches every epoch",
+        inspired_by_url="https://github.com/lancedb/lancedb/issues/3705",
+        also_see=["https://github.com/facebookresearch/spdl/pull/1360", "https://github.com/tensorflow/tensorflow/issues/13446"],
+        category="data order that never changes across epochs", multi_file=True, misleading_symptom=True,
+        file="imugest/data/samplers.py", marker="        rng = np.random.default_rng(self.seed)\n        yield from self._batches(rng)",
+        before=1, after=1,
+        explanation="BucketBatchSampler.__iter__ (the default, data.sampler: bucket) builds its generator from "
+                    "self.seed alone. set_epoch() stores the epoch and the SamplerEpoch callback calls it every "
+                    "epoch, but the epoch never reaches the RNG (RandomBatchSampler does use seed + epoch), so the "
+                    "length jitter, the shuffles inside the length windows and the batch order are the same in "
+                    "every epoch: every recording meets the same batch-mates at the same position of every epoch. "
+                    "Accuracy hardly shows it in a 15-epoch run; the per-step loss trace repeats its shape each "
+                    "epoch. Not mislabelled or corrupted recordings.",
+        keywords=[["seed", "epoch", "rng", "generator", "default_rng", "set_epoch"],
+                  ["same order", "same batches", "identical", "every epoch", "each epoch", "never change",
+                   "never reshuffl", "not reshuffl", "doesn't reshuffle", "does not reshuffle", "same sequence",
+                   "repeat", "ignores the epoch", "ignored", "unused", "never used"]],
+        fix_description="Seed the bucket sampler's generator with the epoch too, e.g. np.random.default_rng((self.seed, self.epoch)).",
+        must_change=[R("imugest/data/samplers.py", r"epoch", "added")],
+        must_not_change=["imugest/data/datasets.py", "imugest/data/synth.py", "imugest/models/convnet.py",
+                         "imugest/engine/trainer.py", "imugest/callbacks.py", "configs/default.yaml",
+                         "configs/base.yaml", "train.py"],
+        check_metric="fraction_of_epoch1_batches_repeated_in_epoch2",
+    ),
 ]
 
 
