@@ -431,6 +431,115 @@ CASES = [
                          "configs/default.yaml", "configs/base.yaml", "train.py"],
         check_metric="qrs_slope_ratio_after_train_transforms",
     ),
+    case(
+        id="kws-group-lr-collapse", title="Schedule seeds every group's initial LR from optimizer.defaults: per-part LR multipliers are lost",
+        inspired_by_url="https://github.com/deepspeedai/DeepSpeed/pull/8171",
+        also_see=["https://github.com/deepspeedai/DeepSpeed/pull/7969",
+                  "https://github.com/katsura-jp/pytorch-cosine-annealing-with-warmup/issues/11"],
+        category="LR of parameter groups overwritten by the schedule", multi_file=True, misleading_symptom=True,
+        file="kwspot/optim/schedules.py", marker='group.setdefault("initial_lr", optimizer.defaults["lr"])',
+        before=1, after=1,
+        explanation="param_groups() gives the filterbank, body and head their own LR (optim.lr times "
+                    "frontend_lr_mult 0.05 / 1 / head_lr_mult 5), but _GroupSchedule records each group's "
+                    "initial_lr from optimizer.defaults['lr'] (the optimizer's single constructor LR, optim.lr) "
+                    "instead of the group's own lr, and then sets every group to that base times the "
+                    "warmup/cosine factor. From the first schedule step every group trains at the body's LR: "
+                    "the multipliers are silently ignored, so the frozen-filterbank ablation (mult 0.0) still "
+                    "trains the filterbank and gives exactly the default's accuracy, and a head_lr_mult sweep "
+                    "changes nothing. steps.json logs only group 0 (the body), which looks right. Not the "
+                    "input BatchNorm or the mel initialisation.",
+        keywords=[["initial_lr", "defaults", "base_lrs", "base lr", "per-group", "per group", "each group",
+                   "every group", "param group", "parameter group"],
+                  ["lr_mult", "multiplier", "frontend_lr", "head_lr", "ignored", "overwrit", "same lr",
+                   "same learning rate", "collapse"]],
+        fix_description="Seed each group's initial_lr from its own lr: group.setdefault('initial_lr', group['lr']).",
+        must_change=[R("kwspot/optim/schedules.py", r"initial_lr|base_lrs", "any")],
+        must_not_change=["kwspot/optim/param_groups.py", "kwspot/models/net.py", "kwspot/models/frontend.py",
+                         "kwspot/engine/trainer.py", "configs/default.yaml", "configs/base.yaml",
+                         "configs/fixed_frontend.yaml", "train.py"],
+        check_metric="max_rel_error_group_lr_vs_config",
+    ),
+    case(
+        id="fabric-aug-cached", title="Cache-split predicate uses any() for a stage: the random augmentation stage is cached once",
+        inspired_by_url="https://github.com/tensorflow/tensorflow/issues/47755",
+        also_see=["https://github.com/dbolya/yolact/issues/455", "https://github.com/emadeldeen24/TS-TCC/issues/5"],
+        category="augmentation silently frozen (cached)", multi_file=True, misleading_symptom=True,
+        file="weavecheck/data/pipeline.py", marker="return any(op.deterministic for op in self.ops)",
+        before=2, after=0,
+        explanation="With data.cache: true the dataset caches the output of the leading stages that "
+                    "Pipeline.split() considers deterministic. Stage.deterministic is any(...) instead of "
+                    "all(...), so the 'augment' stage (random dihedral, shift, brightness, noise, then a "
+                    "deterministic standardize) counts as deterministic and is cached together with decoding: "
+                    "each training patch is augmented once, on its first access, and the same augmented copy is "
+                    "served every epoch. The 200 training patches are memorised (train acc 0.97, val 0.66-0.68 "
+                    "instead of ~0.76). tools/show_augment.py calls the pipeline directly, so it shows varied "
+                    "views. Not model capacity: dropout, width or stronger augmentation settings cannot help.",
+        keywords=[["cache", "cached", "caching", "split()", "deterministic"],
+                  ["augment", "random", "rand_"],
+                  ["any(", "any()", "all(", "all()", "once", "frozen", "same augment", "every epoch",
+                   "each epoch", "never re", "identical"]],
+        fix_description="A stage is deterministic only if all its ops are: return all(op.deterministic for op in self.ops).",
+        must_change=[R("weavecheck/data/pipeline.py", r"any\(|all\(|deterministic|cache", "any")],
+        must_not_change=["weavecheck/data/transforms.py", "weavecheck/models/cnn.py", "weavecheck/engine/trainer.py",
+                         "configs/default.yaml", "configs/base.yaml", "train.py"],
+        check_metric="fraction_of_train_patches_that_change_between_epochs",
+    ),
+    case(
+        id="ticket-macro-f1-batchmean", title="Macro-F1 computed per evaluation batch and averaged: reported score biased low",
+        inspired_by_url="https://github.com/apache/mxnet/issues/9830",
+        also_see=["https://github.com/thunlp/Few-NERD/issues/2", "https://github.com/namiyousef/argument-mining/issues/45"],
+        category="metric averaging (per-batch macro-F1)", multi_file=True, misleading_symptom=True,
+        file="triage/metrics.py", marker="        self.f1.update(macro_f1(pred, target, self.n_classes), n)",
+        before=0, after=0,
+        explanation="MetricTracker.update computes macro-F1 on each evaluation batch and keeps a "
+                    "batch-size-weighted mean of those values, the same way it (correctly) averages accuracy. "
+                    "Macro-F1 is not a mean over samples: in a batch of 64 the rare legal (5%) and security (3%) "
+                    "queues are often absent, so their F1 counts as 0 for that batch, and the reported macro-F1 "
+                    "is biased low and depends on eval_batch_size (0.654 reported vs 0.695 on the whole "
+                    "validation set for the default run). The naive Bayes baseline calls macro_f1 once on all "
+                    "predictions, so it is scored correctly. Not class imbalance in training: class weights or "
+                    "focal loss cannot fix a metric.",
+        keywords=[["macro", "f1"],
+                  ["per batch", "per-batch", "each batch", "every batch", "batch-wise", "batchwise", "per minibatch",
+                   "per mini-batch", "across batches", "over batches", "of batches", "batch average", "batch-average",
+                   "batch-weighted", "batch weighted", "mean of", "average of", "averaging f1", "averages f1",
+                   "averaged f1", "eval_batch_size", "evaluation batch size", "eval batch size",
+                   "depends on the batch size", "confusion matrix", "accumulat"]],
+        fix_description="Accumulate the confusion matrix (or TP/FP/FN per class) over all batches and compute "
+                        "macro-F1 once in compute().",
+        must_change=[R(None, r"self\.f1\.update|confusion|macro_f1\(|f1_per_class|cat\(|preds", "any")],
+        must_not_change=["triage/losses.py", "triage/models/bag.py", "triage/data/datasets.py", "triage/data/synth.py",
+                         "configs/default.yaml", "configs/base.yaml", "train.py", "baselines/naive_bayes.py"],
+        check_metric="abs_error_reported_vs_dataset_macro_f1",
+    ),
+    case(
+        id="imu-bucket-sampler-epoch", title="Length-bucketing batch sampler seeds its RNG without the epoch: identical batches every epoch",
+        inspired_by_url="https://github.com/lancedb/lancedb/issues/3705",
+        also_see=["https://github.com/facebookresearch/spdl/pull/1360", "https://github.com/tensorflow/tensorflow/issues/13446"],
+        category="data order that never changes across epochs", multi_file=True, misleading_symptom=True,
+        file="imugest/data/samplers.py", marker="        rng = np.random.default_rng(self.seed)\n        yield from self._batches(rng)",
+        before=1, after=1,
+        explanation="BucketBatchSampler.__iter__ (the default, data.sampler: bucket) builds its generator from "
+                    "self.seed alone. set_epoch() stores the epoch and the SamplerEpoch callback calls it every "
+                    "epoch, but the epoch never reaches the RNG (RandomBatchSampler does use seed + epoch), so the "
+                    "length jitter, the shuffles inside the length windows and the batch order are the same in "
+                    "every epoch: every recording meets the same batch-mates at the same position of every epoch. "
+                    "Accuracy hardly shows it in a 15-epoch run; the per-step loss trace repeats its shape each "
+                    "epoch. Not mislabelled or corrupted recordings.",
+        keywords=[["self.seed", "self.epoch", "default_rng", "set_epoch", "generator", "seeded", "reseed",
+                   "re-seed", "the rng", "its rng", "rng is", "rng with"],
+                  ["same order", "same batches", "identical", "never change", "never reshuffl", "not reshuffl",
+                   "doesn't reshuffle", "does not reshuffle", "no reshuffl", "same sequence", "ignores the epoch",
+                   "ignored", "unused", "never used", "without the epoch", "not the epoch", "same in every epoch",
+                   "same every epoch", "same each epoch", "every epoch is the same", "repeats every epoch",
+                   "repeated every epoch", "frozen"]],
+        fix_description="Seed the bucket sampler's generator with the epoch too, e.g. np.random.default_rng((self.seed, self.epoch)).",
+        must_change=[R("imugest/data/samplers.py", r"default_rng|epoch|rng", "any")],
+        must_not_change=["imugest/data/datasets.py", "imugest/data/synth.py", "imugest/models/convnet.py",
+                         "imugest/engine/trainer.py", "imugest/callbacks.py", "configs/default.yaml",
+                         "configs/base.yaml", "train.py"],
+        check_metric="fraction_of_epoch1_batches_repeated_in_epoch2",
+    ),
 ]
 
 

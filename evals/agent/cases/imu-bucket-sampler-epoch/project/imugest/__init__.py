@@ -1,0 +1,2 @@
+"""imugest: gesture recognition from wrist IMU recordings of variable length."""
+__version__ = "0.5.2"

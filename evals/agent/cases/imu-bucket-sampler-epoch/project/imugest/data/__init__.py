@@ -1,0 +1,1 @@
+from . import datasets  # noqa: F401  (registers the datasets)

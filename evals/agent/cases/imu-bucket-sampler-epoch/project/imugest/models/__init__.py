@@ -1,0 +1,2 @@
+from . import convnet  # noqa: F401  (registers the models)
+from .convnet import build_model  # noqa: F401

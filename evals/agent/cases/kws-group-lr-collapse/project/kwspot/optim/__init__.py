@@ -1,0 +1,1 @@
+from .builders import build_optimizer, build_scheduler  # noqa: F401

@@ -1,0 +1,1 @@
+from .trainer import Trainer, evaluate  # noqa: F401

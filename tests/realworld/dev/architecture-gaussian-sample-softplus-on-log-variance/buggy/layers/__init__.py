@@ -1,0 +1,3 @@
+from .stochastic import GaussianSample
+
+__all__ = ["GaussianSample"]

@@ -1,0 +1,24 @@
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class Stochastic(nn.Module):
+    def reparametrize(self, mu, log_var):
+        eps = torch.randn_like(mu)
+        std = log_var.mul(0.5).exp_()
+        return mu + std * eps
+
+
+class GaussianSample(Stochastic):
+    """Maps features to (z, mu, log_var) of a diagonal Gaussian."""
+
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.mu = nn.Linear(in_features, out_features)
+        self.log_var = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        mu = self.mu(x)
+        log_var = self.log_var(x)
+        return self.reparametrize(mu, log_var), mu, log_var
