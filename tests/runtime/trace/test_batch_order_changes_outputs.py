@@ -31,6 +31,21 @@ def test_correct_masks_and_in_batch_similarity_matrices_are_quiet(variant):
     assert not [f for f in findings if f.rule in (CHECK, "batch-mixing")]
 
 
+@pytest.mark.slow
+def test_a_forward_that_samples_is_skipped_not_flagged():
+    """A reparameterised latent is drawn in forward even in eval mode: the reordered run gets other noise per
+    sample, which is not a reordering bug. The probe sees the same batch differ from itself and stands down."""
+    from pathlib import Path
+
+    from mlsleuth.runtime.trace import trace
+
+    folder = Path(__file__).resolve().parents[2] / "trace_scripts" / "families"
+    report = trace(folder / "batch_order.py", args=["sampling"], steps=5, cwd=folder, timeout_s=180)
+    assert report.errors == [], [e.message for e in report.errors]
+    assert not [f for f in report.findings if f.rule in (CHECK, "batch-mixing")]
+    assert "random sampling in forward" in report.summary.stats["batch_order_skipped"]
+
+
 def test_the_gradient_probe_s_finding_is_not_repeated():
     order = {"batch": 8, "changed": True, "mismatch": 0.3, "first_module": "enc.rnn", "pairwise": False, "root": "model"}
     leak = {"batch": 8, "leak": 0.5, "self": 1.0, "sample": 4, "batch_dim": 0, "mixing_after": "enc.rnn", "root": "model"}
