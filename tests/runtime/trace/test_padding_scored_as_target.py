@@ -26,6 +26,16 @@ def test_not_found_when_pad_targets_are_ignored_or_there_is_no_padding():
     assert not findings_for(CHECK, _run(pad_counts=900, pad_fraction=0.02))  # a real token that ends many rows
 
 
+def test_class_labels_of_padded_sequences_are_not_padding():
+    """A text classifier: (B, T) right-padded token ids with pad id 0, and one class label per sequence in which
+    class 0 is common. The label 0 is a class, not a padded position."""
+    data = _run(pad_counts=900)
+    data["loss_calls"]["cross_entropy"]["target_shape"] = [32]
+    assert not findings_for(CHECK, data)
+    data["loss_calls"]["cross_entropy"]["target_shape"] = [32, 39]  # per-token targets, shifted by one
+    assert findings_for(CHECK, data)
+
+
 def test_left_to_the_lm_check_when_the_attention_mask_shows_the_same_padding():
     from .measurements import trace_findings_rules
     data = _run(pad_counts=900)

@@ -1272,6 +1272,8 @@ def padding_counted_in_loss(run: TraceRun) -> Iterator[Found]:
     counts, total, ce = _labels(run)
     if not pad or not ce or not total or ce.get("soft_targets"):
         return
+    if _one_target_per_sequence(ce.get("target_shape"), st.get("shape")):
+        return  # class labels of whole sequences: a label equal to the pad id is a class, not a padded position
     share = counts.get(int(pad["id"]), 0) / total
     if pad["fraction"] >= T.PADDING_FRACTION and pad.get("rows_padded", 0) >= 0.5 and share >= T.PADDING_TARGET_SHARE:
         yield Found(
@@ -1283,6 +1285,13 @@ def padding_counted_in_loss(run: TraceRun) -> Iterator[Found]:
             fix=f"pass ignore_index={pad['id']} to the loss (or set pad targets to -100 before it)",
             measurements={"pad_id": pad["id"], "pad_fraction": pad["fraction"], "target_share": share},
             module="(loss)", step=0, phase="loss")
+
+
+def _one_target_per_sequence(target_shape: list | None, token_shape: list | None) -> bool:
+    """The loss scores one target per input sequence (``(B,)`` class labels for a ``(B, T)`` token batch)."""
+    if not target_shape or not token_shape:
+        return False
+    return math.prod(target_shape) <= token_shape[0]
 
 
 @runtime_check("low-precision-master-weights", tool="trace", category="environment", severity="warning")
