@@ -325,17 +325,30 @@ def _is_loader(ctx: FileContext, expr: ast.AST, depth: int = 0) -> bool:
         if qual.endswith("DataLoader"):
             return True
         method = call_method(expr)
-        return method is not None and ("loader" in vo.words(method) or "dataloader" in vo.words(method))
+        return method is not None and _loader_word(method)
     if isinstance(expr, (ast.Name, ast.Attribute)):
         text = dotted(expr) or ""
-        last = text.rsplit(".", 1)[-1]
-        words = vo.words(last)
-        if "loader" in words or "dataloader" in words:
+        if _loader_word(text.rsplit(".", 1)[-1]):
             return True
         bound = vo.value(ctx, expr) if isinstance(expr, ast.Name) else ctx.resolve(expr)
         if bound is not None and bound is not expr:
             return _is_loader(ctx, bound, depth + 1)
     return False
+
+
+def _loader_word(name: str) -> bool:
+    """``train_loader``, ``trainloader``, ``val_dataloader``, ``train_dl``: a name that says data loader."""
+    return "loader" in name.lower() or "dl" in vo.words(name)
+
+
+def _next_of_loader(ctx: FileContext, value: ast.AST) -> bool:
+    """``next(iter(loader))`` / ``next(loader_iter)``: one batch drawn by hand."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" and value.args):
+        return False
+    inner = value.args[0]
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "iter" and inner.args:
+        inner = inner.args[0]
+    return _is_loader(ctx, inner)
 
 
 def _loop_over_loader(ctx: FileContext, name: ast.Name) -> tuple[ast.For, bool] | None:
@@ -374,7 +387,7 @@ def _loader_batch(ctx: FileContext, expr: ast.AST) -> bool:
         return func is not None and func.name in _STEP_METHODS and len(params) > 1 and params[1] == expr.id
     bound = vo.value(ctx, expr)
     if bound is not None and bound is not expr and not (isinstance(bound, ast.Name) and bound.id == expr.id):
-        return False
+        return _next_of_loader(ctx, bound)
     found = _loop_over_loader(ctx, expr)
     return found is not None and found[1]
 
@@ -392,5 +405,5 @@ def _loader_element(ctx: FileContext, name: ast.Name) -> bool:
     stmt = before[-1][1]
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple):
         value = stmt.value
-        return isinstance(value, ast.Name) and _loader_batch(ctx, value)
+        return isinstance(value, ast.Name) and _loader_batch(ctx, value) or _next_of_loader(ctx, value)
     return False

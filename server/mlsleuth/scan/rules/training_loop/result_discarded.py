@@ -34,11 +34,13 @@ _TORCH_METHOD_EFFECT = {
                      "addcmul", "addcdiv", "square", "reciprocal", "tril", "triu", "fmod", "remainder",
                      "true_divide", "floor_divide"), _VALUES),
 }
-# Method names only a torch tensor has: reported even when the receiver's origin is unknown (in a file
-# that uses torch, on a receiver not known to be something else, when no class of the file defines them).
-_TENSOR_ONLY_METHODS = frozenset({
-    "unsqueeze", "masked_fill", "masked_scatter", "index_fill", "contiguous", "clamp", "clamp_min", "clamp_max",
-    "view_as", "expand_as", "type_as", "log_softmax",
+# Method names that are out of place on every common type that has them (torch tensors, NumPy arrays,
+# pandas frames, PIL images): reported even when the receiver's origin is unknown, in a file that uses
+# torch or NumPy, on a receiver not known to be a module, when no class of the file defines them.
+_PURE_BY_NAME = frozenset({
+    "unsqueeze", "squeeze", "reshape", "transpose", "permute", "flatten", "masked_fill", "masked_scatter",
+    "index_fill", "contiguous", "clamp", "clamp_min", "clamp_max", "view_as", "expand_as", "type_as", "log_softmax",
+    "detach", "astype",
 })
 _NUMPY_METHOD_EFFECT = {
     "astype": _DTYPE, **dict.fromkeys(("reshape", "transpose", "squeeze", "flatten", "ravel", "swapaxes"), _SHAPE),
@@ -281,9 +283,14 @@ class ResultDiscarded(Rule):
         if module_values.is_module(ctx, receiver) or module_receivers.is_module_receiver(ctx, receiver) is True:
             return None  # nn.Module.to / .float / .cuda work in place
         kind = tensor_values.array_kind(ctx, receiver)
-        if kind is None and method in _TENSOR_ONLY_METHODS and ctx.imports_any("torch") \
-                and not _defined_in_file(ctx, method) and module_receivers.is_module_receiver(ctx, receiver) is None:
-            kind = TORCH
+        if kind is None and method in _PURE_BY_NAME and not _defined_in_file(ctx, method) \
+                and vo.root_name(value) not in ctx.imports:
+            if method == "astype" and ctx.imports_any("numpy", "pandas"):
+                kind = NUMPY
+            elif ctx.imports_any("torch"):
+                kind = TORCH
+            elif ctx.imports_any("numpy") and method in _NUMPY_METHOD_EFFECT:
+                kind = NUMPY
         if kind == TORCH and method in _TORCH_METHOD_EFFECT:
             effect = _TORCH_METHOD_EFFECT[method]
             if method == "to" and effect == _DEVICE and _dtype_move(ctx, call):
