@@ -428,3 +428,35 @@ def test_hf_batch_encoding_whole_batch_to_is_silent():
         return enc
     """
     check(src, {RULE})
+
+
+def test_layers_of_a_module_list_and_a_sequential_head_dropped():
+    src = """
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.fc = nn.Linear(d, d)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    class MLP(nn.Module):
+        def __init__(self, d, n):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(d, d) for _ in range(n)])
+            self.blocks = nn.ModuleList([Block(d) for _ in range(n)])
+            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(d, 1))
+            self.bn_head = nn.Sequential(nn.BatchNorm1d(d), nn.Linear(d, 1))
+
+        def forward(self, x):
+            for layer in self.layers:
+                layer(x)  # expect: result-discarded
+            for block in self.blocks:
+                block(x)
+            self.bn_head(x)
+            self.head(x)  # expect: result-discarded
+            return x
+    """
+    check(src, {RULE})

@@ -311,14 +311,16 @@ class ResultDiscarded(Rule):
     def _layer_hit(self, ctx: FileContext, call: ast.Call) -> _Hit | None:
         """``self.dropout(x)`` / ``act(h)`` with the callee bound only to stateless built-in layers."""
         values = tensor_values.layer_bindings(ctx, call.func)
+        if not values and isinstance(call.func, ast.Name):
+            values = _container_elements(ctx, call.func)  # for layer in self.layers: layer(x)
         if not values or not call.args:
             return None
-        classes = set()
+        classes: set[str] = set()
         for v in values:
-            cls = tensor_values.layer_class(ctx, v)
-            if cls not in _PURE_LAYERS or not _layer_pure(v, cls):
+            leaves = _pure_layer_classes(ctx, v)
+            if not leaves:
                 return None
-            classes.add(cls)
+            classes |= leaves
         if _hooked(ctx):
             return None
         value = _root(call.args[0])
@@ -378,6 +380,13 @@ class ResultDiscarded(Rule):
     def _message(ctx: FileContext, hit: _Hit) -> str:
         name = ctx.segment(hit.value, 40)
         noun = {TORCH: "tensor", NUMPY: "array", PANDAS: "frame"}[hit.kind]
+        layer = {
+            "dropout": f"no dropout is applied and `{name}` goes on undropped",
+            "activation": f"no activation is applied and `{name}` goes on as it was",
+            "layer": f"`{name}` goes on untransformed, as if the layer were not there",
+        }.get(hit.effect)
+        if layer is not None:
+            return f"`{hit.what}` returns its output and this line drops it: {layer}. Assign the result (`{name} = ...`)."
         stays = {
             _DEVICE: f"leaves `{name}` on its old device",
             _DTYPE: f"leaves `{name}` in its old dtype",
@@ -386,15 +395,11 @@ class ResultDiscarded(Rule):
             _CLAMP: f"leaves `{name}` unclamped",
             _FILL: f"leaves `{name}` without the values the line writes",
             _VALUES: f"leaves `{name}` unchanged",
-            "dropout": f"applies no dropout: `{name}` goes on undropped",
-            "activation": f"applies no activation: `{name}` goes on as it was",
-            "layer": f"throws the layer's output away: `{name}` goes on untransformed",
             "normalize": f"leaves `{name}` unnormalised",
         }.get(hit.effect)
         if stays is None:  # pandas: the effect is the phrase
             stays = f"leaves `{name}` as it was: it {hit.effect}"
-        returns = "returns its output" if hit.effect in ("dropout", "activation", "layer") else f"returns a new {noun}"
-        return f"`{hit.what}` {returns}; this line drops it and {stays}. Assign the result (`{name} = ...`)."
+        return f"`{hit.what}` returns a new {noun}; this line drops it and {stays}. Assign the result (`{name} = ...`)."
 
 
 def _function_effect(name: str) -> str:
@@ -430,6 +435,52 @@ def _dtype_move(ctx: FileContext, call: ast.Call) -> bool:
         qual = ctx.qualname(call.args[0]) or ""
         return qual.startswith("torch.") and any(w in qual for w in ("float", "int", "bool", "half", "double", "long", "complex", "uint"))
     return False
+
+
+def _pure_layer_classes(ctx: FileContext, value: ast.AST, depth: int = 0) -> set[str]:
+    """The layer classes of a stateless built-in layer construction, or of an ``nn.Sequential`` of them;
+    empty when any part may hold state, run in place or is not a known built-in layer."""
+    cls = tensor_values.layer_class(ctx, value)
+    if cls in _PURE_LAYERS and _layer_pure(value, cls):
+        return {cls}
+    if cls == "Sequential" and depth < 3 and isinstance(value, ast.Call) and value.args and not value.keywords:
+        found: set[str] = set()
+        for arg in value.args:
+            inner = _pure_layer_classes(ctx, arg, depth + 1)
+            if not inner:
+                return set()
+            found |= inner
+        return found
+    return set()
+
+
+def _container_elements(ctx: FileContext, name: ast.Name) -> list[ast.AST]:
+    """The layers a loop variable runs through: ``for layer in self.layers`` (or ``enumerate(...)``) where
+    ``self.layers`` is an ``nn.ModuleList`` / ``nn.Sequential`` built from a list, a comprehension or arguments."""
+    for loop in ctx.enclosing_loops(name):
+        if not isinstance(loop, ast.For):
+            continue
+        target, iterated = loop.target, loop.iter
+        if isinstance(iterated, ast.Call) and dotted(iterated.func) == "enumerate" and iterated.args \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target, iterated = target.elts[1], iterated.args[0]
+        if not (isinstance(target, ast.Name) and target.id == name.id):
+            continue
+        containers = tensor_values.layer_bindings(ctx, iterated) if isinstance(iterated, (ast.Name, ast.Attribute)) else []
+        elements: list[ast.AST] = []
+        for container in containers:
+            if tensor_values.layer_class(ctx, container) not in ("ModuleList", "Sequential") or not isinstance(container, ast.Call):
+                return []
+            args = list(container.args)
+            if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+                args = list(args[0].elts)
+            elif len(args) == 1 and isinstance(args[0], ast.ListComp):
+                args = [args[0].elt]
+            if not args or any(isinstance(a, ast.Starred) for a in args):
+                return []
+            elements.extend(args)
+        return elements
+    return []
 
 
 def _layer_pure(value: ast.AST, cls: str) -> bool:
