@@ -262,6 +262,7 @@ def test_in_place_forms_stay_silent():
             F.dropout(h, 0.2, self.training, True)
             h.clamp_(0, 6)
             torch.clamp(h, 0, 6, out=h)
+            F.normalize(self.lin.weight.data, dim=-1, out=self.lin.weight.data)
             return h
 
     df = pd.read_csv("data.csv")

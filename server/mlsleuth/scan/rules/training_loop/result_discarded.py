@@ -266,7 +266,7 @@ class ResultDiscarded(Rule):
         return self._layer_hit(ctx, call)
 
     def _function_hit(self, ctx: FileContext, call: ast.Call, kind: str, name: str, effect: str, pure: bool) -> _Hit | None:
-        if not pure or not call.args:
+        if not pure or not call.args or keyword(call, "out") is not None:  # out=: writes into a given tensor
             return None
         first = call.args[0]
         if name in ("cat", "stack") and isinstance(first, (ast.List, ast.Tuple)) and first.elts:
