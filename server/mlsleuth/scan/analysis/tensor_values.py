@@ -229,7 +229,23 @@ def _name_kind(ctx: FileContext, name: ast.Name, depth: int) -> str | None:
         return _parameter_kind(ctx, name, depth)
     if _loader_element(ctx, name):
         return TORCH
-    return None
+    return _split_element(ctx, name, depth)
+
+
+def _split_element(ctx: FileContext, name: ast.Name, depth: int) -> str | None:
+    """``X_train, X_test, y_train, y_test = train_test_split(X, y, ...)``: each part has the kind of the
+    array it was cut from (element ``i`` comes from argument ``i // 2``)."""
+    unpacked = vo.unpacking_call(ctx, name, inclusive=True)
+    if unpacked is None:
+        return None
+    stmt, index = unpacked
+    call = stmt.value
+    if not (vo.normalize(ctx.qualname(call)) or "").endswith("train_test_split"):
+        return None
+    arrays = [a for a in call.args if not isinstance(a, ast.Starred)]  # type: ignore[attr-defined]
+    if len(arrays) != len(call.args) or index // 2 >= len(arrays):  # type: ignore[attr-defined]
+        return None
+    return array_kind(ctx, arrays[index // 2], depth + 1)
 
 
 def _annotation_kind(ctx: FileContext, annotation: ast.AST | None) -> str | None:

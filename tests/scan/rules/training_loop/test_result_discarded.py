@@ -461,3 +461,44 @@ def test_layers_of_a_module_list_and_a_sequential_head_dropped():
             return x
     """
     check(src, {RULE})
+
+
+def test_model_outputs_and_split_frames_left_unchanged():
+    src = """
+    import pandas as pd
+    import torch.nn as nn
+    from sklearn.model_selection import train_test_split
+
+    class Regressor(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 1)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    def predict(batch):
+        model = Regressor()
+        preds = model(batch)
+        preds.cpu()  # expect: result-discarded
+        return preds.numpy()
+
+    frame = pd.read_parquet("rows.parquet")
+    train_df, test_df = train_test_split(frame, test_size=0.2)
+    train_df.dropna()  # expect: result-discarded
+    test_df.fillna(0)  # expect: result-discarded
+    print(train_df.shape, test_df.shape)
+    """
+    check(src, {RULE})
+
+
+def test_numpy_preview_in_a_notebook_cell_stays_silent():
+    src = """
+    import numpy as np
+
+    feats = np.load("feats.npy")
+    feats.astype(np.float16)
+    print(feats.dtype)
+    """
+    result = analyze_source(textwrap.dedent(src), "explore.ipynb")
+    assert [f for f in result.findings if f.rule == RULE] == []

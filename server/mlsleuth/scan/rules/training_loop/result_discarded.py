@@ -224,7 +224,7 @@ class ResultDiscarded(Rule):
             hit = self._classify(ctx, call)
             if hit is None:
                 continue
-            if notebook and ctx.enclosing_function(stmt) is None and hit.effect not in (_DEVICE, _DTYPE):
+            if notebook and ctx.enclosing_function(stmt) is None and (hit.kind != TORCH or hit.effect not in (_DEVICE, _DTYPE)):
                 continue  # the last expression of a cell is displayed: a preview, not a lost update
             if self._excused(ctx, stmt) or not self._read_later(ctx, stmt, hit.value):
                 continue
@@ -283,6 +283,8 @@ class ResultDiscarded(Rule):
         if module_values.is_module(ctx, receiver) or module_receivers.is_module_receiver(ctx, receiver) is True:
             return None  # nn.Module.to / .float / .cuda work in place
         kind = tensor_values.array_kind(ctx, receiver)
+        if kind is None and _model_output(ctx, receiver):
+            kind = TORCH
         if kind is None and method in _PURE_BY_NAME and not _defined_in_file(ctx, method) \
                 and vo.root_name(value) not in ctx.imports:
             if method == "astype" and ctx.imports_any("numpy", "pandas"):
@@ -435,6 +437,24 @@ def _dtype_move(ctx: FileContext, call: ast.Call) -> bool:
         qual = ctx.qualname(call.args[0]) or ""
         return qual.startswith("torch.") and any(w in qual for w in ("float", "int", "bool", "half", "double", "long", "complex", "uint"))
     return False
+
+
+def _model_output(ctx: FileContext, receiver: ast.AST) -> bool:
+    """``out`` bound to what a model returns (``out = model(x)``): a tensor, or a tuple or dict that has none of
+    these methods (calling one fails loudly), never an object that converts in place."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    bound = vo.value(ctx, receiver)
+    if not isinstance(bound, ast.Call) or bound is receiver:
+        return False
+    func = bound.func
+    if isinstance(func, ast.Attribute) and func.attr == "forward":
+        func = func.value
+    elif not isinstance(func, (ast.Name, ast.Attribute)):
+        return False
+    if isinstance(func, ast.Name) and func.id == "self":
+        return False
+    return module_values.is_module(ctx, func)
 
 
 def _pure_layer_classes(ctx: FileContext, value: ast.AST, depth: int = 0) -> set[str]:
