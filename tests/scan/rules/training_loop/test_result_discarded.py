@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from mlsleuth.scan.analyze import analyze_source
-from scan.helpers import check, findings, messages
+from scan.helpers import check, check_project, findings, messages
 
 RULE = "result-discarded"
 
@@ -502,3 +502,35 @@ def test_numpy_preview_in_a_notebook_cell_stays_silent():
     """
     result = analyze_source(textwrap.dedent(src), "explore.ipynb")
     assert [f for f in result.findings if f.rule == RULE] == []
+
+
+def test_project_class_with_an_in_place_flatten_and_tensors_passed_from_another_module(tmp_path):
+    files = {
+        "structures.py": """
+            class Tree:
+                def __init__(self, nodes):
+                    self.nodes = nodes
+
+                def flatten(self):
+                    self.nodes = [n for group in self.nodes for n in group]
+            """,
+        "prep.py": """
+            import torch
+
+            def center(x):
+                x.float()  # expect: result-discarded
+                return x - x.mean()
+            """,
+        "train.py": """
+            import torch
+            from prep import center
+            from structures import Tree
+
+            def run(groups):
+                tree = Tree(groups)
+                tree.flatten()
+                feats = center(torch.randn(4, 8))
+                return tree, feats
+            """,
+    }
+    check_project(tmp_path, files, {RULE})

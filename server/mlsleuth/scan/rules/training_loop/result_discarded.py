@@ -286,7 +286,7 @@ class ResultDiscarded(Rule):
         if kind is None and _model_output(ctx, receiver):
             kind = TORCH
         if kind is None and method in _PURE_BY_NAME and not _defined_in_file(ctx, method) \
-                and vo.root_name(value) not in ctx.imports:
+                and vo.root_name(value) not in ctx.imports and vo.instance_class(ctx, receiver) is None:
             if method == "astype" and ctx.imports_any("numpy", "pandas"):
                 kind = NUMPY
             elif ctx.imports_any("torch"):
