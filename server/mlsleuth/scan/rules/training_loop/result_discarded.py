@@ -173,18 +173,22 @@ class ResultDiscarded(Rule):
     `F.relu(x)`, `F.normalize(x)`, `F.dropout(x, p, training)` (not with `inplace=True` or `out=`); and,
     inside a model, a call of a stateless layer whose output is dropped: `self.dropout(x)`, `self.act(h)`,
     `self.proj(x)` where the attribute was built from `nn.Dropout`, an activation, `nn.Linear`, a
-    convolution, `nn.Embedding`, `nn.Flatten`, pooling or `LayerNorm` (not with `inplace=True`). The
-    receiver must be known to be a tensor, an array or a frame (from a loader's batch, a torch or NumPy
-    constructor, a tensor operation, a parameter annotated `Tensor` or filled with tensors by every
-    caller, a registered buffer); method names that belong to tensors alone (`unsqueeze`, `masked_fill`,
-    `contiguous`, `clamp`) are enough on their own in a file that uses torch. The dropped value must be
-    read again afterwards, so the line changes what follows. Left alone: `.to`/`.cuda`/`.float`/`.half`
+    convolution, `nn.Embedding`, `nn.Flatten`, pooling or `LayerNorm` (not with `inplace=True`), an
+    `nn.Sequential` of such layers, or `layer(x)` in a loop over an `nn.ModuleList` of them. The
+    receiver must be known to be a tensor, an array or a frame (a field of a loader's batch, a torch,
+    NumPy or pandas constructor, a tensor operation, a model's output, a part of `train_test_split`, a
+    parameter annotated `Tensor` or filled with tensors by every caller in the project, a registered
+    buffer); method names that are out of place on every common type that has them (`unsqueeze`,
+    `squeeze`, `reshape`, `transpose`, `detach`, `masked_fill`, `clamp`, `astype`...) are enough on their
+    own in a file that uses torch or NumPy, unless the receiver is an instance of a project class or a
+    class of the file defines that method. The dropped value must be read again afterwards, so the line
+    changes what follows. Left alone: `.to`/`.cuda`/`.float`/`.half`
     on anything that is or may be an `nn.Module` (those work in place), whole-model calls such as
     `model(x)` (BatchNorm recalibration, warm-up), BatchNorm layers (they update running statistics),
     files that register hooks, trailing-underscore in-place methods, statements inside `try` blocks
     (capability probes), under `pytest.raises`/`assertRaises`/`warnings.catch_warnings`/profilers, in test
     functions, in benchmark and warm-up loops, and, in notebooks, bare module-level expressions other
-    than device and dtype moves (the last line of a cell displays its value).
+    than a tensor's device and dtype moves (the last line of a cell displays its value).
     Why it matters: tensors, arrays and frames are values: these operations return a new object and
     leave the original untouched. The training code runs on without any error: the batch stays on the
     CPU (or the model's inputs keep their old dtype), the clamp or mask never applies, dropout or an
