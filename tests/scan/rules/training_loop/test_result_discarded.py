@@ -1,0 +1,536 @@
+"""The ``result-discarded`` rule (``mlsleuth/scan/rules/training_loop/result_discarded.py``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from mlsleuth.scan.analyze import analyze_source
+from scan.helpers import check, check_project, findings, messages
+
+RULE = "result-discarded"
+
+
+# -- positives ------------------------------------------------------------------------------
+
+
+def test_vision_batch_moved_with_a_bare_to():
+    src = """
+    import torch
+    import torch.nn.functional as F
+    from torch.utils.data import DataLoader
+
+    def train(model, train_set, device, optimizer):
+        model.to(device)
+        train_loader = DataLoader(train_set, batch_size=64, shuffle=True)
+        for images, labels in train_loader:
+            images.to(device)  # expect: result-discarded
+            labels.to(device)  # expect: result-discarded
+            loss = F.cross_entropy(model(images), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    """
+    check(src, {RULE})
+    first = findings(src, RULE)[0]
+    assert "`images`" in first.message and "device" in first.message
+    assert first.category == "training-loop" and first.severity == "warning"
+
+
+def test_nlp_fields_of_a_dict_batch_cast_and_moved():
+    src = """
+    import torch
+
+    def fit(model, train_dataloader, optimizer, device):
+        for step, batch in enumerate(train_dataloader):
+            batch["labels"].long()  # expect: result-discarded
+            mask = batch["attention_mask"]
+            mask.bool()  # expect: result-discarded
+            out = model(input_ids=batch["input_ids"].to(device), attention_mask=mask, labels=batch["labels"])
+            out.loss.backward()
+            optimizer.step()
+    """
+    check(src, {RULE})
+    dtype = [f for f in findings(src, RULE) if "mask" in f.message][0]
+    assert "dtype" in dtype.message
+
+
+def test_forward_drops_dropout_activation_and_projection_outputs():
+    src = """
+    import torch.nn as nn
+
+    class Classifier(nn.Module):
+        def __init__(self, dim, classes):
+            super().__init__()
+            self.proj = nn.Linear(dim, dim)
+            self.act = nn.GELU()
+            self.dropout = nn.Dropout(0.3)
+            self.head = nn.Linear(dim, classes)
+
+        def forward(self, x):
+            h = self.proj(x)
+            self.act(h)  # expect: result-discarded
+            self.dropout(h)  # expect: result-discarded
+            return self.head(h)
+
+    class Encoder(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.norm = nn.LayerNorm(dim)
+            self.fc = nn.Linear(dim, dim)
+
+        def forward(self, x):
+            self.norm(x)  # expect: result-discarded
+            return self.fc(x)
+    """
+    check(src, {RULE})
+    found = findings(src, RULE)
+    assert "no activation" in found[0].message and "no dropout" in found[1].message
+
+
+def test_functional_calls_as_statements():
+    src = """
+    import torch
+    import torch.nn.functional as F
+
+    class Block(torch.nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.lin = torch.nn.Linear(dim, dim)
+
+        def forward(self, x):
+            h = self.lin(x)
+            F.relu(h)  # expect: result-discarded
+            F.dropout(h, 0.1, self.training)  # expect: result-discarded
+            torch.clamp(h, -5, 5)  # expect: result-discarded
+            return h
+
+    def embed(spec):
+        F.normalize(spec, dim=-1)  # expect: result-discarded
+        return spec @ spec.T
+    """
+    check(src, {RULE})
+
+
+def test_rl_recurrent_state_and_annotated_observations():
+    src = """
+    import torch
+
+    class Agent:
+        def __init__(self, policy):
+            self.policy = policy
+            self.hidden = torch.zeros(1, 1, 128)
+
+        def act(self, obs: torch.Tensor):
+            obs.float()  # expect: result-discarded
+            logits, hidden = self.policy(obs, self.hidden)
+            self.hidden.detach()  # expect: result-discarded
+            return torch.distributions.Categorical(logits=logits).sample()
+
+    def clip_advantages(advantages: torch.Tensor) -> torch.Tensor:
+        advantages.clamp(-10.0, 10.0)  # expect: result-discarded
+        return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    """
+    check(src, {RULE})
+    graph = [f for f in findings(src, RULE) if "detach" in f.message][0]
+    assert "autograd graph" in graph.message
+
+
+def test_tabular_frame_and_array_left_unchanged():
+    src = """
+    import numpy as np
+    import pandas as pd
+
+    df = pd.read_csv("train.csv")
+    df.drop(columns=["customer_id"])  # expect: result-discarded
+    df.fillna(0)  # expect: result-discarded
+    X = df.drop(columns=["churn"]).values
+    X.astype(np.float32)  # expect: result-discarded
+    y = df["churn"].values
+    print(X.dtype, y.mean())
+    """
+    check(src, {RULE})
+    drop = findings(src, RULE)[0]
+    assert "`df`" in drop.message and "frame" in drop.message
+
+
+def test_audio_helper_parameter_filled_with_tensors_by_every_caller():
+    src = """
+    import torch
+
+    def to_mono(waveform):
+        waveform.unsqueeze(0)  # expect: result-discarded
+        waveform.cuda()  # expect: result-discarded
+        return waveform.mean(dim=0)
+
+    def load_clip(n):
+        return to_mono(torch.randn(2, n))
+
+    def load_noise(n):
+        return to_mono(torch.zeros(2, n))
+    """
+    check(src, {RULE})
+
+
+def test_lightning_step_batch_and_buffer_moved_without_assignment():
+    src = """
+    import torch
+    import torch.nn.functional as F
+    import lightning as L
+
+    class LitModel(L.LightningModule):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.register_buffer("class_weights", torch.ones(10))
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            x.float()  # expect: result-discarded
+            self.class_weights.to(self.device)  # expect: result-discarded
+            return F.cross_entropy(self.net(x), y, weight=self.class_weights)
+    """
+    check(src, {RULE})
+
+
+def test_chained_conversion_and_a_local_layer():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    def features(x):
+        pool = nn.AdaptiveAvgPool2d(1)
+        pool(x)  # expect: result-discarded
+        return x.flatten(1)
+
+    def main():
+        t = torch.arange(10)
+        t.float().to("cuda")  # expect: result-discarded
+        print(t.sum())
+    """
+    check(src, {RULE})
+
+
+# -- clean look-alikes --------------------------------------------------------------------------
+
+
+def test_module_conversions_work_in_place_and_stay_silent():
+    src = """
+    import torch
+    import torch.nn as nn
+    import torchvision
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+    def setup(device):
+        model = Net()
+        model.to(device)
+        model.cuda()
+        model.half()
+        model.float()
+        backbone = torchvision.models.resnet18()
+        backbone.to(device)
+        model.fc.to(device)
+        for m in model.modules():
+            m.float()
+        return model, backbone
+    """
+    check(src, {RULE})
+
+
+def test_in_place_forms_stay_silent():
+    src = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    import pandas as pd
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+            self.act = nn.ReLU(inplace=True)
+            self.drop = nn.Dropout(0.1, True)
+
+        def forward(self, x):
+            h = self.lin(x)
+            self.act(h)
+            self.drop(h)
+            F.relu(h, inplace=True)
+            F.dropout(h, 0.2, self.training, True)
+            h.clamp_(0, 6)
+            torch.clamp(h, 0, 6, out=h)
+            F.normalize(self.lin.weight.data, dim=-1, out=self.lin.weight.data)
+            return h
+
+    df = pd.read_csv("data.csv")
+    df.fillna(0, inplace=True)
+    df.drop(columns=["id"], inplace=True)
+    print(df.shape)
+    """
+    check(src, {RULE})
+
+
+def test_containers_and_unknown_receivers_stay_silent():
+    src = """
+    import torch
+
+    def collect(seen, items, stats, batch, device, obj):
+        seen.add(3)
+        items.append(4)
+        stats.update({"loss": 1.0})
+        batch.to(device)
+        obj.float()
+        obj.to(device)
+        return seen, items, stats, batch, obj
+
+    def run(loader, model, device):
+        for batch in loader:
+            batch.to(device)
+            model(**batch)
+    """
+    check(src, {RULE})
+
+
+def test_whole_model_and_batchnorm_calls_stay_silent():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(16)
+            self.fc = nn.Linear(16, 16)
+
+        def forward(self, x):
+            self.bn(x)
+            return self.fc(x)
+
+    @torch.no_grad()
+    def recalibrate_bn(model, loader):
+        model.train()
+        for images, _ in loader:
+            model(images)
+        return model
+    """
+    check(src, {RULE})
+
+
+def test_layers_with_hooks_stay_silent():
+    src = """
+    import torch.nn as nn
+
+    class Probe(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.act = nn.ReLU()
+            self.fc.register_forward_hook(lambda m, i, o: print(o.shape))
+
+        def forward(self, x):
+            self.fc(x)
+            return self.act(x)
+    """
+    check(src, {RULE})
+
+
+def test_probes_tests_and_benchmarks_stay_silent():
+    src = """
+    import time
+    import pytest
+    import torch
+    import torch.nn.functional as F
+
+    def cuda_works(x):
+        try:
+            x.cuda()
+        except RuntimeError:
+            return False
+        return x is not None
+
+    def test_view_rejects_bad_shape():
+        x = torch.zeros(3, 4)
+        with pytest.raises(RuntimeError):
+            x.view(5, 5)
+        assert x.shape == (3, 4)
+
+    def measure(x):
+        for _ in range(100):
+            F.relu(x)
+        start = time.perf_counter()
+        return time.perf_counter() - start, x
+
+    def benchmark_softmax(x):
+        torch.sigmoid(x)
+        return x
+    """
+    check(src, {RULE})
+
+
+def test_value_never_read_again_stays_silent():
+    src = """
+    import torch
+
+    def log_batch(images: torch.Tensor, writer):
+        writer.add_images("batch", images)
+        images.cpu()
+    """
+    check(src, {RULE})
+
+
+def test_project_class_with_its_own_clamp_stays_silent():
+    src = """
+    import torch
+
+    class Boxes:
+        def __init__(self, t):
+            self.t = t
+
+        def clamp(self, h, w):
+            self.t[:, 0::2].clamp_(0, w)
+            self.t[:, 1::2].clamp_(0, h)
+
+    def postprocess(boxes, h, w):
+        boxes.clamp(h, w)
+        return boxes
+    """
+    check(src, {RULE})
+
+
+def test_notebook_cell_preview_stays_silent_but_device_move_is_reported():
+    src = """
+    import pandas as pd
+    import torch
+
+    df = pd.read_csv("train.csv")
+    df.drop(columns=["id"])
+    x = torch.tensor(df.values)
+    x.to("cuda")
+    print(df.shape, x.device)
+    """
+    result = analyze_source(textwrap.dedent(src), "explore.ipynb")
+    lines = sorted(f.location.line for f in result.findings if f.rule == RULE)
+    assert lines == [8], lines  # the device move only: a bare frame expression previews the frame
+    assert len(messages(src, RULE)) == 2  # as a script, both lines are lost updates
+
+
+def test_hf_batch_encoding_whole_batch_to_is_silent():
+    src = """
+    import torch
+    from transformers import AutoTokenizer
+
+    def encode(texts, device):
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+        enc = tok(texts, return_tensors="pt", padding=True)
+        enc.to(device)
+        return enc
+    """
+    check(src, {RULE})
+
+
+def test_layers_of_a_module_list_and_a_sequential_head_dropped():
+    src = """
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.fc = nn.Linear(d, d)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    class MLP(nn.Module):
+        def __init__(self, d, n):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(d, d) for _ in range(n)])
+            self.blocks = nn.ModuleList([Block(d) for _ in range(n)])
+            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(d, 1))
+            self.bn_head = nn.Sequential(nn.BatchNorm1d(d), nn.Linear(d, 1))
+
+        def forward(self, x):
+            for layer in self.layers:
+                layer(x)  # expect: result-discarded
+            for block in self.blocks:
+                block(x)
+            self.bn_head(x)
+            self.head(x)  # expect: result-discarded
+            return x
+    """
+    check(src, {RULE})
+
+
+def test_model_outputs_and_split_frames_left_unchanged():
+    src = """
+    import pandas as pd
+    import torch.nn as nn
+    from sklearn.model_selection import train_test_split
+
+    class Regressor(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 1)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    def predict(batch):
+        model = Regressor()
+        preds = model(batch)
+        preds.cpu()  # expect: result-discarded
+        return preds.numpy()
+
+    frame = pd.read_parquet("rows.parquet")
+    train_df, test_df = train_test_split(frame, test_size=0.2)
+    train_df.dropna()  # expect: result-discarded
+    test_df.fillna(0)  # expect: result-discarded
+    print(train_df.shape, test_df.shape)
+    """
+    check(src, {RULE})
+
+
+def test_numpy_preview_in_a_notebook_cell_stays_silent():
+    src = """
+    import numpy as np
+
+    feats = np.load("feats.npy")
+    feats.astype(np.float16)
+    print(feats.dtype)
+    """
+    result = analyze_source(textwrap.dedent(src), "explore.ipynb")
+    assert [f for f in result.findings if f.rule == RULE] == []
+
+
+def test_project_class_with_an_in_place_flatten_and_tensors_passed_from_another_module(tmp_path):
+    files = {
+        "structures.py": """
+            class Tree:
+                def __init__(self, nodes):
+                    self.nodes = nodes
+
+                def flatten(self):
+                    self.nodes = [n for group in self.nodes for n in group]
+            """,
+        "prep.py": """
+            import torch
+
+            def center(x):
+                x.float()  # expect: result-discarded
+                return x - x.mean()
+            """,
+        "train.py": """
+            import torch
+            from prep import center
+            from structures import Tree
+
+            def run(groups):
+                tree = Tree(groups)
+                tree.flatten()
+                feats = center(torch.randn(4, 8))
+                return tree, feats
+            """,
+    }
+    check_project(tmp_path, files, {RULE})
