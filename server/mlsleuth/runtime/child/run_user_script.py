@@ -52,7 +52,9 @@ Patches installed (all removed on exit)
 * global module forward pre/post hooks (maintain ``runner.module_stack``; call
   ``on_module_forward``) - installed only when an observer overrides
   ``on_module_forward`` or sets ``wants_module_stack = True``, because they cost
-  time on every module call;
+  time on every module call; the forwards of modules inside a model (``module_stack``
+  not empty) reach only the observers whose ``inner_forwards`` is true (the default);
+  an observer that watches whole models only sets it False;
 * ``torch.compile``: compiled code runs eagerly while observed, and the forward hooks skip the
   compile wrapper (its ``_orig_mod`` is the root); see ``compile_guard``;
 * ``nn.Module.train`` (and so ``eval``): ``on_mode_change`` for the outermost call only;
@@ -65,7 +67,8 @@ Writing an observer
 Subclass :class:`observer.Observer`, give it a unique ``name``, override the hooks
 you need and return JSON-ready data from ``result()``. Hooks must be cheap and
 must not raise: the runner catches their exceptions, records them in
-``observer_errors`` and carries on. To end the run early call
+``observer_errors`` and carries on. A hook is called only on the observers whose
+class (or instance) overrides it, looked up once per hook (they run on every step). To end the run early call
 ``runner.request_stop(reason)``; the runner raises StopTraining at the next hook
 boundary. Useful runner state: ``runner.step`` (completed primary steps),
 ``runner.phase``, ``runner.optimizers``, ``runner.roots`` (top-level modules with
@@ -90,6 +93,7 @@ from typing import Any
 
 import channel
 import closure_steps
+from compile_guard import WRAPPER_TYPES as COMPILE_WRAPPERS
 from compile_guard import EagerCompile, is_compile_wrapper
 from observer import Observer, StopTraining
 
@@ -155,6 +159,7 @@ class Runner:
         self.after_window: Any = None  # after_window.AfterWindow: the script runs on, unobserved, after max_steps
         self.finish_window: Any = None  # set by run(): the observers' on_end and results at the end of the window
         self._step_handles: list[Any] = []
+        self._listeners: dict[str, list] = {}  # hook -> [(observer, bound method)] of the observers overriding it
 
     # -- for observers ---------------------------------------------------------
     def record_error(self, observer: str, hook: str) -> None:
@@ -209,11 +214,33 @@ class Runner:
     def notify(self, hook: str, *args: Any) -> None:
         if self._muted:
             return
+        listeners = self._listeners.get(hook)
+        self._dispatch(hook, self._find_listeners(hook) if listeners is None else listeners, args)
+
+    def notify_forward(self, module: Any, inputs: Any, output: Any, inner: bool) -> None:
+        """``on_module_forward``; for a module inside a model (``inner``), only to observers with ``inner_forwards``."""
+        if self._muted:
+            return
+        key = "on_module_forward:inner" if inner else "on_module_forward"
+        listeners = self._listeners.get(key)
+        self._dispatch("on_module_forward", self._find_listeners(key) if listeners is None else listeners, (module, inputs, output))
+
+    def _find_listeners(self, key: str) -> list:
+        """The observers that override a hook, with their bound methods (found once per hook: hooks run per step)."""
+        hook, _, inner = key.partition(":")
+        base = getattr(Observer, hook, None)
+        found = [(obs, getattr(obs, hook)) for obs in self.observers
+                 if (base is None or getattr(type(obs), hook, None) is not base or hook in getattr(obs, "__dict__", {}))
+                 and (not inner or getattr(obs, "inner_forwards", True))]
+        self._listeners[key] = found
+        return found
+
+    def _dispatch(self, hook: str, listeners: list, args: tuple) -> None:
         self._muted += 1  # observers' own torch calls do not re-enter the hooks
         try:
-            for obs in self.observers:
+            for obs, method in listeners:
                 try:
-                    getattr(obs, hook)(self, *args)
+                    method(self, *args)
                 except StopTraining:
                     raise
                 except Exception:  # noqa: BLE001 - an observer bug must not break the user's run; it is recorded
@@ -407,7 +434,7 @@ class Runner:
             stack = self.module_stack
 
             def pre_hook(mod, inputs):
-                if is_compile_wrapper(mod):  # torch.compile's wrapper: its _orig_mod is the model
+                if type(mod).__name__ in COMPILE_WRAPPERS and is_compile_wrapper(mod):  # torch.compile's wrapper: its _orig_mod is the model
                     return
                 if not stack and not runner._muted:
                     runner._register_root(mod)
@@ -416,15 +443,17 @@ class Runner:
                 stack.append(mod)
 
             def post_hook(mod, inputs, *rest):
-                if is_compile_wrapper(mod):
+                if type(mod).__name__ in COMPILE_WRAPPERS and is_compile_wrapper(mod):
                     return
                 if stack and stack[-1] is mod:
                     stack.pop()
                 elif mod in stack:  # an inner forward raised; drop what it left behind
                     del stack[stack.index(mod):]
+                if runner._muted:
+                    return
                 runner.forward_kwargs = rest[0] if len(rest) == 2 else {}  # model(input_ids=..., labels=...)
                 try:
-                    runner.notify("on_module_forward", mod, inputs, rest[-1])
+                    runner.notify_forward(mod, inputs, rest[-1], bool(stack))
                 finally:
                     runner.forward_kwargs = {}
 

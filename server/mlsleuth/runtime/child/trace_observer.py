@@ -387,16 +387,18 @@ class TraceObserver(Observer):
         self.lm_batches.start(runner)
 
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
-        import torch
-
         stack = runner.module_stack
-        if not stack and module in runner.roots:
+        if not stack and id(module) in runner._root_ids:
             self._root_forward(runner, module, inputs, output)
             return
         if stack and id(module) not in runner._names and id(module) not in self._checked_modules and len(self._checked_modules) < 2000:
             self._check_registration(runner, module)
+        if runner.step >= ACTIVATION_STEPS:  # past the activation window: every module call passes here, keep it short
+            return
+        import torch
+
         kind = probes.ACTIVATION_KINDS.get(type(module).__name__)
-        if kind is None or runner.step >= ACTIVATION_STEPS or not module.training or not torch.is_grad_enabled():
+        if kind is None or not module.training or not torch.is_grad_enabled():
             return
         if not isinstance(output, torch.Tensor) or output.dim() < 2 or not output.is_floating_point():
             return
@@ -653,7 +655,7 @@ class TraceObserver(Observer):
 
     def on_step_end(self, runner: Any, optimizer: Any) -> None:
         self._opt_state[id(optimizer)] = {"zeroed": False, "stale": None}
-        for p in _params_of(optimizer):
+        for p in _params_of(optimizer) if self._snap else ():  # parameters are snapshotted on the sampled steps only
             before = self._snap.pop(id(p), None)
             rec = self.params.get(id(p))
             if before is None or rec is None:
