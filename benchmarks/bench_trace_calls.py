@@ -24,15 +24,15 @@ SCRIPT = ROOT / "benchmarks" / "overhead" / "small_mlp_train.py"
 HARNESS = ROOT / "server" / "mlsleuth" / "runtime" / "child" / "trace_main.py"
 
 
-def counted(traced: bool, steps: int, hidden: int, warmup: int) -> dict:
+def counted(harness: Path | None, steps: int, hidden: int, warmup: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "calls.json"
         env = {**os.environ, "BENCH_CALLS": str(out), "OMP_NUM_THREADS": "1", "MLSLEUTH_RESULT": str(Path(tmp) / "result.json")}
         argv = [str(steps), str(hidden), str(warmup)]
-        if traced:
+        if harness is not None:
             config = Path(tmp) / "config.json"
             config.write_text(json.dumps({"script": str(SCRIPT), "argv": argv, "max_steps": steps + 1}))
-            cmd = [sys.executable, str(HARNESS), str(config)]
+            cmd = [sys.executable, str(harness), str(config)]
         else:
             cmd = [sys.executable, str(SCRIPT), *argv]
         subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -47,9 +47,13 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=60, help="steps before counting starts (default 60: steady state)")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--json", help="also write {'plain': ..., 'traced': ...} per-step counts here")
+    parser.add_argument("--baseline", type=Path, help="another checkout's trace_main.py: its added calls per step too")
     args = parser.parse_args()
-    plain = counted(False, args.steps, args.hidden, args.warmup)
-    traced = counted(True, args.steps, args.hidden, args.warmup)
+    plain = counted(None, args.steps, args.hidden, args.warmup)
+    traced = counted(HARNESS, args.steps, args.hidden, args.warmup)
+    if args.baseline is not None:
+        base = counted(args.baseline.resolve(), args.steps, args.hidden, args.warmup)
+        print(f"baseline ({args.baseline}): traced {sum(base.values()):.1f}, added {sum(base.values()) - sum(plain.values()):.1f}")
     print(f"calls per step, steps {args.warmup}..{args.steps}: untraced {sum(plain.values()):.1f}, "
           f"traced {sum(traced.values()):.1f}, added {sum(traced.values()) - sum(plain.values()):.1f}")
     extra = sorted(((traced.get(k, 0) - plain.get(k, 0), k) for k in set(plain) | set(traced)), reverse=True)

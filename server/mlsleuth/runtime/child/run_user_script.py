@@ -150,6 +150,7 @@ class Runner:
         self._handles: list[Any] = []
         self._names: dict[int, tuple[Any, str]] = {}
         self._root_ids: set[int] = set()
+        self._paramless: dict[int, list] = {}  # id -> [module, forwards seen without parameters] (loss modules)
         self._root_labels: dict[int, str] = {}
         self._patched_sched: set[type] = set()
         self._sched_init_depth = 0
@@ -257,11 +258,18 @@ class Runner:
     def _register_root(self, module: Any) -> None:
         if id(module) in self._root_ids:
             return
+        seen = self._paramless.get(id(module))
+        if seen is not None and seen[0] is module and seen[1] >= 2:
+            return  # called twice without parameters (a loss module, every step): not walked again
         try:
             has_params = next(module.parameters(), None) is not None
         except Exception:  # noqa: BLE001 - a module whose parameters() misbehaves is simply not a root
             has_params = False
-        if not has_params:
+        if not has_params:  # twice, not once: a model that builds its layers in its first forward has none before it
+            if seen is not None and seen[0] is module:
+                seen[1] += 1
+            elif len(self._paramless) < 1000:
+                self._paramless[id(module)] = [module, 1]
             return
         self._root_ids.add(id(module))
         self.roots.append(module)
