@@ -25,6 +25,7 @@ class Observer:
     """Base class: override what you need. ``step`` counts optimizer steps from 0."""
 
     name = "observer"
+    inner_forwards = True  # False: on_module_forward only for whole models (roots), not for the modules inside them
 
     def on_start(self, runner: Any) -> None:
         """Before the user's script runs."""

@@ -52,7 +52,9 @@ Patches installed (all removed on exit)
 * global module forward pre/post hooks (maintain ``runner.module_stack``; call
   ``on_module_forward``) - installed only when an observer overrides
   ``on_module_forward`` or sets ``wants_module_stack = True``, because they cost
-  time on every module call;
+  time on every module call; the forwards of modules inside a model (``module_stack``
+  not empty) reach only the observers whose ``inner_forwards`` is true (the default);
+  an observer that watches whole models only sets it False;
 * ``torch.compile``: compiled code runs eagerly while observed, and the forward hooks skip the
   compile wrapper (its ``_orig_mod`` is the root); see ``compile_guard``;
 * ``nn.Module.train`` (and so ``eval``): ``on_mode_change`` for the outermost call only;
@@ -65,7 +67,8 @@ Writing an observer
 Subclass :class:`observer.Observer`, give it a unique ``name``, override the hooks
 you need and return JSON-ready data from ``result()``. Hooks must be cheap and
 must not raise: the runner catches their exceptions, records them in
-``observer_errors`` and carries on. To end the run early call
+``observer_errors`` and carries on. A hook is called only on the observers whose
+class (or instance) overrides it, looked up once per hook (they run on every step). To end the run early call
 ``runner.request_stop(reason)``; the runner raises StopTraining at the next hook
 boundary. Useful runner state: ``runner.step`` (completed primary steps),
 ``runner.phase``, ``runner.optimizers``, ``runner.roots`` (top-level modules with
@@ -90,6 +93,7 @@ from typing import Any
 
 import channel
 import closure_steps
+from compile_guard import WRAPPER_TYPES as COMPILE_WRAPPERS
 from compile_guard import EagerCompile, is_compile_wrapper
 from observer import Observer, StopTraining
 
@@ -146,6 +150,7 @@ class Runner:
         self._handles: list[Any] = []
         self._names: dict[int, tuple[Any, str]] = {}
         self._root_ids: set[int] = set()
+        self._paramless: dict[int, list] = {}  # id -> [module, forwards seen without parameters] (loss modules)
         self._root_labels: dict[int, str] = {}
         self._patched_sched: set[type] = set()
         self._sched_init_depth = 0
@@ -155,6 +160,7 @@ class Runner:
         self.after_window: Any = None  # after_window.AfterWindow: the script runs on, unobserved, after max_steps
         self.finish_window: Any = None  # set by run(): the observers' on_end and results at the end of the window
         self._step_handles: list[Any] = []
+        self._listeners: dict[str, list] = {}  # hook -> [(observer, bound method)] of the observers overriding it
 
     # -- for observers ---------------------------------------------------------
     def record_error(self, observer: str, hook: str) -> None:
@@ -209,11 +215,33 @@ class Runner:
     def notify(self, hook: str, *args: Any) -> None:
         if self._muted:
             return
+        listeners = self._listeners.get(hook)
+        self._dispatch(hook, self._find_listeners(hook) if listeners is None else listeners, args)
+
+    def notify_forward(self, module: Any, inputs: Any, output: Any, inner: bool) -> None:
+        """``on_module_forward``; for a module inside a model (``inner``), only to observers with ``inner_forwards``."""
+        if self._muted:
+            return
+        key = "on_module_forward:inner" if inner else "on_module_forward"
+        listeners = self._listeners.get(key)
+        self._dispatch("on_module_forward", self._find_listeners(key) if listeners is None else listeners, (module, inputs, output))
+
+    def _find_listeners(self, key: str) -> list:
+        """The observers that override a hook, with their bound methods (found once per hook: hooks run per step)."""
+        hook, _, inner = key.partition(":")
+        base = getattr(Observer, hook, None)
+        found = [(obs, getattr(obs, hook)) for obs in self.observers
+                 if (base is None or getattr(type(obs), hook, None) is not base or hook in getattr(obs, "__dict__", {}))
+                 and (not inner or getattr(obs, "inner_forwards", True))]
+        self._listeners[key] = found
+        return found
+
+    def _dispatch(self, hook: str, listeners: list, args: tuple) -> None:
         self._muted += 1  # observers' own torch calls do not re-enter the hooks
         try:
-            for obs in self.observers:
+            for obs, method in listeners:
                 try:
-                    getattr(obs, hook)(self, *args)
+                    method(self, *args)
                 except StopTraining:
                     raise
                 except Exception:  # noqa: BLE001 - an observer bug must not break the user's run; it is recorded
@@ -230,11 +258,18 @@ class Runner:
     def _register_root(self, module: Any) -> None:
         if id(module) in self._root_ids:
             return
+        seen = self._paramless.get(id(module))
+        if seen is not None and seen[0] is module and seen[1] >= 2:
+            return  # called twice without parameters (a loss module, every step): not walked again
         try:
             has_params = next(module.parameters(), None) is not None
         except Exception:  # noqa: BLE001 - a module whose parameters() misbehaves is simply not a root
             has_params = False
-        if not has_params:
+        if not has_params:  # twice, not once: a model that builds its layers in its first forward has none before it
+            if seen is not None and seen[0] is module:
+                seen[1] += 1
+            elif len(self._paramless) < 1000:
+                self._paramless[id(module)] = [module, 1]
             return
         self._root_ids.add(id(module))
         self.roots.append(module)
@@ -407,7 +442,7 @@ class Runner:
             stack = self.module_stack
 
             def pre_hook(mod, inputs):
-                if is_compile_wrapper(mod):  # torch.compile's wrapper: its _orig_mod is the model
+                if type(mod).__name__ in COMPILE_WRAPPERS and is_compile_wrapper(mod):  # torch.compile's wrapper: its _orig_mod is the model
                     return
                 if not stack and not runner._muted:
                     runner._register_root(mod)
@@ -416,15 +451,17 @@ class Runner:
                 stack.append(mod)
 
             def post_hook(mod, inputs, *rest):
-                if is_compile_wrapper(mod):
+                if type(mod).__name__ in COMPILE_WRAPPERS and is_compile_wrapper(mod):
                     return
                 if stack and stack[-1] is mod:
                     stack.pop()
                 elif mod in stack:  # an inner forward raised; drop what it left behind
                     del stack[stack.index(mod):]
+                if runner._muted:
+                    return
                 runner.forward_kwargs = rest[0] if len(rest) == 2 else {}  # model(input_ids=..., labels=...)
                 try:
-                    runner.notify("on_module_forward", mod, inputs, rest[-1])
+                    runner.notify_forward(mod, inputs, rest[-1], bool(stack))
                 finally:
                     runner.forward_kwargs = {}
 

@@ -42,6 +42,8 @@ def _caller() -> tuple[str | None, int | None]:
 
 def _accelerate_self(method: str, depth: int = 16) -> Any:
     """The ``self`` of an accelerate method named ``method`` on the current call stack (None when absent)."""
+    if "accelerate" not in sys.modules:  # asked on every backward and step: no frame walk without accelerate
+        return None
     frame = sys._getframe(2)
     for _ in range(depth):
         if frame is None:

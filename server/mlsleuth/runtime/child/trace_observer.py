@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import batch_order
+import param_stats
 import probes
 import rank_sync
 from observer import Observer
@@ -387,16 +388,18 @@ class TraceObserver(Observer):
         self.lm_batches.start(runner)
 
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
-        import torch
-
         stack = runner.module_stack
-        if not stack and module in runner.roots:
+        if not stack and id(module) in runner._root_ids:
             self._root_forward(runner, module, inputs, output)
             return
         if stack and id(module) not in runner._names and id(module) not in self._checked_modules and len(self._checked_modules) < 2000:
             self._check_registration(runner, module)
+        if runner.step >= ACTIVATION_STEPS:  # past the activation window: every module call passes here, keep it short
+            return
+        import torch
+
         kind = probes.ACTIVATION_KINDS.get(type(module).__name__)
-        if kind is None or runner.step >= ACTIVATION_STEPS or not module.training or not torch.is_grad_enabled():
+        if kind is None or not module.training or not torch.is_grad_enabled():
             return
         if not isinstance(output, torch.Tensor) or output.dim() < 2 or not output.is_floating_point():
             return
@@ -583,6 +586,7 @@ class TraceObserver(Observer):
         # every optimizer's own parameters, measured around its own step (a second optimizer, e.g. a GAN's
         # discriminator or another replica's, steps its parameters outside the primary's step)
         names = self._names(runner)
+        with_grad: list[tuple] = []
         for p in _params_of(optimizer):
             if rank_sync.empty_shard(p):  # an FSDP rank may hold no element of a small parameter: nothing to measure
                 continue
@@ -605,11 +609,12 @@ class TraceObserver(Observer):
                 rec["grad_none_steps"] += 1
                 rec["grad_norms"].append(None)
             else:
-                gn = float(g.detach().float().norm())
-                rec["grad_norms"].append(gn)
-                if gn == 0.0:
-                    rec["grad_zero_steps"] += 1
+                with_grad.append((rec, g))
             self._snap[id(p)] = p.detach().clone()
+        for (rec, _g), gn in zip(with_grad, param_stats.norms([g for _rec, g in with_grad])):  # one batched norm
+            rec["grad_norms"].append(gn)
+            if gn == 0.0:
+                rec["grad_zero_steps"] += 1
         if runner.step == 0 and optimizer is runner.primary_optimizer:
             self._watch_gradless_modules(runner)
         del torch
@@ -653,19 +658,20 @@ class TraceObserver(Observer):
 
     def on_step_end(self, runner: Any, optimizer: Any) -> None:
         self._opt_state[id(optimizer)] = {"zeroed": False, "stale": None}
-        for p in _params_of(optimizer):
+        moved_params = []  # (parameter, snapshot, record): parameters are snapshotted on the sampled steps only
+        for p in _params_of(optimizer) if self._snap else ():
             before = self._snap.pop(id(p), None)
             rec = self.params.get(id(p))
-            if before is None or rec is None:
-                continue
-            moved = p.detach().float() - before.float()
-            delta = float(moved.norm())
-            base = float(before.float().norm())
+            if before is not None and rec is not None:
+                moved_params.append((p, before, rec))
+        deltas, bases = param_stats.update_norms([m[0] for m in moved_params], [m[1] for m in moved_params])
+        for (p, before, rec), delta, base in zip(moved_params, deltas, bases):
             rec["update_ratios"].append(delta / base if base > 0 else (math.inf if delta > 0 else 0.0))
             rec.setdefault("changed", False)
             rec["changed"] = rec["changed"] or delta > 0
             if p.dtype in self._low_precision and p.grad is not None and p.numel():
                 # low-precision weights: the share of elements with a non-zero gradient that did not move at all
+                moved = p.detach().float() - before.float()
                 wanted = p.grad.detach() != 0
                 n_wanted = int(wanted.sum())
                 if n_wanted:

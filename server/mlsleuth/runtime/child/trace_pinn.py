@@ -16,7 +16,8 @@ measures what the PINN checks of ``runtime/trace/checks_pinn.py`` need; it only 
 * the ranges of the model's inputs (coordinates of at most ``MAX_COORD_COLUMNS`` columns), to compare the
   region the residual is evaluated on with the region of every point the model saw (boundary points too).
 
-Until the first derivative with respect to inputs, every patch returns after one attribute test.
+Until the first derivative with respect to inputs only ``torch.autograd.grad`` is patched; the sum patches
+are installed then (a tensor ``+`` anywhere else runs unwrapped).
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def _merge(old: list | None, new: list | None) -> list | None:
 
 class PinnObserver(Observer):
     name = "pinn"
+    inner_forwards = False  # on_module_forward watches whole models only
 
     def __init__(self, config: dict | None = None) -> None:
         import torch
@@ -94,6 +96,7 @@ class PinnObserver(Observer):
         self.breakdowns: list[dict] = []  # per sampled step: the loss split into terms
         self.model_inputs: list | None = None  # per-column ranges over every model input seen (grad on)
         self.model_input_forwards = 0
+        self._other_forwards = 0  # model calls (gradients on) whose first input held no coordinates
         self.backward_steps = 0
         self.relu_modules: list[str] = []
         self._sums: dict[int, tuple] = {}  # id(result) -> (result, [(operand, sign, name)]) for this step
@@ -104,9 +107,11 @@ class PinnObserver(Observer):
         self._sampled_this_step = False
         self._torch = torch
         self.patches = [(torch.autograd, "grad", self._wrap_grad())]
-        self.patches += [(torch.Tensor, name, self._wrap_sum(name)) for name in ("__add__", "__radd__", "__sub__", "__iadd__")]
-        self.patches += [(torch, "stack", self._wrap_stack()), (torch, "sum", self._wrap_stack_sum()),
-                         (torch.Tensor, "sum", self._wrap_stack_sum())]
+        # installed at the first derivative with respect to inputs (see _activate): until then every tensor `+`
+        # of the script, and of the optimizers' own steps, runs unwrapped
+        self._sum_patches = [(torch.Tensor, name, self._wrap_sum(name)) for name in ("__add__", "__radd__", "__sub__", "__iadd__")]
+        self._sum_patches += [(torch, "stack", self._wrap_stack()), (torch, "sum", self._wrap_stack_sum()),
+                              (torch.Tensor, "sum", self._wrap_stack_sum())]
         self._stacks: dict[int, tuple] = {}  # id(torch.stack of scalar terms) -> (result, operands), for torch.sum(torch.stack(losses))
 
     # -- torch.autograd.grad -------------------------------------------------------------------
@@ -147,6 +152,12 @@ class PinnObserver(Observer):
                 ids.update(id(p) for p in group["params"])
         return ids
 
+    def _activate(self, runner: Any) -> None:
+        """A PINN from now on: wrap the scalar sums that build its loss (removed with the runner's other patches)."""
+        self.active = True
+        for owner, attribute, factory in self._sum_patches:
+            runner._patch(owner, attribute, factory(runner, getattr(owner, attribute)))
+
     def _before_grad(self, runner: Any, outputs: Any, inputs: Any, args: tuple, kwargs: dict) -> dict | None:
         torch = self._torch
         outs = [o for o in _as_list(outputs) if isinstance(o, torch.Tensor)]
@@ -167,7 +178,8 @@ class PinnObserver(Observer):
                                       "on_detached_calls": 0, "inputs_without_grad_calls": 0, "none_results": 0,
                                       "before_backward": 0, "first_step": runner.step, "steps": [], "coordinates": None,
                                       "outputs_require_grad": True}
-        self.active = True
+        if not self.active:
+            self._activate(runner)
         site["calls"] += 1
         if runner.step not in site["steps"] and len(site["steps"]) < 200:
             site["steps"].append(runner.step)
@@ -365,10 +377,14 @@ class PinnObserver(Observer):
         torch = self._torch
         if runner.module_stack or self.model_input_forwards >= MAX_COORD_CALLS or not torch.is_grad_enabled():
             return
+        if self.model_inputs is None and self._other_forwards >= MAX_COORD_CALLS:
+            return  # no coordinates in the first calls: a model of another kind, not looked at on every step
         if not inputs or not isinstance(inputs[0], torch.Tensor):
+            self._other_forwards += 1
             return
         rng = _ranges(inputs[0])
         if rng is None:
+            self._other_forwards += 1
             return
         self.model_input_forwards += 1
         self.model_inputs = _merge(self.model_inputs, rng)

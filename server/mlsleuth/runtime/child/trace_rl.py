@@ -91,6 +91,7 @@ def _summary(values: list[float]) -> dict[str, Any]:
 class RLObserver(Observer):
     name = "rl"
     wants_module_stack = True
+    inner_forwards = False  # on_module_forward watches whole models only
 
     def __init__(self, config: dict | None = None) -> None:
         import torch
