@@ -218,3 +218,63 @@ def interchangeable(key1: str, key2: str) -> bool:
     if any(a.rstrip("0123456789") == b.rstrip("0123456789") for a, b in differing):
         return True
     return len(differing) == 1 and set(differing[0]) in _MIRRORS
+
+
+# -- deliberate crossings ----------------------------------------------------------------------
+
+# Words in a function's name that announce a reversal, or a callee that does not care about the order.
+_REVERSING_WORDS = frozenset({"reverse", "reversed", "rev", "swap", "swapped", "flip", "flipped", "inverse", "inv",
+                              "invert", "inverted", "transpose", "transposed", "mirror", "mirrored", "backward",
+                              "symmetric", "sym", "symmetrized", "bidirectional", "cycle", "cyclic", "dual"})
+_SYMMETRIC_WORDS = frozenset({"distance", "dist", "similarity", "sim", "cosine", "equal", "same", "compare", "jsd", "js"})
+_REVERSING_TEXT = ("swap", "revers", "flip", "invert", "inverse", "transpos", "mirror", "opposite", "deliberate",
+                   "intentional", "on purpose", "other way", "order")
+
+
+def _announces_reversal(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in _REVERSING_TEXT)
+
+
+def deliberate(ctx: FileContext, call: ast.Call, callee_name: str | None) -> bool:
+    """Whether crossing the arguments of ``call`` looks intended: the callee or the function around the call is
+    named for a reversal or a symmetric measure, a comment on the call or the function's docstring says so."""
+    if callee_name and set(vo.words(callee_name)) & (_REVERSING_WORDS | _SYMMETRIC_WORDS):
+        return True
+    func = ctx.enclosing_function(call)
+    if func is not None:
+        if set(vo.words(func.name)) & _REVERSING_WORDS:
+            return True
+        doc = ast.get_docstring(func, clean=False)
+        if doc and _announces_reversal(doc):
+            return True
+    first = getattr(call, "lineno", 0)
+    last = getattr(call, "end_lineno", None) or first
+    for line in range(max(1, first - 1), last + 1):
+        text = ctx.lines[line - 1] if line <= len(ctx.lines) else ""
+        if "#" in text and _announces_reversal(text[text.index("#"):]):
+            return True
+    return False
+
+
+def also_called_in_order(ctx: FileContext, call: ast.Call, first: Slot, second: Slot) -> bool:
+    """Whether the function around ``call`` (or the module) also calls the same callee with the two names in
+    their own slots: ``loss(a, b) + loss(b, a)`` is a symmetric use, not a slip."""
+    scope = ctx.enclosing_function(call) or ctx.tree
+    head = ctx.segment(call.func, 200)
+    want = (name_key(name_of(second.arg)), name_key(name_of(first.arg)))
+    for other in ctx.calls(scope):
+        if other is call or ctx.segment(other.func, 200) != head:
+            continue
+        got = (_slot_key(other, first), _slot_key(other, second))
+        if got == want:
+            return True
+    return False
+
+
+def _slot_key(call: ast.Call, slot: Slot) -> str | None:
+    if slot.position is not None:
+        arg = call.args[slot.position] if slot.position < len(call.args) else None
+    else:
+        arg = next((kw.value for kw in call.keywords if kw.arg == slot.param), None)
+    return name_key(name_of(arg))
