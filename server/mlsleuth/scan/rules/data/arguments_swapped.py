@@ -13,7 +13,7 @@ from mlsleuth.scan.analysis.argument_roles import (
     deliberate,
     name_key,
     name_of,
-    value_role,
+    output_role,
     words_role,
 )
 from mlsleuth.scan.analysis.context import FileContext, dotted
@@ -79,7 +79,7 @@ def _roles_crossed(ctx: FileContext, slots: list[Slot]) -> tuple[Slot, Slot] | N
             roles = (_param_role(first.param, second.param), _param_role(second.param, first.param))
             if set(roles) != {"pred", "true"}:
                 continue
-            if value_role(ctx, first.arg) == roles[1] and value_role(ctx, second.arg) == roles[0]:
+            if output_role(ctx, first.arg) == roles[1] and output_role(ctx, second.arg) == roles[0]:
                 return first, second
     return None
 

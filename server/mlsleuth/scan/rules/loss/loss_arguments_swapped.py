@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.argument_roles import deliberate, name_of, value_role
+from mlsleuth.scan.analysis.argument_roles import deliberate, output_role
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.module_values import is_module
 from mlsleuth.scan.registry import Rule, register_rule
 
 # What trading the two places does, per loss (MSE, L1, Huber and smooth L1 are left out: their value and their
@@ -43,10 +42,6 @@ _MORE_CLASSES = {
     "torch.nn.MultiLabelSoftMarginLoss": "multilabel_soft_margin_loss",
     "torch.nn.HingeEmbeddingLoss": "hinge_embedding_loss",
 }
-# Names a loss's prediction often goes by beyond the evaluation words (model outputs, reconstructions).
-_PRED_NAMES = frozenset({"out", "outs", "score", "scores", "recon", "reconstruction", "reconstructed", "decoded"})
-
-
 def _loss(ctx: FileContext, call: ast.Call) -> tuple[str, ast.expr | None, ast.expr | None] | None:
     """(loss name, input, target) when ``call`` computes a known asymmetric loss."""
     found = vo.loss_call(ctx, call)
@@ -63,19 +58,6 @@ def _loss(ctx: FileContext, call: ast.Call) -> tuple[str, ast.expr | None, ast.e
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in {"input", "inputs"}), None)
     second = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg in {"target", "targets"}), None)
     return name, first, second
-
-
-def _role(ctx: FileContext, expr: ast.AST | None) -> str | None:
-    """"pred" or "true" (see argument_roles.value_role), with a model's output and its usual names as predictions."""
-    if expr is None:
-        return None
-    bound = vo.local_value(ctx, expr) if isinstance(expr, ast.Name) else expr
-    if isinstance(bound, ast.Call) and isinstance(bound.func, (ast.Name, ast.Attribute)) and is_module(ctx, bound.func):
-        return "pred"  # out = model(x)
-    name = name_of(expr)
-    if name is not None and name.lower() in _PRED_NAMES:
-        return "pred"
-    return value_role(ctx, expr)
 
 
 @register_rule
@@ -123,7 +105,7 @@ class LossArgumentsSwapped(Rule):
             name, first, second = found
             if name not in _EFFECT or first is None or second is None:
                 continue
-            if _role(ctx, first) != "true" or _role(ctx, second) != "pred":
+            if output_role(ctx, first) != "true" or output_role(ctx, second) != "pred":
                 continue
             if deliberate(ctx, call, None):
                 continue
