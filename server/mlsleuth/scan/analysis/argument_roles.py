@@ -225,11 +225,24 @@ _MIRRORS = (
 )
 
 
+# Sizes of a layer (``dim``, ``hidden_dim``, ``in_channels``): mirrored blocks cross them by design.
+_SIZE_WORDS = frozenset({"dim", "size", "channel", "ch", "chan", "feature", "feat", "unit", "width", "depth", "hidden",
+                         "plane", "filter", "neuron", "embed", "embedding", "head", "layer", "len", "length", "num",
+                         "count", "shape", "c", "d", "n", "k", "nc", "nf", "ndf", "ngf", "nz"})
+
+
+def _size_name(key: str) -> bool:
+    words = [w for w in key.split("_") if w not in {"in", "out", "input", "output", "inp", "i", "o"}]
+    return bool(words) and words[-1] in _SIZE_WORDS
+
+
 def interchangeable(key1: str, key2: str) -> bool:
     """Whether two parameter names are mirror roles or differ only in a number or a side (``x1``/``x2``,
     ``src_mask``/``tgt_mask``, ``h``/``w``): crossing such a pair is as often deliberate as not."""
     if key1.rstrip("0123456789_") == key2.rstrip("0123456789_"):
         return True
+    if _size_name(key1) and _size_name(key2):
+        return True  # widths: a decoder or a down-projection builds its block with in and out reversed
     words1, words2 = key1.split("_"), key2.split("_")
     if len(words1) != len(words2):
         return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.argument_roles import deliberate, output_role
+from mlsleuth.scan.analysis.argument_roles import Slot, also_called_in_order, deliberate, output_role
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -60,6 +60,12 @@ def _loss(ctx: FileContext, call: ast.Call) -> tuple[str, ast.expr | None, ast.e
     return name, first, second
 
 
+def _slot(call: ast.Call, arg: ast.expr, position: int) -> Slot:
+    if position < len(call.args) and call.args[position] is arg:
+        return Slot("", arg, position)
+    return Slot(next((k.arg for k in call.keywords if k.value is arg), "") or "", arg, None)
+
+
 @register_rule
 class LossArgumentsSwapped(Rule):
     """An asymmetric loss called with the target first and the prediction second
@@ -107,8 +113,8 @@ class LossArgumentsSwapped(Rule):
                 continue
             if output_role(ctx, first) != "true" or output_role(ctx, second) != "pred":
                 continue
-            if deliberate(ctx, call, None):
-                continue
+            if deliberate(ctx, call, None) or also_called_in_order(ctx, call, _slot(call, first, 0), _slot(call, second, 1)):
+                continue  # reverse_kl(...), a comment on the order, loss(a, b) + loss(b, a)
             yield self.finding(
                 ctx,
                 call,
