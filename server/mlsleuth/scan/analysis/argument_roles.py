@@ -258,7 +258,10 @@ def interchangeable(key1: str, key2: str) -> bool:
 _REVERSING_WORDS = frozenset({"reverse", "reversed", "rev", "swap", "swapped", "flip", "flipped", "inverse", "inv",
                               "invert", "inverted", "transpose", "transposed", "mirror", "mirrored", "backward",
                               "symmetric", "sym", "symmetrized", "bidirectional", "cycle", "cyclic", "dual"})
-_SYMMETRIC_WORDS = frozenset({"distance", "dist", "similarity", "sim", "cosine", "equal", "same", "compare", "jsd", "js"})
+# Measures whose value does not depend on the order (accuracy counts equal pairs, IoU and Dice overlap both ways).
+_SYMMETRIC_WORDS = frozenset({"distance", "dist", "similarity", "sim", "cosine", "equal", "same", "compare", "jsd", "js",
+                              "accuracy", "acc", "mse", "mae", "rmse", "l1", "l2", "iou", "dice", "jaccard", "overlap",
+                              "agreement", "correlation", "corr", "match", "matches"})
 _REVERSING_TEXT = ("swap", "revers", "flip", "invert", "inverse", "transpos", "mirror", "opposite", "deliberate",
                    "intentional", "on purpose", "other way", "order")
 
@@ -311,3 +314,25 @@ def _slot_key(call: ast.Call, slot: Slot) -> str | None:
     else:
         arg = next((kw.value for kw in call.keywords if kw.arg == slot.param), None)
     return name_key(name_of(arg))
+
+
+def round_trip(ctx: FileContext, call: ast.Call, callee: ast.AST, first: Slot, second: Slot) -> bool:
+    """Whether the two values come back crossed the same way: ``k, v, b, a = f(k, v, b, a)`` against
+    ``def f(k, v, a, b): ... return k, v, a, b``, so each variable ends up holding its own value again."""
+    stmt = ctx.parent(call)
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Tuple):
+        return False
+    targets = stmt.targets[0].elts
+    results = vo.returns(callee)
+    if not results:
+        return False
+    for result in results:
+        if not isinstance(result, ast.Tuple) or len(result.elts) != len(targets):
+            return False
+        names = [e.id if isinstance(e, ast.Name) else None for e in result.elts]
+        for slot in (first, second):
+            if slot.param not in names:
+                return False
+            if name_key(name_of(targets[names.index(slot.param)])) != name_key(name_of(slot.arg)):
+                return False
+    return True

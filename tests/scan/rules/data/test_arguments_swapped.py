@@ -292,3 +292,24 @@ def test_keyword_only_crossing_is_deliberate():
         return fit(model, train_loader=val_loader, val_loader=train_loader)
     """
     check(src, RULE)
+
+
+def test_values_that_come_back_crossed_the_same_way_and_symmetric_measures_are_fine():
+    src = """
+    import torch
+
+    class Attention(torch.nn.Module):
+        def _add_bias(self, k, v, key_padding_mask, attn_mask, bsz):
+            return k, v, key_padding_mask, attn_mask
+
+        def forward(self, k, v, attn_mask, key_padding_mask, bsz):
+            k, v, attn_mask, key_padding_mask = self._add_bias(k, v, attn_mask, key_padding_mask, bsz)
+            return k, v
+
+    def compute_accuracy(pred, gold):
+        return sum(p == g for p, g in zip(pred, gold)) / len(pred)
+
+    def evaluate(ans_pred_list, ans_gold_list):
+        return compute_accuracy(ans_gold_list, ans_pred_list)
+    """
+    check(src, RULE)

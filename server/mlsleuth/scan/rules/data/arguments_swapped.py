@@ -14,6 +14,7 @@ from mlsleuth.scan.analysis.argument_roles import (
     name_key,
     name_of,
     output_role,
+    round_trip,
     words_role,
 )
 from mlsleuth.scan.analysis.context import FileContext, dotted
@@ -145,7 +146,7 @@ class ArgumentsSwapped(Rule):
                 pair = _roles_crossed(ctx, slots)
                 if pair is not None and also_called_in_order(ctx, call, *pair):
                     pair = None
-            if pair is None or deliberate(ctx, call, getattr(func, "name", None)):
+            if pair is None or deliberate(ctx, call, getattr(func, "name", None)) or round_trip(ctx, call, func, *pair):
                 continue
             first, second = pair
             where = f"line {func.lineno}" if tctx is ctx else f"{tctx.display_path}, line {func.lineno}"  # type: ignore[attr-defined]
