@@ -222,6 +222,7 @@ _MIRRORS = (
     {"from", "to"}, {"start", "end"}, {"begin", "end"}, {"row", "col"}, {"row", "column"}, {"height", "width"},
     {"h", "w"}, {"query", "key"}, {"q", "k"}, {"anchor", "positive"}, {"old", "new"}, {"before", "after"},
     {"prev", "next"}, {"u", "v"}, {"i", "j"}, {"in", "out"}, {"input", "output"}, {"user", "item"},
+    {"real", "fake"},  # a relativistic GAN's generator loss is its discriminator loss with the two crossed
 )
 
 
