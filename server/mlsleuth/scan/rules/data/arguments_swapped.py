@@ -25,6 +25,16 @@ from mlsleuth.scan.registry import Rule, register_rule
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "abstractmethod", "overload", "no_grad",
                                "inference_mode", "enable_grad", "lru_cache", "cache", "wraps", "script", "jit",
                                "torch.no_grad", "torch.inference_mode", "functools.lru_cache", "functools.cache"})
+# Tensor and container methods called with several named arguments all over model code (``x.view(b, n, h)``):
+# never a project method worth resolving on a receiver other than ``self``.
+_LIBRARY_METHODS = frozenset({
+    "view", "reshape", "transpose", "permute", "expand", "repeat", "masked_fill", "masked_fill_", "narrow", "split",
+    "chunk", "gather", "scatter", "scatter_", "index_select", "to", "type", "new_zeros", "new_ones", "new_full",
+    "new_empty", "unflatten", "flatten", "size", "add", "add_", "mul", "mul_", "clamp", "where", "index_add",
+    "index_add_", "index_copy", "masked_scatter", "expand_as", "view_as", "repeat_interleave", "roll", "unfold",
+    "get", "setdefault", "pop", "format", "join", "replace", "append", "extend", "insert", "update", "register_buffer",
+    "register_parameter", "add_module", "log", "log_dict", "info", "warning", "debug", "error", "print", "write",
+})
 # Parameters a loss takes its prediction as when the target is named beside it (torch's (input, target)).
 _PREDICTION_SLOTS = frozenset({"input", "inputs"})
 
@@ -32,8 +42,19 @@ _PREDICTION_SLOTS = frozenset({"input", "inputs"})
 def _callee(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST, bool, str] | None:
     """(file, function, is a method, what the call names) for a call into the project: a function, a method of a
     known instance, a class being built (its ``__init__``) or an instance being called (its ``forward``)."""
-    found = resolve_call(ctx, call, bind_params=False)
     label = dotted(call.func) or ctx.segment(call.func, 40)
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id in ctx.imports:
+        # module.function(...) / module.Class(...): only an import of the project can bind it
+        found = vo.project_function(ctx, call.func)
+        if found is not None:
+            return found[0], found[1], False, label
+        cls = vo.project_class(ctx, call.func)
+        init = vo.class_method(cls[0], cls[1], "__init__") if cls is not None else None
+        return (init[0], init[1], True, label) if init is not None else None
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _LIBRARY_METHODS and not (
+            isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+        return None
+    found = resolve_call(ctx, call, bind_params=False)
     if found is not None:
         tctx, func = found
         return tctx, func, _is_method(tctx, func), label
@@ -164,5 +185,8 @@ class ArgumentsSwapped(Rule):
 
 
 def _maybe_roles(call: ast.Call) -> bool:
-    """At least two arguments a role could be read from (a name, a subscript, a method chain)."""
-    return sum(1 for a in call.args if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))) >= 2
+    """At least two positional arguments a role could be read from (a name, a subscript, a method chain), one of
+    them named for a prediction or a reference: the roles path cannot cross otherwise."""
+    if sum(1 for a in call.args if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))) < 2:
+        return False
+    return any(words_role(name) is not None for a in call.args if (name := name_of(a)) is not None)
