@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
+from mlsleuth.scan.analysis.argument_roles import value_role
+from mlsleuth.scan.analysis.context import FileContext, constant, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
 # Metrics whose value changes when y_true and y_pred trade places (accuracy, plain F1, MAE, MSE do not).
@@ -22,56 +23,6 @@ _ASYMMETRIC = {
     "mean_absolute_percentage_error": "it divides by the predictions instead of the targets",
 }
 _WEIGHTED_ONLY = {"f1_score": "the class weights are the predicted counts, not the true support"}
-_PRED_WORDS = frozenset(
-    {"pred", "preds", "prediction", "predictions", "predicted", "predict", "output", "outputs", "logits", "probs",
-     "prob", "proba", "probabilities", "yhat", "hat", "guess", "guesses"}
-)
-_TRUE_WORDS = frozenset({"label", "labels", "target", "targets", "true", "gt", "truth", "groundtruth", "gold", "actual", "y", "ys"})
-_PRED_CALLS = frozenset({"argmax", "predict", "predict_proba", "decision_function", "sigmoid", "softmax", "round"})
-_PASS = frozenset(
-    {"cpu", "numpy", "detach", "tolist", "flatten", "ravel", "view", "reshape", "squeeze", "long", "int", "float",
-     "astype", "to", "cat", "concatenate", "array", "asarray", "list", "hstack", "vstack", "stack"}
-)
-
-
-def _role(ctx: FileContext, expr: ast.AST, depth: int = 0) -> str | None:
-    """"pred" for predictions (``outputs.argmax(1)``, ``y_pred``, ``model.predict(X)``), "true" for the
-    reference labels (``labels``, ``y_test``, ``batch["target"]``), None when it cannot be told."""
-    if depth > 6:
-        return None
-    if isinstance(expr, ast.Call):
-        name = (call_method(expr) or (dotted(expr.func) or "").rsplit(".", 1)[-1])
-        if name in _PRED_CALLS:
-            return "pred"
-        if name in _PASS:
-            receiver = expr.func.value if isinstance(expr.func, ast.Attribute) else None
-            if receiver is not None and dotted(receiver) not in {"np", "numpy", "torch", "jnp"}:
-                return _role(ctx, receiver, depth + 1)  # outputs.cpu().numpy()
-            return _role(ctx, expr.args[0], depth + 1) if expr.args else None  # np.array(preds)
-        return None
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.Gt, ast.GtE)):
-        return "pred"  # probs > 0.5
-    if isinstance(expr, ast.Subscript):
-        key = constant(expr.slice)
-        if isinstance(key, str):
-            return _words_role(key) or _role(ctx, expr.value, depth + 1)
-        return _role(ctx, expr.value, depth + 1)
-    if isinstance(expr, (ast.Name, ast.Attribute)):
-        role = _words_role((dotted(expr) or "").rsplit(".", 1)[-1])
-        if role is not None:
-            return role
-        if isinstance(expr, ast.Name):
-            bound = vo.local_value(ctx, expr)
-            if bound is not None and bound is not expr:
-                return _role(ctx, bound, depth + 1)
-    return None
-
-
-def _words_role(name: str) -> str | None:
-    parts = set(vo.words(name))
-    if parts & _PRED_WORDS:
-        return None if parts & (_TRUE_WORDS - {"y", "ys"}) else "pred"
-    return "true" if parts & _TRUE_WORDS else None
 
 
 @register_rule
@@ -112,7 +63,7 @@ class MetricArgumentsSwapped(Rule):
             if len(call.args) < 2:
                 continue
             first, second = call.args[0], call.args[1]
-            if _role(ctx, first) == "pred" and _role(ctx, second) == "true":
+            if value_role(ctx, first) == "pred" and value_role(ctx, second) == "true":
                 yield self.finding(
                     ctx,
                     call,
