@@ -96,6 +96,25 @@ _NOT_CHILDREN = frozenset(
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def same_tree(a: object, b: object) -> bool:
+    """``a`` and ``b`` are the same expression (node types and fields, load/store context ignored). Unlike
+    comparing ``ast.dump`` strings, it leaves no reference cycles behind (``ast.dump`` makes one per call)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            stack.extend((getattr(x, f, None), getattr(y, f, None)) for f in x._fields if f != "ctx")
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif x != y:
+            return False
+    return True
+
+
 def child_fields(cls: type) -> tuple[str, ...]:
     """The fields of AST class ``cls`` that can hold child nodes, in ``_fields`` order (memoised)."""
     fields = () if cls is ast.Constant else tuple(f for f in cls._fields if f not in _NOT_CHILDREN)

@@ -24,7 +24,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import value_origins
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, keyword
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    constant,
+    keyword,
+    same_tree,
+)
 from mlsleuth.scan.analysis.value_origins import words
 
 # torch / torch.nn.functional functions that return a new value and change nothing.
@@ -231,16 +237,14 @@ def _replaces(dead: ast.stmt, name: str, new_value: ast.expr) -> bool:
     over), and neither expression contains the other (``y = a[i].reshape(s)`` kept above its edited
     ``y = a[i]``). For a loss term the last two are the bug itself (``loss = ce + w * aux`` then ``loss = ce``
     drops a term), so only the duplicate is excused there."""
-    old_dump = ast.dump(dead.value)
-    new_dump = ast.dump(new_value)
-    if old_dump == new_dump:
+    if same_tree(dead.value, new_value):
         return False
     if objective_name(name):
         return True
     if isinstance(new_value, ast.Constant) or _is_plain_access(new_value):
         return False
-    return not any(ast.dump(n) == new_dump for n in ast.walk(dead.value)) \
-        and not any(ast.dump(n) == old_dump for n in ast.walk(new_value))
+    return not any(same_tree(n, new_value) for n in ast.walk(dead.value)) \
+        and not any(same_tree(n, dead.value) for n in ast.walk(new_value))
 
 
 def _containing_block(ctx: FileContext, stmt: ast.stmt) -> list[ast.stmt] | None:

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis.context import FileContext, call_method, dotted
+from mlsleuth.scan.analysis.context import FileContext, call_method, dotted, same_tree
 from mlsleuth.scan.registry import Rule, register_rule
 
 _CHAINS = frozenset({"itertools.chain", "chain"})
 _PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
-
-
-def _same(a: ast.AST, b: ast.AST) -> bool:
-    return ast.dump(a) == ast.dump(b)
 
 
 def _operand(expr: ast.AST) -> bool:
@@ -27,7 +23,7 @@ def _has_parameters_call(expr: ast.AST) -> bool:
 def _repeated(items: list[ast.expr]) -> ast.expr | None:
     """The first item that repeats an earlier one, where the items are parameter collections."""
     for i, item in enumerate(items):
-        if _has_parameters_call(item) and any(_same(item, earlier) for earlier in items[:i]):
+        if _has_parameters_call(item) and any(same_tree(item, earlier) for earlier in items[:i]):
             return item
     return None
 
@@ -74,7 +70,7 @@ class SameValueTwice(Rule):
                                                   f"was rebound earlier in this function: the other operand was meant to be "
                                                   f"the original input (a skip connection's identity path?)")
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _operand(node.left) \
-                    and _same(node.left, node.right) and _has_parameters_call(node.left):
+                    and same_tree(node.left, node.right) and _has_parameters_call(node.left):
                 yield self.finding(ctx, node, f"the same parameters are listed twice (`{ctx.segment(node.left, 50)}`): "
                                               "a second module meant to be in this list never trains")
             elif isinstance(node, ast.Call) and (dotted(node.func) or "") in _CHAINS:
