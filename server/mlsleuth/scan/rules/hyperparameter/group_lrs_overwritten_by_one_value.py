@@ -37,6 +37,23 @@ def _group_lr_assignment(stmt: ast.stmt, group: str) -> ast.Assign | None:
     return None
 
 
+def _single_group_optimizer(ctx: FileContext, receiver: str) -> bool:
+    """Whether every optimizer this file assigns to ``receiver`` is built from one ``<module>.parameters()``
+    (``optimizer = torch.optim.Adam(model.parameters(), lr=0.01)``): one parameter group, whatever other
+    scripts of the project do, so writing one rate into "every" group erases nothing."""
+    built = False
+    for node in ctx.nodes_of(ast.Assign):
+        if not any(dotted(t) == receiver for t in node.targets):  # type: ignore[attr-defined]
+            continue
+        value = node.value  # type: ignore[attr-defined]
+        first = value.args[0] if isinstance(value, ast.Call) and value.args else None
+        if not (isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute)
+                and first.func.attr == "parameters" and not first.args):
+            return False
+        built = True
+    return built
+
+
 @register_rule
 class GroupLrsOverwrittenByOneValue(Rule):
     """A schedule writes one learning rate into every parameter group.
@@ -46,8 +63,9 @@ class GroupLrsOverwrittenByOneValue(Rule):
     base_lrs)`), in a scheduler class's `step`/`get_lr`, an `adjust_learning_rate` helper or a training loop,
     when the project builds an optimizer from parameter groups that carry learning rates of their own
     (`{"params": encoder.parameters(), "lr": 1e-5}`, `dict(params=..., lr=...)`). Not flagged: projects whose
-    optimizers have a single rate, updates that scale each group's rate (`g["lr"] *= 0.1`, `g["lr"] = base *
-    g["lr_scale"]`).
+    optimizers have a single rate, an optimizer this file builds from one `model.parameters()` (one group,
+    whatever the other scripts of the repository do), updates that scale each group's rate (`g["lr"] *= 0.1`,
+    `g["lr"] = base * g["lr_scale"]`).
     Why it matters: discriminative learning rates (a small rate for a pretrained encoder, a larger one for a
     new head; no decay or a different rate for embeddings) are set once, when the optimizer is built. A
     schedule that computes one number and assigns it to every group replaces them all on its first step: the
@@ -82,6 +100,9 @@ class GroupLrsOverwrittenByOneValue(Rule):
                         ctx.project is not None and ctx.project.any_file_matches(_GROUP_LR))
                 if not per_group:
                     return
+                receiver = dotted(loop.iter.value)  # type: ignore[attr-defined]
+                if receiver and _single_group_optimizer(ctx, receiver):
+                    break
                 yield self.finding(
                     ctx,
                     assign,
