@@ -55,9 +55,11 @@ _RANDOM_CALLS = {"torch.randn", "torch.rand", "torch.randint", "torch.randperm",
 
 
 def _random_dataset(ctx: FileContext, dataset: ast.AST | None) -> bool:
-    """The dataset is a project class whose ``__init__``/``__getitem__`` draws its samples at random
-    (``self.data = torch.randn(length, size)``, a toy token dataset from ``torch.randint``): every order of
-    such samples is as good as a shuffled one."""
+    """The dataset is a project class whose samples are i.i.d. random draws with no order to them: its
+    ``__init__`` draws the whole data in one go (``self.data = torch.randn(length, size)``, a toy token dataset
+    from ``torch.randint``) with no loop or concatenation that could lay the samples out class by class, or its
+    ``__getitem__`` draws a fresh sample without reading the index. Every order of such samples is as good as a
+    shuffled one; synthetic data built per class (a loop, ``np.full(n, c)``, a concatenation) still has one."""
     bound = value_origins.value(ctx, dataset) if dataset is not None else None
     if not isinstance(bound, ast.Call):
         return False
@@ -65,13 +67,44 @@ def _random_dataset(ctx: FileContext, dataset: ast.AST | None) -> bool:
     if found is None:
         return False
     cctx, cls = found
-    methods = [m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name in ("__init__", "__getitem__")]
-    for method in methods:
-        for node in ast.walk(method):
-            if isinstance(node, ast.Call):
-                qual = value_origins.normalize(cctx.qualname(node)) or ""
-                if qual in _RANDOM_CALLS or qual.startswith("numpy.random."):
-                    return True
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef) or method.name not in ("__init__", "__getitem__"):
+            continue
+        if not _draws_at_random(cctx, method):
+            continue
+        if method.name == "__init__" and not _lays_out_in_order(cctx, method):
+            return True
+        params = value_origins.function_params(method)
+        index = params[1] if len(params) > 1 else None
+        if method.name == "__getitem__" and index and not any(
+                isinstance(n, ast.Name) and n.id == index for n in ast.walk(method)):
+            return True
+    return False
+
+
+def _draws_at_random(ctx: FileContext, func: ast.AST) -> bool:
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            qual = value_origins.normalize(ctx.qualname(node)) or ""
+            if qual in _RANDOM_CALLS or qual.startswith("numpy.random."):
+                return True
+    return False
+
+
+# calls that lay samples out one block after another (per class, per source)
+_ORDERING_CALLS = {"cat", "concatenate", "stack", "vstack", "hstack", "full", "arange", "repeat", "repeat_interleave",
+                   "sort", "argsort", "append", "extend"}
+
+
+def _lays_out_in_order(ctx: FileContext, func: ast.AST) -> bool:
+    """A loop, a comprehension or an ordering call in ``func``: the data may be built block by block."""
+    for node in ast.walk(func):
+        if isinstance(node, (ast.For, ast.While, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
+            return True
+        if isinstance(node, ast.Call) and call_method(node) in _ORDERING_CALLS:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ORDERING_CALLS:
+            return True
     return False
 
 
