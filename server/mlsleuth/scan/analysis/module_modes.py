@@ -131,5 +131,24 @@ def _plainly_not_a_module(ctx: FileContext, value: ast.AST) -> bool:
             return False  # rebound in the body: look no further
         annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
         default = defaults.get(arg.arg)
-        return annotation in _SCALAR_ANNOTATIONS or isinstance(default, ast.Constant) and default.value is not None
+        if annotation in _SCALAR_ANNOTATIONS or isinstance(default, ast.Constant) and default.value is not None:
+            return True
+        return _used_as_a_size(ctx, func, value.id)
+    return False
+
+
+def _used_as_a_size(ctx: FileContext, func: ast.AST, name: str) -> bool:
+    """The parameter ``name`` is a number by how ``func`` uses it: an operand of arithmetic (``hidden * 2``) or
+    an argument of a torch.nn layer's constructor (``nn.LSTM(input_size, hidden_size, num_layers)``), not of a
+    container (``nn.Sequential(*blocks)`` takes modules)."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Add, ast.Sub, ast.FloorDiv, ast.Div)):
+            if any(isinstance(side, ast.Name) and side.id == name for side in (node.left, node.right)):
+                return True
+        if isinstance(node, ast.Call):
+            qual = value_origins.normalize(ctx.qualname(node)) or ""
+            if not qual.startswith("torch.nn.") or qual.rsplit(".", 1)[-1] in (*_CONTAINERS, "ModuleDict") or "." in qual[len("torch.nn."):]:
+                continue
+            if any(isinstance(a, ast.Name) and a.id == name for a in node.args):
+                return True
     return False

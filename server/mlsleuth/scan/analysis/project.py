@@ -222,6 +222,23 @@ class ProjectIndex:
                     return option
         return None
 
+    def imported_files(self, ctx: FileContext, hops: int = 3) -> set[str]:
+        """The listed files ``ctx`` imports, and what they import, up to ``hops`` imports away."""
+        found: set[str] = set()
+        frontier = [ctx]
+        for _ in range(hops):
+            following = []
+            for here in frontier:
+                for name in here.imports:
+                    bound = self._imported(here, name)
+                    if bound is not None and bound[0] not in found:
+                        found.add(bound[0])
+                        there = self.context(bound[0])
+                        if there is not None:
+                            following.append(there)
+            frontier = following
+        return found
+
     def _imported(self, ctx: FileContext, name: str) -> tuple[str, str | None] | None:
         """(module file, attribute) an import in ``ctx`` binds ``name`` to; attribute None for a module."""
         table = ctx.__dict__.get("_project_imports")

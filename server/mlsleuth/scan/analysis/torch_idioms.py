@@ -50,7 +50,9 @@ def module_kind(ctx: FileContext, node: ast.AST) -> str | None:
         return None
     qn = ctx.qualname(node) or ""
     last = qn.rsplit(".", 1)[-1]
-    if qn.startswith("torch.nn.") and qn.count(".") == 2 and last[:1].isupper() or qn.startswith("torch.nn.modules."):
+    # a class of torch.nn (torch.nn.Linear, torch.nn.modules.conv.Conv2d); not a helper function of
+    # torch.nn.modules.utils (`_pair(stride)` gives a tuple of ints)
+    if (qn.startswith("torch.nn.") and qn.count(".") == 2 or qn.startswith("torch.nn.modules.")) and last[:1].isupper():
         if last in MODULE_CONTAINERS:
             return "params"
         if last in _PARAMETER_FREE:

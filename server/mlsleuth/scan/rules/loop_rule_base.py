@@ -66,12 +66,25 @@ def fresh_optimizer_each_iteration(loop: ast.AST, events: list[Event]) -> bool:
     return all(id(c) in inside for c in constructions)
 
 
+# Frameworks whose training loops look like PyTorch's (backward, step) but follow other rules: MXNet's
+# `grad_req="write"` overwrites the gradients on every backward, TensorFlow and JAX take them from a tape or a
+# function, Paddle clears them with its own calls.
+_OTHER_FRAMEWORKS = ("mxnet", "tensorflow", "jax", "paddle")
+
+
+def other_framework_only(ctx: FileContext) -> bool:
+    """The file imports another deep-learning framework and not torch (the MXNet port of a textbook's helpers)."""
+    return ctx.imports_any(*_OTHER_FRAMEWORKS) and not ctx.imports_any("torch", "lightning", "pytorch_lightning")
+
+
 class LoopRule(Rule):
     reach = "project"  # the loop model replays helpers of other modules (see analysis/function_summaries.py)
 
     """Shared iteration over the batch loops of every trace, with de-duplication."""
 
     def check(self, ctx: FileContext) -> Iterator[Finding]:
+        if other_framework_only(ctx):
+            return
         model = loop_model(ctx)
         yield from dedupe(self._findings(ctx, model.traces))
 

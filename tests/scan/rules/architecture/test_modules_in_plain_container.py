@@ -99,3 +99,26 @@ def test_loss_functions_in_a_dict_are_fine():
         """,
         R,
     )
+
+
+def test_lists_of_pairs_from_torch_nn_helpers_stay_silent():
+    # a multi-branch convolution keeps one (h, w) padding and dilation per branch, made by torch's own helper
+    src = """
+        import torch
+        from torch import nn
+        from torch.nn.modules.utils import _pair
+
+        class BranchConv(nn.Module):
+            def __init__(self, cin, cout, k, paddings=(1, 2, 3), dilations=(1, 2, 3)):
+                super().__init__()
+                self.kernel_size = _pair(k)
+                self.paddings = [_pair(p) for p in paddings]
+                self.dilations = [_pair(d) for d in dilations]
+                self.weight = nn.Parameter(torch.empty(cout, cin, *self.kernel_size))
+                self.heads = [nn.Dropout(0.1) for _ in paddings]  # expect: modules-in-plain-container
+
+            def forward(self, xs):
+                return [torch.nn.functional.conv2d(x, self.weight, None, 1, p, d)
+                        for x, p, d in zip(xs, self.paddings, self.dilations)]
+        """
+    check(src, R)

@@ -218,3 +218,33 @@ def test_gan_data_with_a_perceptual_loss_that_renormalises_stays_silent():
         gan_tf = T.Compose([T.ToTensor(), T.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))])
         """
     check(src, RULE)
+
+
+def test_diffusion_script_with_clip_text_tower_and_half_statistics_stays_silent():
+    # a latent-diffusion fine-tuning script: the images go to the VAE in [-1, 1]; the CLIP pieces it loads are the
+    # tokenizer and the text encoder, which never see a pixel
+    src = """
+        from torchvision import transforms
+        from transformers import CLIPTextModel, CLIPTokenizer
+
+        def load(args):
+            tok = CLIPTokenizer.from_pretrained(args.base, subfolder="tokenizer")
+            enc = CLIPTextModel.from_pretrained(args.base, subfolder="text_encoder")
+            return tok, enc
+
+        train_tf = transforms.Compose([
+            transforms.Resize(512),
+            transforms.ToTensor(),
+            transforms.Normalize([0.5], [0.5]),
+        ])
+        """
+    check(src, RULE)
+    # the image tower of the same family still asks for its own statistics
+    src = """
+        from torchvision import transforms
+        from transformers import CLIPVisionModel
+
+        vision = CLIPVisionModel.from_pretrained("openai/clip-vit-base-patch32")
+        tf = transforms.Compose([transforms.ToTensor(), transforms.Normalize([0.5] * 3, [0.5] * 3)])  # expect: pretrained-normalization-mismatch
+        """
+    check(src, RULE)

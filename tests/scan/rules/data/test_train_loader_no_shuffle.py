@@ -293,3 +293,67 @@ def test_a_dataset_shuffled_before_it_is_wrapped_is_fine(tmp_path):
         },
         {SHUFFLE},
     )
+
+
+def test_loader_over_a_random_toy_dataset_stays_silent(tmp_path):
+    # a parallelism demo trains on random tokens from a dataset class in another module: no stored order
+    data = """
+        import torch
+        from torch.utils.data import Dataset
+
+        class RandomTokens(Dataset):
+            def __init__(self, vocab, length):
+                self.tokens = torch.randint(vocab, (256, length + 1), generator=torch.Generator().manual_seed(0))
+
+            def __len__(self):
+                return 256
+
+            def __getitem__(self, i):
+                return self.tokens[i, :-1], self.tokens[i, 1:]
+
+        class Points(Dataset):
+            def __init__(self, path):
+                self.rows = torch.load(path)
+
+            def __getitem__(self, i):
+                return self.rows[i]
+
+        class Blobs(Dataset):
+            # synthetic too, but laid out class by class: the stored order is sorted by label
+            def __init__(self, n, k):
+                xs, ys = [], []
+                for c in range(k):
+                    xs.append(torch.randn(n, 2) + c)
+                    ys.append(torch.full((n,), c))
+                self.x, self.y = torch.cat(xs), torch.cat(ys)
+
+            def __getitem__(self, i):
+                return self.x[i], self.y[i]
+
+        class Mixtures(Dataset):
+            # every item is a fresh random mixture; the index is not read
+            def __len__(self):
+                return 1000
+
+            def __getitem__(self, i):
+                a, b = torch.randn(16000), torch.randn(16000)
+                return a + b, torch.stack([a, b])
+        """
+    train = """
+        from torch.utils.data import DataLoader
+        from data import RandomTokens, Points, Blobs, Mixtures
+
+        def main(model, opt):
+            train_loader = DataLoader(RandomTokens(1000, 64), batch_size=8)
+            stored = Points("rows.pt")
+            train_points = DataLoader(stored, batch_size=8)  # expect: train-loader-no-shuffle
+            train_blobs = DataLoader(Blobs(100, 3), batch_size=8)  # expect: train-loader-no-shuffle
+            train_mix = DataLoader(Mixtures(), batch_size=8)
+            tokens = RandomTokens(1000, 64)
+            loader = DataLoader(tokens, batch_size=8)
+            for x, y in loader:
+                opt.zero_grad()
+                model(x, y).backward()
+                opt.step()
+        """
+    check_project(tmp_path, {"data.py": data, "train.py": train}, {SHUFFLE})

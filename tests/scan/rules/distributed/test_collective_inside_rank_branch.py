@@ -126,3 +126,24 @@ def test_rank_tests_that_every_rank_passes_alike_are_fine():
         """,
         {RULE},
     )
+
+
+def test_rank_zero_first_pair_with_an_extra_condition_stays_silent():
+    # a dataset that caches its features: the other ranks wait while rank 0 builds the cache, in training mode
+    # only; the same condition sits beside the rank test in both barriers, so every rank calls one of them
+    src = """
+        import torch
+
+        class CachedFeatures:
+            def __init__(self, args, mode):
+                if args.local_rank not in [-1, 0] and mode == "train":
+                    torch.distributed.barrier()
+                self.features = build(args, mode)
+                if args.local_rank == 0 and mode == "train":
+                    torch.distributed.barrier()
+
+        def unpaired(args, mode):
+            if args.local_rank == 0 and mode == "train":
+                torch.distributed.barrier()  # expect: collective-inside-rank-branch
+        """
+    check(src, RULE)

@@ -510,3 +510,42 @@ def test_a_model_whose_class_cannot_be_read_is_info_only():
     first, second = messages(src, "eval-without-eval-mode")
     assert first.severity == "info" and "tiny_nets" in first.message
     assert second.severity == "warning"
+
+
+def test_recurrent_classifier_whose_sizes_are_constructor_parameters_is_mode_free():
+    # a tutorial sequence classifier: the constructor keeps its sizes (parameters with no default or annotation)
+    # and builds an LSTM without dropout and a Linear head; nothing in it depends on train/eval
+    src = """
+        import torch
+        from torch import nn
+
+        class SeqNet(nn.Module):
+            def __init__(self, input_size, hidden_size, num_layers, num_classes):
+                super().__init__()
+                self.hidden_size = hidden_size
+                self.num_layers = num_layers
+                self.lstm = nn.LSTM(input_size, hidden_size, num_layers, batch_first=True, bidirectional=True)
+                self.fc = nn.Linear(hidden_size * 2, num_classes)
+
+            def forward(self, x):
+                out, _ = self.lstm(x)
+                return self.fc(out[:, -1, :])
+
+        model = SeqNet(28, 128, 2, 10)
+        opt = torch.optim.Adam(model.parameters())
+        for x, y in train_loader:
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        with torch.no_grad():
+            for x, y in test_loader:
+                pred = model(x).argmax(1)
+        """
+    check(src, EV)
+    # a constructor parameter kept on self but never used as a size could hold a module: still reported
+    held = src.replace("self.num_layers = num_layers", "self.block = num_layers").replace(
+        "nn.LSTM(input_size, hidden_size, num_layers,", "nn.LSTM(input_size, hidden_size, 2,").replace(
+        "pred = model(x).argmax(1)", "pred = model(x).argmax(1)  # expect: eval-without-eval-mode")
+    check(held, EV)

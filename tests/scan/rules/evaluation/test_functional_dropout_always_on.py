@@ -43,3 +43,34 @@ def test_functional_dropout_with_training_or_outside_module_is_fine():
         """,
         FD,
     )
+
+
+def test_dropout_under_a_training_branch_or_in_a_no_grad_sampler_is_fine():
+    src = """
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, rate):
+                super().__init__()
+                self.rate = rate
+                self.fc = nn.Linear(8, 2)
+
+            def forward(self, x):
+                if self.training and self.rate > 0:
+                    x = F.dropout(x, p=self.rate)
+                return self.fc(x)
+
+        class Sampler(nn.Module):
+            @torch.no_grad()
+            def step(self, x, noise_dropout=0.0):
+                noise = torch.randn_like(x)
+                if noise_dropout > 0.0:
+                    noise = F.dropout(noise, p=noise_dropout)
+                return x + noise
+
+            def forward(self, x):
+                return F.dropout(x, p=0.1)  # expect: functional-dropout-always-on
+        """
+    check(src, FD)

@@ -100,3 +100,35 @@ def test_per_sample_counting_and_full_batches_are_fine():
             return np.mean(acc)
         """
     check(src, RULE)
+
+
+def test_weighted_by_the_drawn_batchs_own_size_stays_silent():
+    # a neighbour-sampled graph loader: each drawn batch carries the number of its seed nodes
+    src = """
+        import torch.nn.functional as F
+
+        def train(model, loader, optimizer, args):
+            total_loss = total_examples = correct = 0
+            for batch in loader:
+                optimizer.zero_grad()
+                out = model(batch.x, batch.edge_index)[:batch.batch_size]
+                loss = F.cross_entropy(out, batch.y[:batch.batch_size])
+                loss.backward()
+                optimizer.step()
+                total_loss += float(loss) * batch.batch_size
+                correct += int((out.argmax(-1) == batch.y[:batch.batch_size]).sum())
+                total_examples += batch.batch_size
+            return total_loss / total_examples, correct / total_examples, len(loader)
+
+        def train_cfg(model, loader, optimizer, args):
+            total_loss = total_examples = 0
+            for batch in loader:
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(batch.x, batch.edge_index), batch.y)
+                loss.backward()
+                optimizer.step()
+                total_loss += float(loss) * args.batch_size  # expect: metric-averaged-over-batches
+                total_examples += args.batch_size
+            return total_loss / total_examples
+        """
+    check(src, RULE)

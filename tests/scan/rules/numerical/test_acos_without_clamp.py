@@ -100,3 +100,39 @@ def test_cosine_from_a_helper_in_another_module(tmp_path):
             """,
     }
     check_project(tmp_path, files, RULE)
+
+
+def test_half_chord_guidance_loss_and_slerp_under_no_grad_are_fine():
+    # a guidance loss on unit embeddings: asin of half the distance is 0 at a match (derivative 1), and
+    # an interpolation helper used only by a sampling call with gradients off
+    src = """
+    import torch
+    import torch.nn.functional as F
+
+    def spherical_dist(x, y):
+        x, y = F.normalize(x, dim=-1), F.normalize(y, dim=-1)
+        return (x - y).norm(dim=-1).div(2).arcsin().pow(2).mul(2)
+
+    def chord_angle(a, b):
+        half = torch.linalg.vector_norm(a - b, dim=-1) / 2
+        return 2 * torch.asin(half)
+
+    def slerp(t, v0, v1):
+        v0n, v1n = v0 / v0.norm(), v1 / v1.norm()
+        omega = torch.acos((v0n * v1n).sum())
+        return (torch.sin((1 - t) * omega) * v0 + torch.sin(t * omega) * v1) / torch.sin(omega)
+
+    class Sampler:
+        @torch.no_grad()
+        def __call__(self, a, b, steps=5):
+            return [slerp(i / steps, a, b) for i in range(steps)]
+    """
+    check(src, RULE)
+    # the same slerp also called from a training step (gradients on) is reported
+    src2 = src.replace("""            return [slerp(i / steps, a, b) for i in range(steps)]""",
+                       """            return [slerp(i / steps, a, b) for i in range(steps)]
+
+    def mix_loss(a, b, target):
+        return (slerp(0.5, a, b) - target).pow(2).mean()""").replace(
+        "omega = torch.acos((v0n * v1n).sum())", "omega = torch.acos((v0n * v1n).sum())  # expect: acos-without-clamp")
+    check(src2, RULE)

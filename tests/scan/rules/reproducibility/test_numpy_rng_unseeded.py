@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings
+from scan.helpers import check, check_project, findings
 
 RULE = "numpy-rng-unseeded"
 
@@ -151,3 +151,37 @@ def test_draws_in_another_module_and_a_seed_helper_in_another_module_are_followe
     train_idx, val_idx = split(1000)
     """
     check_project(tmp_path / "seeded", {"data.py": data, "utils.py": utils, "train.py": train_seeded}, {RULE})
+
+
+def test_unrelated_module_of_a_large_repository_does_not_count(tmp_path):
+    # a unit test seeds torch for its own tensors; a data-augmentation module elsewhere in the repository
+    # draws from NumPy, but the test neither imports it nor lives beside it
+    files = {
+        "tests/test_storage.py": """
+            import torch
+            from pkg.storage import Store
+
+            def test_roundtrip():
+                torch.manual_seed(23)
+                data = torch.rand(4, 4)
+                assert Store().roundtrip(data).equal(data)
+            """,
+        "pkg/storage.py": """
+            class Store:
+                def roundtrip(self, x):
+                    return x.clone()
+            """,
+        "pkg/augment.py": """
+            import numpy as np
+
+            def jitter(img):
+                return img + np.random.normal(0, 0.1, img.shape)
+            """,
+        "train.py": """
+            import torch
+            from pkg.augment import jitter
+
+            torch.manual_seed(0)  # expect: numpy-rng-unseeded
+            """,
+    }
+    check_project(tmp_path, files, RULE)

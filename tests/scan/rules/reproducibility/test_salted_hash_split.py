@@ -57,3 +57,21 @@ def test_stable_digests_and_in_process_hashing_stay_silent():
             return hash(int(i)) % 2 == 0
         """
     check(src, RULE)
+
+
+def test_integer_keys_for_a_port_or_per_clone_seeds_stay_silent():
+    # a launcher picking a free port from the user id, and per-clone mask seeds from a tuple of range indices
+    src = """
+        import os
+        import sys
+
+        def free_port():
+            return 2**15 + 2**14 + hash(os.getuid() if sys.platform != "win32" else 1) % 2**14
+
+        def clone_seeds(n, base):
+            return [int(hash((7, ind)) % 1e10) for ind in range(n)]
+
+        def shard(names, n):
+            return [hash((name, i)) % n for i, name in enumerate(names)]  # expect: salted-hash-split
+        """
+    check(src, RULE)

@@ -89,3 +89,21 @@ def test_partial_unfreeze_gradual_unfreeze_and_conditions_are_fine():
         """,
         FU,
     )
+
+
+def test_discriminator_frozen_only_for_the_generator_forward_is_fine():
+    # a GAN generator step: the discriminator is frozen while it scores the fakes, then unfrozen for its own step
+    src = """
+        def generator_forward(self, x):
+            fake = self.generator(x)
+            self.disc.requires_grad_(False)
+            score_fake, feats = self.disc(fake)
+            self.disc.requires_grad_()
+            return fake, score_fake, feats
+
+        def setup(model):
+            model.encoder.requires_grad_(False)
+            model.requires_grad_(True)  # expect: freeze-undone-before-training
+            return model
+        """
+    check(src, FU)

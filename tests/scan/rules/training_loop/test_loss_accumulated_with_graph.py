@@ -155,3 +155,28 @@ def test_helper_that_returns_the_loss_tensor_still_keeps_the_graph():
                 return history
         """
     check(src, {"loss-accumulated-with-graph"})
+
+
+def test_running_sum_filled_under_no_grad_stays_silent():
+    # a distributed loop sums the loss into a device buffer for an all-reduce, inside no_grad
+    src = """
+        import torch
+        import torch.distributed as dist
+
+        def epoch(model, loader, optimizer, criterion, rank):
+            total = torch.zeros(2, device=rank)
+            running = 0
+            for data in loader:
+                logits = model(data.x)
+                loss = criterion(logits, data.y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                with torch.no_grad():
+                    total[0] += loss * logits.size(0)
+                    total[1] += data.num_graphs
+                running += loss  # expect: loss-accumulated-with-graph
+            dist.all_reduce(total)
+            return total[0] / total[1]
+        """
+    check(src, LOSS)

@@ -226,3 +226,19 @@ def test_a_gradient_clearing_helper_from_another_module_counts():
         """,
         ZG,
     )
+
+
+def test_mxnet_port_of_a_training_loop_stays_silent():
+    # the same textbook loop written for MXNet: backward overwrites the gradients (grad_req="write")
+    src = """
+        from mxnet import autograd, gluon
+
+        def fit(net, trainer, loss_fn, data, epochs):
+            for _ in range(epochs):
+                for X, y in data:
+                    with autograd.record():
+                        loss = loss_fn(net(X), y)
+                    loss.backward()
+                    trainer.step(X.shape[0])
+        """
+    check(src, ZG)

@@ -28,3 +28,30 @@ def test_zero_grad_between_backward_and_step_in_helper_method():
     check(src, ZG)
     (f,) = messages(src, "zero-grad-between-backward-and-step")
     assert "zero_grad at line 11" in f.message and "backward at line 10" in f.message and "line 12" in f.message
+
+
+def test_zero_grad_in_a_branch_that_skips_the_step_is_fine():
+    # a non-finite gradient norm skips the update: clear the gradients and go to the next batch
+    src = """
+        import torch
+
+        def train(model, loader, opt, loss_fn):
+            for x, y in loader:
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                if not torch.isfinite(norm):
+                    opt.zero_grad(set_to_none=True)
+                    continue
+                opt.step()
+                opt.zero_grad()
+
+        def train_wipes(model, loader, opt, loss_fn):
+            for x, y in loader:
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                if loss.item() > 10:
+                    opt.zero_grad()  # expect: zero-grad-between-backward-and-step
+                opt.step()
+        """
+    check(src, ZG)

@@ -32,6 +32,9 @@ _NAMED = {
     "OPENAI_CLIP_MEAN": CLIP, "OPENAI_CLIP_STD": CLIP, "OPENAI_DATASET_MEAN": CLIP, "OPENAI_DATASET_STD": CLIP,
 }
 _NAMED_MODULES = ("timm", "open_clip")
+# transformers classes that load pretrained weights or vocabularies but take no pixels: a Stable Diffusion script
+# loads CLIPTokenizer / CLIPTextModel beside a VAE that wants its images in [-1, 1].
+_NO_PIXELS = ("Tokenizer", "TextModel", "Config")
 _NORMALIZE_MODULES = ("torchvision.transforms", "albumentations", "kornia")
 # Code that reads the statistics from the weights themselves: the author already asks the model.
 _ASKS_THE_WEIGHTS = ("pretrained_cfg", "default_cfg", "resolve_data_config", "resolve_model_data_config",
@@ -204,8 +207,10 @@ def _expected(ctx: FileContext, call: ast.Call) -> tuple[str | None, str] | None
     if qual in ("clip.load", "open_clip.create_model_and_transforms", "open_clip.create_model"):
         return CLIP, qual
     if qual.endswith(".from_pretrained") and qual.startswith("transformers."):
-        name = _string(ctx, argument(call, 0, "pretrained_model_name_or_path"))
         cls = qual.split(".")[-2]
+        if any(part in cls for part in _NO_PIXELS):
+            return None  # a tokenizer or the text tower of CLIP never sees the normalised images
+        name = _string(ctx, argument(call, 0, "pretrained_model_name_or_path"))
         family = CLIP if cls.startswith("CLIP") else (_hub_family(name) if name else None)
         return family, f"{cls}.from_pretrained('{name}')"
     return None

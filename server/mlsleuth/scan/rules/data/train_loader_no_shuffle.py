@@ -50,6 +50,63 @@ def _iterable_dataset(ctx: FileContext, dataset: ast.AST | None) -> bool:
 
 _STREAM_WORDS = {"iterator", "iter", "pipe", "datapipe", "stream", "iterable"}
 
+# calls that draw random values: a dataset made of them holds i.i.d. samples in no meaningful order
+_RANDOM_CALLS = {"torch.randn", "torch.rand", "torch.randint", "torch.randperm", "torch.normal", "torch.bernoulli"}
+
+
+def _random_dataset(ctx: FileContext, dataset: ast.AST | None) -> bool:
+    """The dataset is a project class whose samples are i.i.d. random draws with no order to them: its
+    ``__init__`` draws the whole data in one go (``self.data = torch.randn(length, size)``, a toy token dataset
+    from ``torch.randint``) with no loop or concatenation that could lay the samples out class by class, or its
+    ``__getitem__`` draws a fresh sample without reading the index. Every order of such samples is as good as a
+    shuffled one; synthetic data built per class (a loop, ``np.full(n, c)``, a concatenation) still has one."""
+    bound = value_origins.value(ctx, dataset) if dataset is not None else None
+    if not isinstance(bound, ast.Call):
+        return False
+    found = value_origins.constructed_class(ctx, bound)
+    if found is None:
+        return False
+    cctx, cls = found
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef) or method.name not in ("__init__", "__getitem__"):
+            continue
+        if not _draws_at_random(cctx, method):
+            continue
+        if method.name == "__init__" and not _lays_out_in_order(cctx, method):
+            return True
+        params = value_origins.function_params(method)
+        index = params[1] if len(params) > 1 else None
+        if method.name == "__getitem__" and index and not any(
+                isinstance(n, ast.Name) and n.id == index for n in ast.walk(method)):
+            return True
+    return False
+
+
+def _draws_at_random(ctx: FileContext, func: ast.AST) -> bool:
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            qual = value_origins.normalize(ctx.qualname(node)) or ""
+            if qual in _RANDOM_CALLS or qual.startswith("numpy.random."):
+                return True
+    return False
+
+
+# calls that lay samples out one block after another (per class, per source)
+_ORDERING_CALLS = {"cat", "concatenate", "stack", "vstack", "hstack", "full", "arange", "repeat", "repeat_interleave",
+                   "sort", "argsort", "append", "extend"}
+
+
+def _lays_out_in_order(ctx: FileContext, func: ast.AST) -> bool:
+    """A loop, a comprehension or an ordering call in ``func``: the data may be built block by block."""
+    for node in ast.walk(func):
+        if isinstance(node, (ast.For, ast.While, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
+            return True
+        if isinstance(node, ast.Call) and call_method(node) in _ORDERING_CALLS:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ORDERING_CALLS:
+            return True
+    return False
+
 
 def _shuffled_upstream(ctx: FileContext, dataset: ast.AST | None, depth: int = 0) -> bool:
     """The dataset itself was shuffled before the loader got it: ``ds.shuffle(seed=42)`` (Hugging Face
@@ -217,7 +274,8 @@ class TrainLoaderNoShuffle(Rule):
     branch (`if use_cuda: train_kwargs.update(shuffle=True, ...)`) the finding says so. Validation,
     test and prediction loaders, loaders over an `IterableDataset` (or a dataset named as a stream,
     `train_iterator`), loaders over a dataset shuffled before it is wrapped (`ds.shuffle(seed=0)`, here or in
-    the helper that returns it), loaders only sampled once with `next(iter(loader))`, loaders with a sampler, options
+    the helper that returns it), loaders over a dataset class (here or in another module) that draws its samples
+    at random (`torch.randn`/`torch.randint`/`np.random` in its `__init__` or `__getitem__`: no stored order), loaders only sampled once with `next(iter(loader))`, loaders with a sampler, options
     that cannot be followed (a dict passed in as a parameter), and truncated-BPTT loops that carry
     a detached hidden state from one batch to the next (they need the batches in order) are not
     flagged.
@@ -235,6 +293,7 @@ class TrainLoaderNoShuffle(Rule):
     category = "data"
     severity = "warning"
     triggers = ("DataLoader",)
+    reach = "project"  # the dataset class may live in another module (a toy random dataset in data.py)
 
     def check(self, ctx: FileContext):
         for call in ctx.calls():
@@ -256,7 +315,7 @@ class TrainLoaderNoShuffle(Rule):
                 if via_kwargs is None or via_kwargs[0] == "always":
                     continue
             dataset = call.args[0] if call.args else keyword(call, "dataset")
-            if _iterable_dataset(ctx, dataset) or _shuffled_upstream(ctx, dataset):
+            if _iterable_dataset(ctx, dataset) or _shuffled_upstream(ctx, dataset) or _random_dataset(ctx, dataset):
                 continue
             name = _loader_name(ctx, call)
             # the dataset's name only counts for a loader kept under a name: an inline

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 
 from mlsleuth.scan.analysis import value_origins as vo
@@ -50,15 +51,17 @@ _COMPARE = {ast.Eq: lambda a, b: a == b[0], ast.NotEq: lambda a, b: a != b[0], a
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
 
-def _holds(test: ast.AST, rank: int) -> bool | None:
-    """Whether a rank test written with integer constants holds on process ``rank`` (None: not such a test)."""
+def _holds(test: ast.AST, rank: int, atoms: dict[str, bool] | None = None) -> bool | None:
+    """Whether a rank test written with integer constants holds on process ``rank`` (None: not such a test).
+    ``atoms`` gives a value to the conditions that do not mention the rank (``mode == "train"``), by their text:
+    they are the same on every rank."""
     if isinstance(test, ast.BoolOp):
-        parts = [_holds(v, rank) for v in test.values]
+        parts = [_holds(v, rank, atoms) for v in test.values]
         if any(p is None for p in parts):
             return None
         return all(parts) if isinstance(test.op, ast.And) else any(parts)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _holds(test.operand, rank)
+        inner = _holds(test.operand, rank, atoms)
         return None if inner is None else not inner
     flag = test.func if isinstance(test, ast.Call) and not test.args else test
     if isinstance(flag, ast.Name) and _MAIN_FLAG.match(flag.id) or isinstance(flag, ast.Attribute) and _MAIN_FLAG.match(flag.attr):
@@ -71,7 +74,18 @@ def _holds(test: ast.AST, rank: int) -> bool | None:
         values = _int_values(right)
         if _is_rank_value(left) and values and (len(values) == 1 or op in (ast.In, ast.NotIn)):
             return _COMPARE[op](rank, values)
+    if atoms is not None and not mentions_rank(test):
+        return atoms.get(ast.unparse(test))
     return None
+
+
+def _rank_free_parts(test: ast.AST) -> list[ast.AST]:
+    """The operands of a rank test's ``and``/``or``/``not`` that do not mention the rank."""
+    if isinstance(test, ast.BoolOp):
+        return [p for v in test.values for p in _rank_free_parts(v)]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _rank_free_parts(test.operand)
+    return [] if mentions_rank(test) else [test]
 
 
 def _inside(node: ast.AST, roots: list[ast.AST]) -> bool:
@@ -132,7 +146,7 @@ class CollectiveInsideRankBranch(Rule):
         passes), or `if rank not in (-1, 0): barrier()` paired with `if rank == 0: barrier()` further down (the
         other ranks wait while rank 0 goes first). Tests that cannot be evaluated this way answer False."""
         scope = ctx.enclosing_function(call) or ctx.tree
-        counts = dict.fromkeys(_SAMPLE_RANKS, 0)
+        calls: list[list[tuple[ast.AST, bool]]] = []
         for other in ctx.calls(scope):
             if vo.normalize(ctx.qualname(other)) != name or (ctx.enclosing_function(other) or ctx.tree) is not scope:
                 continue
@@ -142,12 +156,23 @@ class CollectiveInsideRankBranch(Rule):
                     break
                 if isinstance(anc, ast.If) and mentions_rank(anc.test) and not _inside(other, [anc.test]):
                     tests.append((anc.test, _inside(other, anc.body)))
-            for rank in _SAMPLE_RANKS:
-                verdicts = [_holds(test, rank) for test, _ in tests]
-                if any(v is None for v in verdicts):
-                    return False
-                counts[rank] += all(v == want for v, (_, want) in zip(verdicts, tests))
-        return len(set(counts.values())) == 1
+            calls.append(tests)
+        # conditions beside the rank (`rank == 0 and mode == "train"`) hold alike on every rank: try each value
+        free = sorted({ast.unparse(n) for tests in calls for test, _ in tests for n in _rank_free_parts(test)})
+        if len(free) > 3:
+            return False
+        for values in itertools.product((False, True), repeat=len(free)):
+            atoms = dict(zip(free, values))
+            counts = dict.fromkeys(_SAMPLE_RANKS, 0)
+            for tests in calls:
+                for rank in _SAMPLE_RANKS:
+                    verdicts = [_holds(test, rank, atoms) for test, _ in tests]
+                    if any(v is None for v in verdicts):
+                        return False
+                    counts[rank] += all(v == want for v, (_, want) in zip(verdicts, tests))
+            if len(set(counts.values())) != 1:
+                return False
+        return True
 
     @staticmethod
     def _rank_branch(ctx: FileContext, call: ast.AST) -> ast.If | None:

@@ -54,6 +54,15 @@ def _batch_size_setting(expr: ast.AST) -> bool:
     return joined in {"batchsize", "bs"} or words[-2:] == ["batch", "size"]
 
 
+def _the_batchs_own(expr: ast.AST, loop: ast.For) -> bool:
+    """``batch.batch_size`` where ``batch`` is what the loop draws from the loader (a graph mini-batch, a
+    sampled subgraph): the size of this batch, the smaller last one included, not a configured size."""
+    root = (dotted(expr) or "").split(".")[0]
+    if "." not in (dotted(expr) or ""):
+        return False
+    return any(isinstance(n, ast.Name) and n.id == root for n in ast.walk(loop.target))
+
+
 def _len_of(ctx: FileContext, expr: ast.AST, iterable: str) -> bool:
     return (
         isinstance(expr, ast.Call)
@@ -183,7 +192,8 @@ class MetricAveragedOverBatches(Rule):
                 value = node.value
                 if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
                     for factor, other in ((value.right, value.left), (value.left, value.right)):
-                        if _batch_size_setting(factor) and not _is_comparison(ctx, other) and not every_batch_full():
+                        if _batch_size_setting(factor) and not _the_batchs_own(factor, loop) \
+                                and not _is_comparison(ctx, other) and not every_batch_full():
                             yield self.finding(
                                 ctx,
                                 node,

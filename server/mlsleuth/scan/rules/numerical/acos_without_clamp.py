@@ -143,13 +143,56 @@ def _in_custom_function(ctx: FileContext, node: ast.AST) -> bool:
     return cls is not None and any((ctx.qualname(b) or "").endswith("autograd.Function") for b in cls.bases)
 
 
+_DISTANCES = {"torch.norm", "torch.linalg.norm", "torch.linalg.vector_norm", "torch.dist", "torch.cdist",
+              "torch.nn.functional.pairwise_distance"}
+
+
+def _distance(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool:
+    """``(x - y).norm(dim=-1).div(2)``: half the chord between unit vectors. It is 0 where a prediction matches
+    its target (the derivative of asin is 1 there) and reaches 1 only for opposite vectors: not the cosine this
+    rule is about. A norm or distance, scaled by constants, through local names."""
+    if expr is None or depth > 4:
+        return False
+    if isinstance(expr, ast.Name):
+        bound = value_origins.value(ctx, expr)
+        return bound is not None and bound is not expr and _distance(ctx, bound, depth + 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.Mult)):
+        left, right = constant(expr.left), constant(expr.right)
+        if isinstance(right, (int, float)):
+            return _distance(ctx, expr.left, depth + 1)
+        if isinstance(left, (int, float)) and isinstance(expr.op, ast.Mult):
+            return _distance(ctx, expr.right, depth + 1)
+        return False
+    if not isinstance(expr, ast.Call):
+        return False
+    method = call_method(expr)
+    if method in ("div", "mul", "div_", "mul_") and isinstance(expr.func, ast.Attribute) and len(expr.args) == 1 \
+            and isinstance(constant(expr.args[0]), (int, float)):
+        return _distance(ctx, expr.func.value, depth + 1)
+    if method == "norm" and isinstance(expr.func, ast.Attribute) and not (dotted(expr.func.value) or "").startswith("np"):
+        return True
+    return value_origins.normalize(ctx.qualname(expr)) in _DISTANCES
+
+
+def _only_called_without_grad(ctx: FileContext, node: ast.AST) -> bool:
+    """``node`` is in a helper (a slerp between two embeddings) that every caller in the project calls with
+    gradients off (a sampling pipeline's ``@torch.no_grad() __call__``)."""
+    func = ctx.enclosing_function(node)
+    if func is None:
+        return False
+    sites = value_origins.all_call_sites(ctx, func)
+    return bool(sites) and all(grad_off(sctx, site) for sctx, site in sites)
+
+
 @register_rule
 class AcosWithoutClamp(Rule):
     """`acos`/`asin` of an unclamped cosine on a gradient path.
 
     What it finds: `torch.acos(c)`, `c.acos()`, `torch.asin(c)` and their `arc...` spellings where `c`
     (followed through local names and callers) is not clamped, in code that runs with gradients on: an
-    angular loss, a geodesic rotation distance, an arc-margin head.
+    angular loss, a geodesic rotation distance, an arc-margin head. Not flagged: the arc-sine of half a chord
+    (`(x - y).norm(dim=-1).div(2)`, 0 at a match, where the derivative is finite), a helper every caller
+    calls with gradients off (a slerp inside a `@torch.no_grad()` sampling pipeline).
     Why it matters: the derivative of `acos(x)` is `-1/sqrt(1 - x^2)`, infinite at `x = ±1`. A cosine
     computed in float32 reaches 1 (or `1 + 1e-7`, where `acos` itself is NaN) exactly when a prediction
     matches its target, so the better the model gets, the likelier one sample turns the whole gradient
@@ -174,6 +217,8 @@ class AcosWithoutClamp(Rule):
         for call in ctx.calls_named(*_METHODS):
             arg = _acos_argument(ctx, call)
             if arg is None or _bounded(ctx, arg) or grad_off(ctx, call) or _read_out(ctx, call) or _in_custom_function(ctx, call):
+                continue
+            if _distance(ctx, arg) or _only_called_without_grad(ctx, call):
                 continue
             name = ctx.segment(call.func, 40)
             yield self.finding(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 
 from mlsleuth.scan.analysis import value_origins
@@ -43,6 +44,19 @@ def _global_draws(ctx: FileContext) -> list[ast.Call]:
     return found
 
 
+def _related_files(ctx: FileContext) -> set[str]:
+    """The files whose draws this file's run can make: the modules it imports (and theirs), and the modules of
+    its own folder and below (a script's package). Not the unrelated scripts and tests of a large repository."""
+    index = ctx.project
+    here = getattr(ctx, "path", None)
+    if index is None or not here:
+        return set()
+    related = {os.path.normpath(p) for p in index.imported_files(ctx)}
+    folder = os.path.dirname(os.path.normpath(here)) + os.sep
+    related |= {os.path.normpath(p) for p in index.files if os.path.normpath(p).startswith(folder)}
+    return related
+
+
 def _numpy_seeded(ctx: FileContext) -> bool:
     return bool(_NUMPY_SEEDED.search(ctx.source)) or (ctx.project is not None and ctx.project.any_file_matches(_NUMPY_SEEDED))
 
@@ -52,7 +66,7 @@ class NumpyRngUnseeded(Rule):
     """Torch is seeded, but NumPy's global generator, which the script draws from, is not.
 
     What it finds: a file that calls `torch.manual_seed` (or `torch.cuda.manual_seed_all`) where this
-    file, or another module of the scanned project, draws from NumPy's hidden global generator
+    file, or a module it imports (up to three imports away) or one of its own folder, draws from NumPy's hidden global generator
     (`np.random.permutation`, `shuffle`, `choice`, `rand`, `binomial`, ...), and nothing in the
     project seeds that generator: no `np.random.seed(...)` (in any helper), no Lightning/Fabric
     `seed_everything`, no transformers/accelerate `set_seed`. Draws from a `np.random.default_rng(seed)`
@@ -80,8 +94,10 @@ class NumpyRngUnseeded(Rule):
             return
         draws = [(ctx, d) for d in _global_draws(ctx)]
         if ctx.project is not None:
+            related = _related_files(ctx)
             for other in ctx.project.files_mentioning(ctx, "random."):
-                draws.extend((other, d) for d in _global_draws(other))
+                if os.path.normpath(getattr(other, "path", "") or "") in related:
+                    draws.extend((other, d) for d in _global_draws(other))
         if not draws or _numpy_seeded(ctx):
             return
         where = []

@@ -15,11 +15,35 @@ def _builtin_hash(ctx: FileContext, node: ast.AST) -> ast.Call | None:
     return None
 
 
-def _deterministic_argument(arg: ast.AST) -> bool:
-    """Integers hash to themselves: `hash(7)`, `hash(int(x))`, `hash(i)` of a range index."""
-    if isinstance(arg, ast.Constant) and isinstance(arg.value, int):
-        return True
-    return isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in {"int", "len"}
+_INT_CALLS = {"int", "len", "round", "ord", "os.getuid", "os.getpid", "os.getppid", "os.getgid"}
+
+
+def _deterministic_argument(ctx: FileContext, arg: ast.AST) -> bool:
+    """Integers hash to themselves: `hash(7)`, `hash(int(x))`, `hash(os.getuid())`, `hash(i)` of a range index,
+    either side of a conditional, and tuples of them (a tuple of ints hashes the same in every process)."""
+    if isinstance(arg, ast.Constant):
+        return isinstance(arg.value, int)
+    if isinstance(arg, ast.IfExp):
+        return _deterministic_argument(ctx, arg.body) and _deterministic_argument(ctx, arg.orelse)
+    if isinstance(arg, ast.Tuple):
+        return bool(arg.elts) and all(_deterministic_argument(ctx, e) for e in arg.elts)
+    if isinstance(arg, ast.Name):
+        return _range_index(ctx, arg)
+    if isinstance(arg, ast.Call):
+        name = arg.func.id if isinstance(arg.func, ast.Name) else (ctx.qualname(arg) or "")
+        return name in _INT_CALLS
+    return False
+
+
+def _range_index(ctx: FileContext, name: ast.Name) -> bool:
+    """``name`` is the target of an enclosing ``for name in range(...)`` (a loop or a comprehension)."""
+    for anc in ctx.ancestors(name):
+        loops = [anc] if isinstance(anc, ast.For) else list(getattr(anc, "generators", []) or [])
+        for loop in loops:
+            if (isinstance(loop.target, ast.Name) and loop.target.id == name.id and isinstance(loop.iter, ast.Call)
+                    and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"):
+                return True
+    return False
 
 
 def _inside_dunder_hash(ctx: FileContext, node: ast.AST) -> bool:
@@ -60,7 +84,7 @@ class SaltedHashSplit(Rule):
             if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "abs" and len(left.args) == 1:
                 left = left.args[0]
             call = _builtin_hash(ctx, left)
-            if call is None or _deterministic_argument(call.args[0]) or _inside_dunder_hash(ctx, node):
+            if call is None or _deterministic_argument(ctx, call.args[0]) or _inside_dunder_hash(ctx, node):
                 continue
             yield self.finding(
                 ctx,

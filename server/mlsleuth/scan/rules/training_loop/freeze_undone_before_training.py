@@ -22,7 +22,9 @@ class FreezeUndoneBeforeTraining(Rule):
     unconditional unfreeze of `X` or of a module that contains it: `model.requires_grad_(True)`,
     `for p in model.parameters(): p.requires_grad = True`. Unfreezing only a part (`model.head`) after
     freezing the whole model is the usual recipe and is not reported, nor is an unfreeze under an `if` or
-    after a training call (gradual unfreezing).
+    after a training call (gradual unfreezing), nor a module unfrozen after it ran a forward while frozen
+    (`D.requires_grad_(False); fake_score = D(fake); D.requires_grad_()`: the generator's graph was built
+    with the freeze on).
     Why it matters: the later loop sets the flag on every parameter again, the frozen ones included, so
     the freeze never takes effect: the pretrained backbone is fine-tuned with the head's learning rate,
     memory and time grow, and small datasets overfit. The run looks normal.
@@ -65,7 +67,13 @@ class FreezeUndoneBeforeTraining(Rule):
                     continue
                 if _may_train(stmt):
                     freezes = []
-                elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    continue
+                called = _modules_called(stmt)
+                if called:
+                    # the frozen module ran a forward in between (a GAN's generator step through a frozen
+                    # discriminator): that graph was built with the freeze on; unfreezing after it is the idiom
+                    freezes = [(f, t) for f, t in freezes if not any(t == c or t.startswith(c + ".") for c in called)]
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                     rebound = {dotted(t) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])}
                     freezes = [(f, t) for f, t in freezes
                                if not any(r and (t == r or t.startswith(r + ".")) for r in rebound)]
@@ -106,6 +114,20 @@ def _setting(stmt: ast.stmt) -> tuple[str, bool] | None:
             if isinstance(recv, ast.Name) and recv.id == var.id and isinstance(flag, bool):
                 return owner, flag
     return None
+
+
+def _modules_called(stmt: ast.stmt) -> set[str]:
+    """The dotted names ``stmt`` calls as modules: ``self.disc(x)``, ``disc.forward(x)``."""
+    called = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "forward":
+                func = func.value
+            name = dotted(func)
+            if name:
+                called.add(name)
+    return called
 
 
 def _may_train(stmt: ast.stmt) -> bool:

@@ -7,6 +7,7 @@ import re
 
 from mlsleuth.scan.analysis import edits, value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted
+from mlsleuth.scan.analysis.torch_idioms import grad_off
 from mlsleuth.scan.analysis.training_step_model import (
     Event,
     Trace,
@@ -63,7 +64,8 @@ class LossAccumulatedWithGraph(Rule):
     How to confirm: print `running_loss.grad_fn` (not None) and `torch.cuda.memory_allocated()` every
     100 steps: it grows steadily through the epoch.
     What to do instead: accumulate a number: `running_loss += loss.item()` (or `loss.detach()` if you
-    want to avoid a sync each step).
+    want to avoid a sync each step). Accumulating under `torch.no_grad()` records no graph and is not
+    flagged.
     """
 
     id = "loss-accumulated-with-graph"
@@ -98,8 +100,8 @@ class LossAccumulatedWithGraph(Rule):
                     if id(node) in done:
                         continue
                     hit = self._accumulation(ctx, node, names, backwarded, backward_names)
-                    if hit is None or _reset_within(ctx, loop, hit[1]):
-                        continue
+                    if hit is None or _reset_within(ctx, loop, hit[1]) or grad_off(ctx, node):
+                        continue  # under no_grad the sum records no graph (a metric buffer filled in place)
                     done.add(id(node))
                     name, acc, how = hit
                     event = names[name]

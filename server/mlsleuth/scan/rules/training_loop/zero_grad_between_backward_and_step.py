@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import (
@@ -13,13 +15,36 @@ from mlsleuth.scan.rules.loop_rule_base import (
 )
 
 
+_LEAVES = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+
+
+def _in_a_branch_that_leaves(ctx, zero: ast.AST, step: ast.AST) -> bool:
+    """``zero`` sits in an ``if`` branch that ends by leaving the iteration (``continue``, ``break``, ``return``,
+    ``raise``) and does not hold ``step``: a skipped update (a NaN gradient norm), not a wipe before the step."""
+    try:
+        ancestors = list(ctx.ancestors(zero))
+    except (KeyError, AttributeError):
+        return False
+    for anc in ancestors:
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.AsyncFor)):
+            return False
+        if isinstance(anc, ast.If):
+            for body in (anc.body, anc.orelse):
+                if body and any(zero is n for stmt in body for n in ast.walk(stmt)):
+                    holds_step = any(step is n for stmt in body for n in ast.walk(stmt))
+                    if isinstance(body[-1], _LEAVES) and not holds_step:
+                        return True
+    return False
+
+
 @register_rule
 class ZeroGradBetweenBackwardAndStep(LoopRule):
     """`zero_grad()` runs after `backward()` and before `optimizer.step()`.
 
     What it finds: in one iteration of a training loop, gradients are cleared (`optimizer.zero_grad()`,
     `model.zero_grad()`, `p.grad = None`) after the last `backward()` and before the `step()` that
-    should use them.
+    should use them. A clear in a branch that then leaves the iteration (`if not finite: zero_grad();
+    continue`) skips that step and is not reported.
     Why it matters: the step then sees zero (or `None`) gradients. SGD without weight decay does
     nothing, Adam moves on stale moment estimates, weight decay keeps shrinking the weights: the loss
     stays flat or drifts while the code runs without a single error.
@@ -52,6 +77,8 @@ class ZeroGradBetweenBackwardAndStep(LoopRule):
                     continue
                 if not compatible(zero, last_backward) or not zero_matches_step(zero, step, steps):
                     continue
+                if _in_a_branch_that_leaves(ctx, zero.node, step.node):
+                    continue  # `if not finite(grad_norm): opt.zero_grad(); continue`: that path skips the step
                 yield self.finding(
                     ctx,
                     zero.node,
