@@ -32,6 +32,7 @@ MAX_LEAVES = 200
 MAX_CLONE_NUMEL = 4_000_000
 MAX_CLONED_TOTAL = 16_000_000  # elements copied to tell later whether a tensor changed (memory bound)
 MAX_REPORTED = 20
+MODULE_INTERNALS = frozenset({"_parameters", "_buffers", "_modules"})  # a module's registered state, named elsewhere
 
 
 def graph_leaves(root: Any) -> list:
@@ -62,7 +63,7 @@ def _plain_tensors(obj: Any, prefix: str, out: dict, depth: int = 0) -> None:
     except TypeError:
         return
     for name, value in items[:500]:
-        if name.startswith("__"):
+        if name.startswith("__") or name in MODULE_INTERNALS:
             continue
         path = f"{prefix}{name}"
         if isinstance(value, torch.Tensor):
@@ -178,6 +179,9 @@ class UntrainedTensorWatch:
         self._walked.add(step)
         if not self._begun:
             self.begin(runner)  # no root forward opened the window (a model called through a wrapper the hooks miss)
+        for r in runner.roots:  # models first called after the window opened (a second model, a head)
+            for p in r.parameters():
+                self._model_params.setdefault(id(p), r)
         for leaf in graph_leaves(root):
             if step == 1:
                 self._step1.add(id(leaf))
@@ -209,7 +213,7 @@ class UntrainedTensorWatch:
             t = rec["tensor"]
             if tid in opt_ids or tid in self._module_inputs or tid in self._foreign_params or rec["value"] is None:
                 continue
-            root = rec["root"]
+            root = rec["root"] or next((r for r in runner.roots if any(p is t for p in r.parameters())), None)
             if root is not None and any(id(p) in opt_ids for p in root.parameters()):
                 continue  # an optimizer built after step 0 holds this model
             try:

@@ -100,20 +100,36 @@ def trainable_tensor_not_optimized(run: Any) -> Iterator[Found]:
                     "(or run it under torch.no_grad()) so that no gradient is computed for it",
                 measurements=rec, module=rec["model"], phase="setup", severity=None if rec.get("training") else "info")
             continue
+    tensors = [r for r in (_generic(run).get("orphan_leaves") or []) if r.get("kind") != "model"]
+    for group in _grouped(tensors, lambda r: r.get("holder"))[:10]:
+        rec = group[0]
         holder = rec.get("holder")
         use = rec.get("first_use") or {}
-        what = f"'{holder}'" if holder else f"a {_shape(rec.get('shape'))} tensor"
+        holders = [r["holder"] for r in group if r.get("holder")]
+        what = (f"'{holder}'" if len(group) == 1 else ", ".join(f"'{h}'" for h in holders[:4])) if holder else f"a {_shape(rec.get('shape'))} tensor"
         kind = "nn.Parameter" if rec.get("parameter") else "tensor with requires_grad=True"
         used = f", first used by {use['op']}" + (f" in '{use['module']}'" if use.get("module") else "") if use.get("op") else ""
+        many = f" ({len(group)} tensors held together)" if len(group) > 1 else ""
         yield Found(
-            f"{what} receives gradients from the loss but is in no optimizer: it never changes from its initial value",
-            observation=f"a {_shape(rec.get('shape'))} {kind} ({rec.get('dtype')}) was reached by the first backward{used}; "
+            f"{what} receive{'s' if len(group) == 1 else ''} gradients from the loss but {'is' if len(group) == 1 else 'are'} in no optimizer: "
+            f"{'it never changes' if len(group) == 1 else 'they never change'} from the initial value",
+            observation=f"a {_shape(rec.get('shape'))} {kind} ({rec.get('dtype')}){many} was reached by the first backward{used}; "
                         f"no optimizer's param_groups hold it, and it was unchanged after the traced steps",
             next_test=f"print(any(t is p for g in optimizer.param_groups for p in g['params'])) for t = {holder or 'the tensor'}",
             fix="make it an nn.Parameter attribute of a module (nn.ParameterList for a list) so model.parameters() includes it, "
                 "or pass it to the optimizer explicitly; build the optimizer after it exists",
-            measurements=rec, module=_holder_module(holder) or use.get("module"), parameter=holder, phase="setup",
+            measurements={"tensors": group[:20]}, module=_holder_module(holder) or use.get("module"), parameter=holder, phase="setup",
             **site_location(run, use))
+
+
+def _grouped(records: list[dict], holder_of) -> list[list[dict]]:
+    """Records grouped by where they are held: the module of an attribute path, or the list/dict holding them."""
+    groups: dict[str, list[dict]] = {}
+    for i, rec in enumerate(records):
+        holder = holder_of(rec)
+        key = (_holder_module(holder) or holder.split("[", 1)[0]) if holder else f"#{i}"
+        groups.setdefault(key, []).append(rec)
+    return list(groups.values())
 
 
 @runtime_check("learnable-value-in-plain-tensor", tool="trace", category="architecture", severity="warning")
@@ -135,17 +151,23 @@ def learnable_value_in_plain_tensor(run: Any) -> Iterator[Found]:
     What to do instead: wrap it in ``nn.Parameter(...)`` (learned) or ``self.register_buffer(...)`` (a fixed constant
     that should still move with the model and be saved).
     """
-    for rec in (_generic(run).get("constant_attributes") or [])[:10]:
+    consts = _generic(run).get("constant_attributes") or []
+    by_name: dict[tuple, list[dict]] = {}
+    for rec in consts:  # one finding per attribute name and value (the same layer class repeated)
+        by_name.setdefault((rec["holder"].rsplit(".", 1)[-1], rec.get("value")), []).append(rec)
+    for group in list(by_name.values())[:10]:
+        rec = group[0]
         holder = rec["holder"]
         value = "zeros" if rec.get("value") == 0 else "ones"
+        also = f" (and {len(group) - 1} more: {', '.join(r['holder'] for r in group[1:4])})" if len(group) > 1 else ""
         yield Found(
-            f"'{holder}' is a plain tensor attribute filled with {value}, used with gradient-carrying activations, that never changes: "
-            "a learnable value stored where no optimizer can see it?",
+            f"'{holder}'{also} is a plain tensor attribute filled with {value}, used with gradient-carrying activations, that never "
+            "changes: a learnable value stored where no optimizer can see it?",
             observation=f"a {_shape(rec.get('shape'))} {rec.get('dtype')} tensor of all {value}, neither an nn.Parameter nor a buffer, "
                         "entered the first training forward beside tensors that require grad and was unchanged after the traced steps",
             next_test=f"print(model.{holder}) after training (still all {value}) and check that no tensor of model.parameters() is it",
             fix="wrap it in nn.Parameter(...) if it is meant to be learned, or register_buffer(...) if it is a fixed constant",
-            measurements=rec, module=_holder_module(holder), parameter=holder, phase="setup")
+            measurements={"attributes": group[:20]}, module=_holder_module(holder), parameter=holder, phase="setup")
 
 
 def _holder_module(holder: str | None) -> str | None:
