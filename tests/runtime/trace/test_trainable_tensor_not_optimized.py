@@ -54,7 +54,7 @@ def test_untrained_tensors_found(variant, where):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", ["param", "global-opt", "coords", "manual", "noise", "ema"])
+@pytest.mark.parametrize("variant", ["param", "global-opt", "coords", "pinn", "manual", "noise", "ema"])
 def test_clean_look_alikes_silent(variant):
     # coords: collocation points with requires_grad fed to the model; manual: stepped by hand; noise: a fresh
     # perturbation each step; ema: a teacher moved by an exponential moving average

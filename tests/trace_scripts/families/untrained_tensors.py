@@ -5,7 +5,8 @@ coefficient vector kept as a script global), 'plist' (per-layer gains as nn.Para
 (a head model whose parameters were left out of the optimizer), 'zeros-attr' (a slope initialised to zeros and
 stored as a plain attribute without requires_grad).
 Clean: 'param' (the temperature is an nn.Parameter), 'global-opt' (the global is handed to the optimizer), 'coords'
-(fixed collocation points with requires_grad=True fed to the model), 'manual' (a tensor stepped by hand), 'noise'
+(fixed collocation points with requires_grad=True fed to the model), 'pinn' (fixed coordinates
+with requires_grad=True, concatenated before the model, and a derivative taken with respect to them), 'manual' (a tensor stepped by hand), 'noise'
 (a perturbation built afresh each step), 'ema' (a teacher updated by an exponential moving average), 'buffer-ones'
 (a constant all-ones mask registered as a buffer), 'table' (an integer offset table kept as a plain attribute).
 """
@@ -73,6 +74,9 @@ for step in range(30):
     y = x.detach().sum(1, keepdim=True)
     if variant == "noise":
         x = x + torch.zeros_like(x, requires_grad=True)
+    if variant == "pinn":
+        xs = coords[:, :3]
+        x = torch.cat([xs, coords[:, 3:].detach()], 1)
     feats = model(x)
     pred = head(feats)
     loss = nn.functional.mse_loss(pred, y)
@@ -80,6 +84,9 @@ for step in range(30):
         loss = loss + (feats * coef).pow(2).mean() * 1e-3
     if variant == "ema":
         loss = loss + nn.functional.mse_loss(feats, teacher(x))
+    if variant == "pinn":
+        (dfdx,) = torch.autograd.grad(feats.sum(), xs, create_graph=True)
+        loss = loss + dfdx.pow(2).mean()
     opt.zero_grad()
     loss.backward()
     opt.step()

@@ -59,6 +59,10 @@ def user_site() -> tuple:
 
 
 def func_name(func: Any) -> str:
+    import torch
+
+    if func is torch.autograd.grad:  # possibly wrapped by another observer (trace_pinn)
+        return "grad"
     return getattr(func, "__name__", None) or type(func).__name__
 
 

@@ -9,7 +9,8 @@ Two kinds are measured:
   already cover them (``param-not-in-optimizer``, ``unregistered-layer-in-forward``), except for a whole model none of
   whose parameters any optimizer holds (a second model left out of the optimizer). A tensor handed to a module as an
   input (coordinates of a physics-informed loss, an input being attacked) is a data point, not a weight, and is left
-  out; so is one built afresh for each step (seen at step 0's backward but gone from step 1's, unless something
+  out, and so is one a derivative is taken with respect to (``torch.autograd.grad(..., inputs)``); so is one
+  built afresh for each step (seen at step 0's backward but gone from step 1's, unless something
   holds it).
 * **constant plain attributes**: floating tensors kept as plain attributes of a model's modules (neither parameter
   nor buffer) whose elements are all 0 or all 1, that enter a computation together with a tensor carrying gradient
@@ -25,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from run_user_script import unwrap
-from trace_first_ops import user_site
+from trace_first_ops import storage_key, user_site
 
 MAX_GRAPH_NODES = 200_000
 MAX_LEAVES = 200
@@ -117,7 +118,7 @@ class UntrainedTensorWatch:
         self._step1: set[int] = set()
         self._walked: set[int] = set()  # steps whose first backward was walked
         self._model_params: dict[int, Any] = {}  # id(param) -> root
-        self._module_inputs: set[int] = set()
+        self._module_inputs: set[int | None] = set()  # storages of tensors handed to a module or differentiated against
         self._foreign_params: set[int] = set()  # parameters of modules that ran but belong to no traced model
         self._first_use: dict[int, dict] = {}
         self._opt_ids: set[int] = set()
@@ -150,12 +151,15 @@ class UntrainedTensorWatch:
         import torch
 
         for t in inputs:
-            if isinstance(t, torch.Tensor) and t.requires_grad and t.is_leaf:
-                self._module_inputs.add(id(t))
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                self._module_inputs.add(storage_key(t))
         if id(module) not in runner._names:
             self._foreign_params.update(id(p) for p in module.parameters())
 
     def on_op(self, name: str, tensors: list, written: list, runner: Any) -> None:
+        if name == "grad":  # torch.autograd.grad(outputs, inputs): derivatives with respect to data (coordinates)
+            self._module_inputs.update(storage_key(t) for t in tensors if t.requires_grad)
+            return
         grad = None
         for t in tensors:
             tid = id(t)
@@ -211,7 +215,7 @@ class UntrainedTensorWatch:
         by_model: dict[str, dict] = {}
         for tid, rec in self._leaves.items():
             t = rec["tensor"]
-            if tid in opt_ids or tid in self._module_inputs or tid in self._foreign_params or rec["value"] is None:
+            if tid in opt_ids or storage_key(t) in self._module_inputs or tid in self._foreign_params or rec["value"] is None:
                 continue
             root = rec["root"] or next((r for r in runner.roots if any(p is t for p in r.parameters())), None)
             if root is not None and any(id(p) in opt_ids for p in root.parameters()):
