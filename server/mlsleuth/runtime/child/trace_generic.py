@@ -19,6 +19,7 @@ from observer import Observer
 from trace_first_ops import FirstOps
 from trace_inplace import InplaceInputWatch
 from trace_untrained import UntrainedTensorWatch
+from trace_zero_outputs import STEPS as ZERO_STEPS
 from trace_zero_outputs import ZeroOutputWatch
 
 
@@ -69,11 +70,15 @@ class GenericObserver(Observer):
         self.untrained.module_called(runner, module, inputs)
 
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
+        if runner.step >= ZERO_STEPS and not self.window.active:
+            return  # past the first steps: nothing to do per forward
         if self.window.active:
             self.inplace.leave(runner, module, inputs, runner.forward_kwargs, output)
         self.zeros.on_forward(runner, module, inputs, runner.forward_kwargs, output)
 
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
+        if runner.step > 1 and not self.window.active:
+            return
         import torch
 
         root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
