@@ -236,7 +236,7 @@ def batch_dependence(model: Any, inputs: tuple, kwargs: dict | None = None, samp
         with preserved_rng(), eval_mode(model), torch.enable_grad():
             if embedding is None:
                 x = x0.detach().clone().requires_grad_(True)
-                args = [x if t is x0 else t for t in inputs]
+                args = [x.clone() if t is x0 else t for t in inputs]  # a non-leaf: a model may write its input in place
             else:
                 args = list(inputs)
             result = model(*args, **kwargs)

@@ -16,13 +16,14 @@ if __name__ == "__main__" and rank_launcher.launch_if_asked(os.path.abspath(__fi
 import rank_metrics
 import rank_sync
 import run_user_script
+from trace_generic import GenericObserver
 from trace_observer import TraceObserver
 from trace_pinn import PinnObserver
 from trace_rl import RLObserver
 
 if __name__ == "__main__":
     run_user_script.main_with_config(
-        lambda config: [TraceObserver(config), PinnObserver(config), RLObserver(config)]
+        lambda config: [TraceObserver(config), PinnObserver(config), RLObserver(config), GenericObserver(config)]
         + ([rank_sync.RankObserver(config), rank_metrics.ShardEvalObserver(config)] if rank_sync.world() else [])
     )
     rank_sync.leave_if_rank()

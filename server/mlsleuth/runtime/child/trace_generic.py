@@ -1,0 +1,109 @@
+"""The trace's generic probes: mechanisms many bug families share, observed on the user's real run (child side).
+
+Stdlib + torch only. One observer (``generic``) feeds three watches:
+
+* :mod:`trace_inplace`: a module overwrote a tensor it was given, and its caller read that tensor again;
+* :mod:`trace_untrained`: tensors that get gradients (or look like weights) but that no optimizer ever updates;
+* :mod:`trace_zero_outputs`: a module whose train-time output is all exact zeros although its input is not.
+
+The first two look at step 0's first training forward through :mod:`trace_first_ops` (one window of intercepted
+torch calls, closed at the first backward); the third at the module outputs of the first few steps. After that the
+observer does nothing per step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from observer import Observer
+from trace_first_ops import FirstOps
+from trace_inplace import InplaceInputWatch
+from trace_untrained import UntrainedTensorWatch
+from trace_zero_outputs import STEPS as ZERO_STEPS
+from trace_zero_outputs import ZeroOutputWatch
+
+
+class GenericObserver(Observer):
+    name = "generic"
+    wants_module_stack = True
+
+    def __init__(self, config: dict | None = None) -> None:
+        self.config = config or {}
+        self.window = FirstOps()
+        self.inplace = InplaceInputWatch()
+        self.untrained = UntrainedTensorWatch()
+        self.zeros = ZeroOutputWatch()
+        self.window.listeners = [self.inplace, self.untrained]
+        self._handle: Any = None
+        self._runner: Any = None
+
+    def on_start(self, runner: Any) -> None:
+        from torch.nn.modules import module as module_mod
+
+        self._runner = runner
+        self._handle = module_mod.register_module_forward_pre_hook(self._pre_forward)
+
+    def _pre_forward(self, module: Any, inputs: tuple) -> None:
+        runner = self._runner
+        if runner is None or runner._muted or self.window.done:
+            return
+        try:
+            self._entering(runner, module, inputs)
+        except Exception:  # noqa: BLE001 - never break the user's forward
+            runner.record_error(self.name, "forward_pre")
+            self._close()
+
+    def _entering(self, runner: Any, module: Any, inputs: tuple) -> None:
+        import torch
+
+        stack = runner.module_stack
+        top = len(stack) == 1 and stack[0] is module  # the runner's own pre-hook ran first and pushed it
+        if not self.window.active:
+            if runner.step != 0 or not top or not torch.is_grad_enabled() or not any(r is module for r in runner.roots):
+                return
+            self.untrained.begin(runner)
+            self.inplace.begin(runner, module, inputs)
+            self.window.start(runner)
+        elif top:
+            self.inplace.root_inputs(inputs)
+        self.inplace.enter(module)
+        self.untrained.module_called(runner, module, inputs)
+
+    def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
+        if runner.step >= ZERO_STEPS and not self.window.active:
+            return  # past the first steps: nothing to do per forward
+        if self.window.active:
+            self.inplace.leave(runner, module, inputs, runner.forward_kwargs, output)
+        self.zeros.on_forward(runner, module, inputs, runner.forward_kwargs, output)
+
+    def on_backward_start(self, runner: Any, tensors: Any) -> None:
+        if runner.step > 1 and not self.window.active:
+            return
+        import torch
+
+        root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
+        if isinstance(root, torch.Tensor):
+            self.untrained.on_backward(runner, root)
+        if self.window.active:
+            self._close()
+
+    def on_step_end(self, runner: Any, optimizer: Any) -> None:
+        if self.window.active or (self._handle is not None and runner.step >= 1):
+            self._close()
+
+    def _close(self) -> None:
+        was_open = self.window.active
+        self.window.stop()
+        if was_open:
+            self.inplace.end()
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+    def on_end(self, runner: Any, reason: str) -> None:
+        self._close()
+        self.untrained.end(runner)
+
+    def result(self) -> dict[str, Any]:
+        return {"inplace": self.inplace.result(), **self.untrained.result(), "zero_outputs": self.zeros.result(),
+                "window": {"ops": self.window.ops, "truncated": self.window.truncated}}
