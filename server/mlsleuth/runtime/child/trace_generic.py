@@ -36,6 +36,7 @@ class GenericObserver(Observer):
         self.window.listeners = [self.inplace, self.untrained]
         self._handle: Any = None
         self._runner: Any = None
+        self.skipped: str | None = None
 
     def on_start(self, runner: Any) -> None:
         from torch.nn.modules import module as module_mod
@@ -61,6 +62,11 @@ class GenericObserver(Observer):
         if not self.window.active:
             if runner.step != 0 or not top or not torch.is_grad_enabled() or not any(r is module for r in runner.roots):
                 return
+            if _distributed():
+                # sharded parameters (FSDP/DTensor) under the per-op interception crash the child: stand down
+                self.skipped = "a distributed process group is running (sharded tensors are not intercepted)"
+                self._close()
+                return
             self.untrained.begin(runner)
             self.inplace.begin(runner, module, inputs)
             self.window.start(runner)
@@ -70,14 +76,14 @@ class GenericObserver(Observer):
         self.untrained.module_called(runner, module, inputs)
 
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
-        if runner.step >= ZERO_STEPS and not self.window.active:
+        if self.skipped or runner.step >= ZERO_STEPS and not self.window.active:
             return  # past the first steps: nothing to do per forward
         if self.window.active:
             self.inplace.leave(runner, module, inputs, runner.forward_kwargs, output)
         self.zeros.on_forward(runner, module, inputs, runner.forward_kwargs, output)
 
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
-        if runner.step > 1 and not self.window.active:
+        if self.skipped or runner.step > 1 and not self.window.active:
             return
         import torch
 
@@ -102,8 +108,18 @@ class GenericObserver(Observer):
 
     def on_end(self, runner: Any, reason: str) -> None:
         self._close()
-        self.untrained.end(runner)
+        if not self.skipped:
+            self.untrained.end(runner)
 
     def result(self) -> dict[str, Any]:
+        if self.skipped:
+            return {"skipped": self.skipped}
         return {"inplace": self.inplace.result(), **self.untrained.result(), "zero_outputs": self.zeros.result(),
                 "window": {"ops": self.window.ops, "truncated": self.window.truncated}}
+
+
+def _distributed() -> bool:
+    import torch
+
+    dist = getattr(torch, "distributed", None)
+    return bool(dist is not None and dist.is_available() and dist.is_initialized())
