@@ -10,8 +10,9 @@ Two shapes, both decided inside one scope (a function body, or the body of a loo
 
 Only *pure transformations* count: calls of side-effect-free torch / ``torch.nn.functional``
 functions, pure tensor methods, stateless layers of the enclosing module class (activations,
-dropout, pooling, linear, conv, embedding, layer norm), and arithmetic over those, each taking at
-least one variable as input. Factories (``torch.zeros``), calls of project functions or of whole
+dropout, pooling, linear, conv, embedding, layer norm) and torch loss modules (as attributes, or
+names bound in the function or at module level), and arithmetic over those, each taking at least
+one variable as input. Factories (``torch.zeros``), calls of project functions or of whole
 models (which may have side effects: hooks, running statistics) and anything with ``out=`` or
 ``inplace=True`` are never "pure", so their dead results are left alone. A scope that reads names
 dynamically (``locals()``, ``vars()``, ``eval``, ``exec``) is skipped.
