@@ -122,8 +122,12 @@ def _stateless_layer(ctx: FileContext, call: ast.Call) -> bool:
     return False
 
 
+# Names that stand for modules, not values: reading them reads no variable.
+MODULE_NAMES = frozenset({"torch", "F", "nn", "np"})
+
+
 def _reads_a_variable(expr: ast.AST) -> bool:
-    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in ("torch", "F", "nn", "np")
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in MODULE_NAMES
                for n in ast.walk(expr))
 
 

@@ -31,6 +31,7 @@ from mlsleuth.scan.analysis.context import (
     call_method,
     dotted,
     iter_children,
+    same_tree,
 )
 
 MAX_DEPTH = 12
@@ -468,7 +469,7 @@ def nonnegative(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool:
             exponent = expr.right
             even = isinstance(exponent, ast.Constant) and isinstance(exponent.value, int) and exponent.value % 2 == 0
             return even or nonnegative(ctx, expr.left, depth + 1)
-        if isinstance(expr.op, ast.Mult) and ast.dump(expr.left) == ast.dump(expr.right):
+        if isinstance(expr.op, ast.Mult) and same_tree(expr.left, expr.right):
             return True  # x * x
         if isinstance(expr.op, (ast.Add, ast.Mult)):
             return nonnegative(ctx, expr.left, depth + 1) and nonnegative(ctx, expr.right, depth + 1)
@@ -497,7 +498,7 @@ def nonnegative(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> bool:
 def _normalized_ratio(ctx: FileContext, expr: ast.BinOp, depth: int) -> Origin | None:
     """``q / q.sum(dim, keepdim=True)`` with ``q >= 0``: each slice along ``dim`` is a probability distribution."""
     total = _summed(ctx, expr.right)
-    if total is None or ast.dump(_strip_passthrough(total)) != ast.dump(_strip_passthrough(expr.left)):
+    if total is None or not same_tree(_strip_passthrough(total), _strip_passthrough(expr.left)):
         return None
     if not nonnegative(ctx, expr.left):
         return None

@@ -12,12 +12,11 @@ from mlsleuth.scan.registry import Rule, register_rule
 def _inputs(expr: ast.AST) -> list[str]:
     names: list[str] = []
     for node in ast.walk(expr):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in _MODULE_NAMES + tuple(names):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != "self" and node.id not in dead_values.MODULE_NAMES and node.id not in names:
             names.append(node.id)
     return names
 
 
-_MODULE_NAMES = ("self", "torch", "F", "nn", "np")
 _LOSS_TAILS = ("loss", "cross_entropy", "kl_div", "binary_cross_entropy_with_logits")
 
 
