@@ -209,6 +209,9 @@ def _not_run(plan: TriagePlan, scan_report: Report | None, trace_report: Report 
             out.append({"check": "batch-mixing", "reason": f"not run: {skipped}"})
         if stats.get("batch_order_skipped"):
             out.append({"check": "batch-order-changes-outputs", "reason": f"not run: {stats['batch_order_skipped']}"})
+        generic = stats.get("generic_probes_skipped") or {}
+        for check_id in generic.get("checks") or []:
+            out.append({"check": check_id, "reason": f"not run: {generic.get('reason')}"})
     causal = (trace_report.summary.stats.get("causal_leakage") if trace_report is not None else None) or {}
     for check in checks_of("diagnose").values():
         if check.id == "causal-leakage" and causal:

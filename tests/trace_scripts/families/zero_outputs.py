@@ -5,6 +5,8 @@ computed by integer division, so 0), 'mask' (a feature mask built from an invert
 (a zero-initialised projection whose weights are frozen).
 Clean: 'dropout' (a drop rate of 0.2), 'zero-init' (a zero-initialised last layer of a residual branch, which moves at
 the first update), 'pad-mask' (an additive attention mask that is all zero because nothing is padded).
+'keep-prob-pg': 'keep-prob' inside a one-process gloo process group, as under torchrun (the probes that intercept
+torch calls stand down there; this one must not).
 """
 import sys
 
@@ -13,6 +15,15 @@ from torch import nn
 
 variant = sys.argv[1] if len(sys.argv) > 1 else "keep-prob"
 torch.manual_seed(0)
+if variant.endswith("-pg"):
+    import os
+    import tempfile
+
+    import torch.distributed as dist
+
+    store = os.path.join(tempfile.mkdtemp(), "store")
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=0, world_size=1)
+    variant = variant[:-3]
 
 
 class Scaled(nn.Module):

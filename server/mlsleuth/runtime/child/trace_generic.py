@@ -8,7 +8,8 @@ Stdlib + torch only. One observer (``generic``) feeds three watches:
 
 The first two look at step 0's first training forward through :mod:`trace_first_ops` (one window of intercepted
 torch calls, closed at the first backward); the third at the module outputs of the first few steps. After that the
-observer does nothing per step.
+observer does nothing per step. Under a running process group (DDP/FSDP under torchrun) the first two stand down, since
+sharded tensors do not survive the interception, and the result says so; the third still runs.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ class GenericObserver(Observer):
             if runner.step != 0 or not top or not torch.is_grad_enabled() or not any(r is module for r in runner.roots):
                 return
             if _distributed():
-                # sharded parameters (FSDP/DTensor) under the per-op interception crash the child: stand down
+                # sharded parameters (FSDP/DTensor) under the per-op interception crash the child: the two probes that
+                # read the intercepted calls stand down; the zero-output watch only reads module outputs and goes on
                 self.skipped = "a distributed process group is running (sharded tensors are not intercepted)"
                 self._close()
                 return
@@ -76,7 +78,7 @@ class GenericObserver(Observer):
         self.untrained.module_called(runner, module, inputs)
 
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
-        if self.skipped or runner.step >= ZERO_STEPS and not self.window.active:
+        if runner.step >= ZERO_STEPS and not self.window.active:
             return  # past the first steps: nothing to do per forward
         if self.window.active:
             self.inplace.leave(runner, module, inputs, runner.forward_kwargs, output)
@@ -112,8 +114,11 @@ class GenericObserver(Observer):
             self.untrained.end(runner)
 
     def result(self) -> dict[str, Any]:
-        if self.skipped:
-            return {"skipped": self.skipped}
+        if self.skipped:  # the in-place and untrained-tensor probes did not run; the zero-output watch did
+            return {"skipped": self.skipped, "skipped_probes": ["module-overwrites-input-still-used",
+                                                                 "trainable-tensor-not-optimized",
+                                                                 "learnable-value-in-plain-tensor"],
+                    "zero_outputs": self.zeros.result()}
         return {"inplace": self.inplace.result(), **self.untrained.result(), "zero_outputs": self.zeros.result(),
                 "window": {"ops": self.window.ops, "truncated": self.window.truncated}}
 

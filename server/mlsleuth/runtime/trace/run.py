@@ -182,6 +182,9 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         order = data.get("batch_order") or {}
         if order.get("skipped") or (data.get("batch_dependence") or {}).get("skipped"):
             stats["batch_order_skipped"] = order.get("skipped") or data["batch_dependence"]["skipped"]
+        generic = data.get("generic") or {}
+        if generic.get("skipped"):
+            stats["generic_probes_skipped"] = {"checks": generic.get("skipped_probes") or [], "reason": generic["skipped"]}
         if payload.get("status") == "finished" and payload.get("steps", 0) == 0:
             report.errors.append(ErrorEntry(
                 kind="no-steps", path=path,
