@@ -23,6 +23,7 @@ from trace_causal import CausalProbe
 from trace_checkpoints import user_site as _user_site
 from trace_lm_batches import LMBatchWatch
 from trace_loaders import LoaderWatch
+from trace_log_probs import ctc_patch
 from trace_loop_order import LoopOrderWatch
 from trace_modes import TrainModeWatch
 from trace_numerics import NumericsWatch
@@ -108,6 +109,7 @@ class TraceObserver(Observer):
         self.patches = [(F, n, self._wrap_loss(n)) for n in LOSS_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, n, self._wrap_dropout(n)) for n in DROPOUT_FUNCTIONS if hasattr(F, n)]
         self.patches += [(F, "kl_div", self._wrap_kl_div())]
+        self.patches += [ctc_patch(self.loss_calls, self._where)]  # trace_log_probs.py: ctc_loss's input, as nll_loss's
         self.patches += [(torch.nn.Module, "load_state_dict", self._wrap_load_state_dict())]
         self.patches += self.numerics.patches()
         self.amp = AmpWatch()  # GradScaler and accelerate: the loss as computed, skipped steps, clipping on scaled grads

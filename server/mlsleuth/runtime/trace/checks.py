@@ -573,22 +573,31 @@ def softmax_into_cross_entropy(run: TraceRun) -> Iterator[Found]:
 
 @runtime_check("nll-loss-on-logits", tool="trace", category="loss", severity="error")
 def nll_loss_on_logits(run: TraceRun) -> Iterator[Found]:
-    """NLL loss fed something other than log-probabilities.
+    """A negative-log-likelihood loss (NLL, CTC) fed something other than log-probabilities.
 
-    What it finds: F.nll_loss / nn.NLLLoss inputs whose logsumexp over classes is not 0 on every inspected call.
-    Why it matters: nll_loss just picks -input[target]; on raw logits it rewards making the target logit large
-    without normalisation, so the loss runs to minus infinity or learns nothing useful.
-    How to confirm: print(torch.logsumexp(outputs, 1)[:5]) - log-probabilities give 0.
-    What to do instead: apply log_softmax first, or use cross_entropy on logits.
+    What it finds: F.nll_loss / nn.NLLLoss inputs whose logsumexp over classes (dim 1) is not 0, or F.ctc_loss /
+    nn.CTCLoss inputs whose logsumexp over the last axis is not 0, on every inspected training call.
+    Why it matters: neither loss normalises its input. nll_loss just picks -input[target]; on raw logits it rewards
+    making the target logit large without normalisation, so the loss runs to minus infinity or learns nothing
+    useful. ctc_loss sums the per-frame inputs along alignment paths as if they were log-probabilities: raising every
+    score lowers the loss without making the label sequence more likely, so the loss falls while decoding stays wrong.
+    How to confirm: print(torch.logsumexp(outputs, 1)[:5]) (CTC: over the last axis) - log-probabilities give 0.
+    What to do instead: apply log_softmax over the class axis first, or use cross_entropy on logits (NLL).
     """
-    nll = run.data.get("loss_calls", {}).get("nll_loss")
-    if nll and nll.get("non_log_prob_inputs") and nll["non_log_prob_inputs"] >= min(nll["calls"], 20):
+    calls = run.data.get("loss_calls", {})
+    for fname, axis in (("nll_loss", "classes"), ("ctc_loss", "the last (class) axis")):
+        rec = calls.get(fname)
+        if not rec or not rec.get("non_log_prob_inputs") or rec["non_log_prob_inputs"] < min(rec["calls"], 20):
+            continue
+        dim = 1 if fname == "nll_loss" else -1
         yield Found(
-            "nll_loss receives inputs that are not log-probabilities (raw logits or probabilities): it needs log_softmax first",
-            observation=f"logsumexp over classes was up to {fmt(nll.get('max_abs_logsumexp'))} away from 0 on every inspected call (log-probabilities give exactly 0)",
-            next_test="print(torch.logsumexp(outputs, dim=1)[:5]) before the loss: log-probabilities give 0",
-            fix="apply F.log_softmax(logits, dim=1) before nll_loss, or use cross_entropy on the logits",
-            module="(model output)", step=nll.get("step"), phase="loss")
+            f"{fname} receives inputs that are not log-probabilities (raw logits or probabilities): it needs log_softmax first",
+            observation=f"logsumexp over {axis} was up to {fmt(rec.get('max_abs_logsumexp'))} away from 0 on every inspected call "
+                        f"({min(rec['calls'], 20)}; log-probabilities give exactly 0)",
+            next_test=f"print(torch.logsumexp(outputs, dim={dim})[:5]) before the loss: log-probabilities give 0",
+            fix=(f"apply F.log_softmax(logits, dim={dim}) before {fname}"
+                 + (", or use cross_entropy on the logits" if fname == "nll_loss" else "")),
+            module=_mod(rec.get("where")) or "(model output)", step=rec.get("step"), phase="loss")
 
 
 @runtime_check("sigmoid-into-bce-with-logits", tool="trace", category="loss", severity="warning")
