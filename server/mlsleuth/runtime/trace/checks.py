@@ -638,11 +638,18 @@ def label_out_of_range(run: TraceRun) -> Iterator[Found]:
                 seen = f"labels ranged {rec.get('target_min')}..{rec.get('target_max')} but the input has {classes} classes (valid labels 0..{classes - 1 if classes else '?'})"
             else:
                 seen = f"targets ranged {fmt(rec.get('target_min'))}..{fmt(rec.get('target_max'))}; binary cross-entropy needs targets in [0, 1]"
+            binary = fname not in ("cross_entropy", "nll_loss")
             yield Found(
+                ("binary cross-entropy targets fall outside [0, 1]: the loss has no minimum there and keeps pushing the logits "
+                 "(a mask or label normalised like the inputs, or labels encoded as -1/+1)") if binary else
                 "labels fall outside the range the loss accepts: the model's output size and the label encoding disagree",
                 observation=f"{LOSS_LABEL.get(fname, fname)}: {seen} (first at step {rec.get('out_of_range_step')})",
-                next_test="print(targets.min(), targets.max(), outputs.shape) for one batch; compare with the number of classes in the dataset",
-                fix="set the final layer's output size to the number of classes, and map labels to 0..C-1 (e.g. subtract 1 from 1-based labels)",
+                next_test=("print(targets.min(), targets.max(), targets.unique()[:10]) for one batch, and follow the targets back "
+                           "through the dataset's transforms") if binary else
+                          "print(targets.min(), targets.max(), outputs.shape) for one batch; compare with the number of classes in the dataset",
+                fix=("map the targets into [0, 1]: keep input normalisation (Normalize, standardisation) off the targets, or "
+                     "convert -1/+1 labels with (y + 1) / 2") if binary else
+                    "set the final layer's output size to the number of classes, and map labels to 0..C-1 (e.g. subtract 1 from 1-based labels)",
                 measurements={"target_min": rec.get("target_min"), "target_max": rec.get("target_max"), "classes": classes},
                 module=_mod(rec.get("out_of_range_where")) or "(loss input)", step=rec.get("out_of_range_step"), phase="loss")
 
