@@ -1,15 +1,16 @@
 """The trace's generic probes: mechanisms many bug families share, observed on the user's real run (child side).
 
-Stdlib + torch only. One observer (``generic``) feeds three watches:
+Stdlib + torch only. One observer (``generic``) feeds four watches:
 
 * :mod:`trace_inplace`: a module overwrote a tensor it was given, and its caller read that tensor again;
 * :mod:`trace_untrained`: tensors that get gradients (or look like weights) but that no optimizer ever updates;
-* :mod:`trace_zero_outputs`: a module whose train-time output is all exact zeros although its input is not.
+* :mod:`trace_zero_outputs`: a module whose train-time output is all exact zeros although its input is not;
+* :mod:`trace_padding_rows`: an embedding fed one id per sample whose padding row (no gradient) is a real id.
 
 The first two look at step 0's first training forward through :mod:`trace_first_ops` (one window of intercepted
-torch calls, closed at the first backward); the third at the module outputs of the first few steps. After that the
+torch calls, closed at the first backward); the last two at the module calls of the first few steps. After that the
 observer does nothing per step. Under a running process group (DDP/FSDP under torchrun) the first two stand down, since
-sharded tensors do not survive the interception, and the result says so; the third still runs.
+sharded tensors do not survive the interception, and the result says so; the last two still run.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from observer import Observer
 from trace_first_ops import FirstOps
 from trace_inplace import InplaceInputWatch
+from trace_padding_rows import PaddingRowWatch
 from trace_untrained import UntrainedTensorWatch
 from trace_zero_outputs import STEPS as ZERO_STEPS
 from trace_zero_outputs import ZeroOutputWatch
@@ -34,6 +36,7 @@ class GenericObserver(Observer):
         self.inplace = InplaceInputWatch()
         self.untrained = UntrainedTensorWatch()
         self.zeros = ZeroOutputWatch()
+        self.padding_rows = PaddingRowWatch()
         self.window.listeners = [self.inplace, self.untrained]
         self._handle: Any = None
         self._runner: Any = None
@@ -83,6 +86,7 @@ class GenericObserver(Observer):
         if self.window.active:
             self.inplace.leave(runner, module, inputs, runner.forward_kwargs, output)
         self.zeros.on_forward(runner, module, inputs, runner.forward_kwargs, output)
+        self.padding_rows.on_forward(runner, module, inputs)
 
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
         if self.skipped or runner.step > 1 and not self.window.active:
@@ -118,8 +122,9 @@ class GenericObserver(Observer):
             return {"skipped": self.skipped, "skipped_probes": ["module-overwrites-input-still-used",
                                                                  "trainable-tensor-not-optimized",
                                                                  "learnable-value-in-plain-tensor"],
-                    "zero_outputs": self.zeros.result()}
+                    "zero_outputs": self.zeros.result(), "padding_rows": self.padding_rows.result()}
         return {"inplace": self.inplace.result(), **self.untrained.result(), "zero_outputs": self.zeros.result(),
+                "padding_rows": self.padding_rows.result(),
                 "window": {"ops": self.window.ops, "truncated": self.window.truncated}}
 
 

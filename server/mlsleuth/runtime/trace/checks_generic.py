@@ -2,8 +2,8 @@
 
 They read ``generic``, what :mod:`mlsleuth.runtime.child.trace_generic` measured: a module that overwrote a tensor
 its caller reads again (``inplace``), tensors that get gradients or look like weights but that no optimizer updates
-(``orphan_leaves``, ``constant_attributes``), and modules whose train-time output is all exact zeros
-(``zero_outputs``). Registered with the other trace checks (``checks.py`` imports this module). Import-light: no
+(``orphan_leaves``, ``constant_attributes``), modules whose train-time output is all exact zeros
+(``zero_outputs``), and embeddings fed one id per sample whose padding row is hit (``padding_rows``). Registered with the other trace checks (``checks.py`` imports this module). Import-light: no
 torch here.
 """
 
@@ -208,4 +208,37 @@ def module_output_all_zero(run: Any) -> Iterator[Found]:
             next_test=f"register a forward hook on '{rec['module']}' and print((output != 0).float().mean()) in train mode; print the module's settings",
             fix="fix what zeroes it: nn.Dropout takes the drop probability (use 1 - keep_prob), a gate/scale must be a trainable "
                 "nn.Parameter not stuck at zero, check the mask",
+            measurements=rec, module=rec["module"], step=steps[0] if steps else None, phase="forward")
+
+
+@runtime_check("embedding-padding-row-is-a-real-id", tool="trace", category="architecture", severity="warning")
+def embedding_padding_row_is_a_real_id(run: Any) -> Iterator[Found]:
+    """An embedding fed one id per sample has a padding index, and real samples look that id up.
+
+    What it finds: an ``nn.Embedding`` built with ``padding_idx=p`` whose training input is one id per sample (a 1-D
+    index tensor, or ``(N, 1)``: a class, user, item, relation or entity id, not a token sequence) and in which id
+    ``p`` occurs, on at least two training forwards of the first three steps. Embeddings of token sequences are not
+    looked at (padding the end of short sequences is what ``padding_idx`` is for), nor frozen tables.
+    Why it matters: ``padding_idx`` gives row ``p`` no gradient, ever. A pad id only makes sense where something is
+    padded; with one id per sample, id ``p`` is a real item (the first entity or relation of an enumeration that
+    starts at 0, the first user), and its embedding stays at its initial value (zeros, or whatever an init
+    overwrote it with) for the whole run while every other row learns. The loss still falls, so nothing looks wrong
+    except the predictions for that one item.
+    How to confirm: after a few steps print ``emb.weight.grad[p].abs().sum()`` (exactly 0) and
+    ``(ids == p).float().mean()`` for a batch; check whether the vocabulary reserves ``p`` for a pad entry.
+    What to do instead: drop ``padding_idx`` when nothing is padded, or reserve a pad id outside the real ids
+    (shift the ids by one, or use ``padding_idx=num_embeddings - 1`` with an extra row).
+    """
+    for rec in (_generic(run).get("padding_rows") or [])[:5]:
+        p, share = rec["padding_idx"], rec["pad_ids"] / max(rec["ids"], 1)
+        steps = rec.get("steps") or []
+        yield Found(
+            f"embedding '{rec['module']}' has padding_idx={p}, but it is fed one id per sample and id {p} occurs: that id is a "
+            f"real item whose row gets no gradient and never learns",
+            observation=f"{rec['pad_ids']} of {rec['ids']} ids ({100 * share:.0f}%) in {rec['calls_with_pad']} of {rec['calls']} training "
+                        f"forward(s) over steps {', '.join(map(str, steps))} were {p}; input shape {_shape(rec.get('input_shape'))}, "
+                        f"{rec['num_embeddings']} rows",
+            next_test=f"after a few steps print(model.{rec['module']}.weight.grad[{p}].abs().sum()) (exactly 0) and check whether the "
+                      f"vocabulary reserves id {p} for padding",
+            fix=f"remove padding_idx={p} (nothing is padded here), or reserve a pad id that no real item uses",
             measurements=rec, module=rec["module"], step=steps[0] if steps else None, phase="forward")
