@@ -1,0 +1,18 @@
+"""Relaxed categorical sampling for the discrete VAE (kept local so it also works on older torch)."""
+import torch
+
+
+def sample_gumbel_like(logits, eps=1e-6):
+    uniform = torch.rand_like(logits).clamp_(eps, 1.0 - eps)
+    return -torch.log(-torch.log(uniform))
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, dim=1):
+    """Gumbel-softmax over `dim`; with hard=True returns straight-through one-hot samples."""
+    gumbels = (logits + sample_gumbel_like(logits)) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = torch.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
