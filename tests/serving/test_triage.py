@@ -41,7 +41,7 @@ def test_triage_is_listed_as_running_user_code(project: Path) -> None:
 
 @pytest.mark.parametrize(("arguments", "needle"), [
     ({"run": "../outside.py"}, "outside"),
-    ({"path": "train.py"}, "not a folder"),
+    ({"path": "lib/model.py", "run": "train.py"}, "not a folder"),
     ({"run": "nope.py"}, "nope.py"),
     ({"max_clues": 0}, "max_clues"),
     ({"surprise": 1}, "surprise"),
@@ -85,3 +85,14 @@ def test_a_sub_folder_project_shows_paths_relative_to_the_served_root(project: P
     assert {e["kind"] for e in first["measurements"]["evidence"]} == {"static", "runtime"}
     assert first["location"]["path"] == "sub/train.py"
     assert result.structured_content["summary"]["stats"]["entry"]["script"] == "train.py"
+
+
+@pytest.mark.slow
+def test_the_script_as_path_is_traced_with_its_folder_as_the_project(project: Path) -> None:
+    """`path` naming the training script itself (an agent's first guess) works: its folder is the project."""
+    pytest.importorskip("torch")
+    result = _call(project, {"path": "train.py", "steps": 3})
+    assert not result.is_error, result.content[0].text
+    stats = result.structured_content["summary"]["stats"]
+    assert stats["entry"]["script"] == "train.py"
+    assert {e["kind"] for e in result.structured_content["findings"][0]["measurements"]["evidence"]} == {"static", "runtime"}

@@ -74,13 +74,14 @@ def test_a_project_without_an_entry_point_is_scanned_and_says_why_it_ran_nothing
     (["check", "{root}", "--", "--lr", "1"], "name it with --run SCRIPT"),
     (["check", "{root}", "--no-run", "--run", "train.py"], "contradict"),
     (["check", "{root}", "--max-clues", "0"], "--max-clues"),
-    (["check", "{root}/train.py"], "is a file"),
+    (["check", "{root}/notes.txt"], "not a Python script"),
+    (["check", "{root}/train.py", "--run", "train.py"], "names another"),
     (["check", "{root}", "--steps", "0"], "--steps"),
     (["check", "{root}", "--timeout", "nan"], "--timeout"),
     (["check", "{root}", "--timeout", "-1"], "--timeout"),
 ])
 def test_bad_input_is_a_clear_usage_error(tmp_path, capsys, argv, needle) -> None:
-    root = make(tmp_path / "p", {"train.py": CLEAN_TRAIN})
+    root = make(tmp_path / "p", {"train.py": CLEAN_TRAIN, "notes.txt": "lr 1e-3\n"})
     code = main([a.replace("{root}", str(root)) for a in argv])
     assert code == EXIT_ERROR
     assert needle in capsys.readouterr().err
@@ -99,3 +100,24 @@ def test_an_invalid_project_configuration_is_a_usage_error(tmp_path, capsys) -> 
     root = make(tmp_path / "p", {"train.py": CLEAN_TRAIN, "pyproject.toml": "[tool.mlsleuth]\nselect = 3\n"})
     assert main(["check", str(root), "--no-run"]) == EXIT_ERROR
     assert "[tool.mlsleuth]" in capsys.readouterr().err
+
+
+def test_a_script_as_path_is_its_folder_run_with_that_script(tmp_path) -> None:
+    """`mlsleuth check train.py` (an agent's first try): the folder is the project, the script its entry point."""
+    from mlsleuth.triage import prepare_triage
+
+    root = make(tmp_path / "p", {"train.py": CLEAN_TRAIN, "other.py": CLEAN_TRAIN})
+    plan = prepare_triage(root / "train.py", args=["--lr", "1"])
+    assert plan.root == root.resolve() and plan.entry.script.name == "train.py" and plan.entry.args == ("--lr", "1")
+    assert plan.info["entry"]["script"] == "train.py"
+    scan_only = prepare_triage(root / "train.py", auto_run=False)
+    assert scan_only.root == root.resolve() and scan_only.entry is None and scan_only.trace is None
+
+
+def test_script_arguments_after_the_double_dash_go_to_a_script_given_as_path(tmp_path) -> None:
+    from mlsleuth.cli import build_parser
+    from mlsleuth.commands.check import split_run
+
+    args = build_parser().parse_args(["check", str(tmp_path / "train.py"), "--", "--lr", "0.1"])
+    args, script, script_args = split_run(args)
+    assert (script, script_args) == (None, ["--lr", "0.1"])

@@ -30,12 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
             "command in the README), merge static and runtime findings on the same cause into one clue, rank the clues "
             "for --symptom and print at most --max-clues of them, each with its cheapest confirming test; then the "
             "checks that could not run and why, and which tool to call next. Finding a script runs it: use --no-run "
-            "to scan only. The script's own arguments go after `--`. The MCP tool is `triage`."
+            "to scan only. The script's own arguments go after `--`. PATH may also be the script itself "
+            "(`mlsleuth check train.py`): its folder is then the project. The MCP tool is `triage`."
         ),
         epilog='example: mlsleuth check . --symptom "loss stuck at 2.3" --run train.py -- --epochs 1',
     )
     # PATH and everything after it are read by split_run (argparse alone cannot take an optional PATH and `-- ARGS`)
-    p.add_argument("rest", nargs=argparse.REMAINDER, metavar="PATH", help="the project folder (default: .)")
+    p.add_argument("rest", nargs=argparse.REMAINDER, metavar="PATH", help="the project folder (default: .), or the training script itself")
     _add_options(p)
     p.set_defaults(handler=run)
 
@@ -57,7 +58,7 @@ def split_run(args: argparse.Namespace) -> tuple[argparse.Namespace, str | None,
     inner = _inner_parser()
     inner.error = lambda message: (_ for _ in ()).throw(UsageError(f"{message}; put the script's own arguments after `--`"))  # type: ignore[method-assign]
     args = inner.parse_args(before, namespace=args)
-    if after and args.run is None:
+    if after and args.run is None and not str(args.path).endswith(".py"):  # `check train.py -- --lr 1` names its script
         raise UsageError(f"arguments after `--` ({' '.join(after)}) are for the script: name it with --run SCRIPT")
     return args, args.run, after
 

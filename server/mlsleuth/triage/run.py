@@ -88,7 +88,15 @@ def prepare_triage(
     if not root.exists():
         raise TriageInputError(f"no such folder: {path}")
     if not root.is_dir():
-        raise TriageInputError(f"{path} is a file; pass the project folder (and the script with --run {path})")
+        if root.suffix != ".py":
+            raise TriageInputError(f"{path} is a file, not a Python script; pass the project folder (and the training "
+                                   f"script with --run)")
+        if run is not None:
+            raise TriageInputError(f"{path} is a script and --run {run} names another; pass the project folder as PATH "
+                                   f"with --run, or the script alone")
+        if auto_run:  # `check train.py`: the script's folder is the project, the script its entry point
+            run = root.name
+        root = root.parent
     if not isinstance(max_clues, int) or isinstance(max_clues, bool) or not 1 <= max_clues <= MAX_CLUES:
         raise TriageInputError(f"--max-clues must be an integer between 1 and {MAX_CLUES}, got {max_clues!r}")
     if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_STEPS:

@@ -33,7 +33,7 @@ def register(server, env) -> None:
     @server.tool(title="Triage: scan, trace and rank the clues", annotations=RUNS_USER_CODE, description=inspect.cleandoc(_DESCRIPTION))
     async def triage(
         ctx: Context,
-        path: Annotated[str, Field(min_length=1, max_length=4096, description="The project folder, relative to the served root.")] = ".",
+        path: Annotated[str, Field(min_length=1, max_length=4096, description="The project folder, relative to the served root (or the training script itself: its folder is then the project).")] = ".",
         run: Annotated[str | None, Field(min_length=1, max_length=4096, description="The training script to trace, relative to the served root (default: found).")] = None,
         args: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=100, description="Arguments for the script.")] = [],  # noqa: B006 - pydantic copies defaults
         symptom: Annotated[str | None, Field(max_length=2000, description="What goes wrong, in words.")] = None,
@@ -46,9 +46,11 @@ def register(server, env) -> None:
         from mlsleuth.triage import prepare_triage
 
         folder = resolve_in_root(env.root, path, what="path")
+        script = resolve_in_root(env.root, run, what="script") if run is not None else None
+        if folder.is_file() and folder.suffix == ".py" and script is None:  # the script itself: its folder is the project
+            folder, script = folder.parent, (folder if auto_run else None)
         if not folder.is_dir():
             raise ToolError(f"{path} is not a folder; pass the project folder as `path` and the script as `run`")
-        script = resolve_in_root(env.root, run, what="script") if run is not None else None
         timeout = effective_timeout(timeout_s, env.run_timeout_s)
         try:
             plan = prepare_triage(folder, run=script, args=args, symptom=symptom, steps=steps, timeout_s=timeout,
