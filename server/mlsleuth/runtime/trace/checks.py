@@ -573,7 +573,7 @@ def softmax_into_cross_entropy(run: TraceRun) -> Iterator[Found]:
 
 @runtime_check("nll-loss-on-logits", tool="trace", category="loss", severity="error")
 def nll_loss_on_logits(run: TraceRun) -> Iterator[Found]:
-    """A negative-log-likelihood loss (NLL, CTC) fed something other than log-probabilities.
+    """NLL or CTC loss fed something other than log-probabilities.
 
     What it finds: F.nll_loss / nn.NLLLoss inputs whose logsumexp over classes (dim 1) is not 0, or F.ctc_loss /
     nn.CTCLoss inputs whose logsumexp over the last axis is not 0, on every inspected training call.

@@ -213,7 +213,7 @@ def module_output_all_zero(run: Any) -> Iterator[Found]:
 
 @runtime_check("embedding-padding-row-is-a-real-id", tool="trace", category="architecture", severity="warning")
 def embedding_padding_row_is_a_real_id(run: Any) -> Iterator[Found]:
-    """An embedding fed one id per sample has a padding index, and real samples look that id up.
+    """An embedding fed one id per sample has a padding row that real ids hit.
 
     What it finds: an ``nn.Embedding`` built with ``padding_idx=p`` whose training input is one id per sample (a 1-D
     index tensor, or ``(N, 1)``: a class, user, item, relation or entity id, not a token sequence) and in which id
