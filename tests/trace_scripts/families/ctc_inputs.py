@@ -5,6 +5,9 @@ nn.CTCLoss, the model built as an nn.Sequential).
 Clean: 'log-softmax' (F.log_softmax over the class axis before F.ctc_loss), 'in-model' (the model ends in
 nn.LogSoftmax(dim=-1) and feeds nn.CTCLoss), 'raw-eval' (log_softmax for the loss; raw scores only reach a greedy
 decoder under no_grad).
+Targets: 'blank-label' (log-probabilities, but the labels are numbered from 0, the blank's id, in padded targets),
+'blank-label-flat' (the same with concatenated 1-D targets); every other variant numbers them from 1 and pads the
+padded targets with 0 (the blank id) beyond target_lengths, which is allowed.
 """
 import sys
 
@@ -34,9 +37,12 @@ criterion = nn.CTCLoss(blank=0)
 opt = torch.optim.Adam(model.parameters(), lr=3e-3)
 for step in range(30):
     frames = torch.randn(FRAMES, BATCH, FEATS)
-    targets = torch.randint(1, PHONES, (BATCH, 5))
+    low = 0 if variant.startswith("blank-label") else 1
+    tgt_lens = torch.randint(3, 6, (BATCH,))
+    targets = torch.randint(low, PHONES, (BATCH, 5)) * (torch.arange(5)[None, :] < tgt_lens[:, None])  # padded with 0
+    if variant == "blank-label-flat":
+        targets = torch.cat([row[:n] for row, n in zip(targets, tgt_lens)])
     in_lens = torch.full((BATCH,), FRAMES, dtype=torch.long)
-    tgt_lens = torch.full((BATCH,), 5, dtype=torch.long)
     scores = model(frames)
     if variant == "raw":
         loss = F.ctc_loss(scores, targets, in_lens, tgt_lens)

@@ -1,9 +1,11 @@
-"""``F.ctc_loss``'s input checked the way ``nll_loss``'s is (child side, stdlib + torch only).
+"""``F.ctc_loss``'s input checked the way ``nll_loss``'s is, and its targets against the blank (child side).
 
 CTC, like NLL, takes log-probabilities and does not normalise them: raw per-frame scores train without an error
 while the loss no longer measures how likely the label sequence is. The first calls' inputs are checked: a
 log-softmax output has a logsumexp of 0 over the class axis (the last one, ``(T, N, C)``). The record goes into the
 observer's ``loss_calls["ctc_loss"]``, beside ``nll_loss``'s, and the ``nll-loss-on-logits`` check reads both.
+The targets of the same calls (within ``target_lengths`` when they are padded) are counted where they equal the blank
+index: a label that shares the blank's id is trained as "no symbol" and never decoded (``ctc-target-is-blank``).
 """
 
 from __future__ import annotations
@@ -47,8 +49,35 @@ def _record(loss_calls: dict, runner: Any, where, args: tuple, kwargs: dict) -> 
     rec["calls"] += 1
     if rec["calls"] > MAX_CALLS_INSPECTED:
         return
+    _record_blank_targets(rec, runner, args, kwargs)
     lse = torch.logsumexp(x.detach().float(), dim=-1)
     worst = float(lse.abs().max()) if lse.numel() else 0.0
     if worst > TOLERANCE:
         rec["non_log_prob_inputs"] += 1
         rec["max_abs_logsumexp"] = max(worst, rec.get("max_abs_logsumexp", 0.0))
+
+
+def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
+    return kwargs[name] if name in kwargs else (args[index] if len(args) > index else default)
+
+
+def _record_blank_targets(rec: dict, runner: Any, args: tuple, kwargs: dict) -> None:
+    import torch
+
+    targets = _arg(args, kwargs, 1, "targets")
+    lengths = _arg(args, kwargs, 3, "target_lengths")
+    blank = _arg(args, kwargs, 4, "blank", 0)
+    if not isinstance(targets, torch.Tensor) or targets.is_floating_point() or not isinstance(blank, int):
+        return
+    t = targets.detach()
+    if t.dim() == 2 and isinstance(lengths, torch.Tensor) and lengths.numel() == t.shape[0]:
+        valid = torch.arange(t.shape[1], device=t.device)[None, :] < lengths.detach().to(t.device)[:, None]
+        t = t[valid]  # padded targets: only the first target_lengths[i] entries of row i are labels
+    elif t.dim() != 1:
+        return
+    rec["blank"] = blank
+    rec["target_ids"] = rec.get("target_ids", 0) + int(t.numel())
+    hits = int((t == blank).sum())
+    if hits:
+        rec["blank_targets"] = rec.get("blank_targets", 0) + hits
+        rec.setdefault("blank_target_step", runner.step)
