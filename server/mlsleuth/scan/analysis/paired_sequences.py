@@ -39,6 +39,7 @@ _RANDOM_PERMUTATIONS = frozenset({"numpy.random.permutation", "torch.randperm", 
 _SHUFFLES = frozenset({"random.shuffle", "numpy.random.shuffle"})
 _PAIRING_CALLS = frozenset({"torch.utils.data.TensorDataset", "sklearn.model_selection.train_test_split", "sklearn.utils.shuffle"})
 _COLUMN_STACKS = frozenset({"numpy.column_stack", "numpy.stack", "torch.stack", "numpy.c_"})
+_FILTER_TOKENS = frozenset({"filter", "mask", "drop", "dropna", "drop_duplicates"})
 _SCALAR_ATTRS = frozenset({"shape", "dtype", "device", "size", "ndim", "name", "stem", "suffix", "parent"})
 
 
@@ -50,6 +51,12 @@ class Op:
     random: bool
     line: int = field(compare=False)
     text: str = field(compare=False)
+    node: ast.AST | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def filters(self) -> bool:
+        """It drops elements (the survivors keep their relative order) rather than moving them."""
+        return self.token[0] in _FILTER_TOKENS
 
 
 @dataclass(frozen=True)
@@ -59,10 +66,12 @@ class Order:
     listing: bool = False  # the group is a file-system listing
     fixed: bool = False  # ... and it was sorted since
     index: bool = False  # a sequence of positions (range, arange, a permutation of them)
-    param: tuple | None = field(default=None, compare=False)  # (ctx, function, name) for a bare parameter
+    param: tuple | None = field(default=None, compare=False)  # (function, name) for a bare parameter
+    origin: ast.AST | None = field(default=None, compare=False, repr=False)  # the listing call
 
     def then(self, op: Op, *, fixed: bool = False) -> Order:
-        return Order(self.group, (*self.ops, op), self.listing, self.fixed or (fixed and self.listing), self.index)
+        return Order(self.group, (*self.ops, op), self.listing, self.fixed or (fixed and self.listing), self.index,
+                     origin=self.origin)
 
     @property
     def random(self) -> bool:
@@ -74,6 +83,7 @@ class Misalignment:
     kind: str  # "reordered" | "listing" | "shuffled"
     op: Op | None  # the reordering one side has and the other lacks
     unsorted: list[int]  # for listings: which side(s) (0, 1) are not sorted
+    cause: ast.AST | None = None  # the reordering, or the (first) unsorted listing
 
 
 def _qual(ctx: FileContext, call: ast.Call) -> str:
@@ -81,7 +91,7 @@ def _qual(ctx: FileContext, call: ast.Call) -> str:
 
 
 def _op(ctx: FileContext, node: ast.AST, token: tuple, *, random: bool = False) -> Op:
-    return Op(token, random, node.lineno, ctx.segment(node, 60))
+    return Op(token, random, node.lineno, ctx.segment(node, 60), node)
 
 
 def _key_text(ctx: FileContext, call: ast.Call) -> tuple:
@@ -142,7 +152,7 @@ class Orders:
         if best is None:
             if scope is not ctx.tree:
                 if name.id in vo.function_params(scope) and name.id not in ("self", "cls"):
-                    return Order(("param", id(scope)), param=(ctx, scope, name.id))
+                    return Order(("param", id(scope), name.id), param=(scope, name.id))
                 if not entries:
                     module = vo.bindings(ctx, ctx.tree).get(name.id, [])
                     if module:
@@ -159,7 +169,7 @@ class Orders:
         """The order a binding statement gives ``name``."""
         if isinstance(stmt, (ast.For, ast.AsyncFor)):
             if isinstance(stmt.iter, ast.Call) and _qual(self.ctx, stmt.iter) in _WALKS:
-                return Order(("ls", id(stmt.iter), name), listing=True)
+                return Order(("ls", id(stmt.iter), name), listing=True, origin=stmt.iter)
             return None
         if val is None:
             if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], (ast.Tuple, ast.List)):
@@ -171,9 +181,11 @@ class Orders:
 
     def _appended(self, name: str, stmt: ast.AST, depth: int, receiver: ast.AST | None = None) -> Order | None:
         """A list built empty and filled by ``.append``/``.extend`` in a loop: the loop's order (all lists
-        appended in one loop share it); an append under an ``if`` filters."""
+        appended in one loop share it). An ``if`` on the loop's item with every append on one side filters."""
         ctx = self.ctx
         scope = ctx.enclosing_function(stmt) or ctx.tree
+        loop = None
+        sides: list[dict[int, tuple[ast.If, bool]]] = []
         for call in ctx.calls(scope):
             func = call.func
             if not (isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and call.lineno > stmt.lineno):
@@ -184,25 +196,34 @@ class Orders:
                     continue
             elif not same_tree(target, receiver):
                 continue
-            loop = None
-            conditions: list[ast.AST] = []
+            here = None
+            conditions: dict[int, tuple[ast.If, bool]] = {}
+            child: ast.AST = call
             for anc in ctx.ancestors(call):
                 if anc is scope:
                     break
                 if isinstance(anc, (ast.For, ast.AsyncFor, ast.While)):
-                    loop = anc
+                    here = anc
                     break
                 if isinstance(anc, ast.If):
-                    conditions.append(anc)
-            if loop is None:
+                    conditions[id(anc)] = (anc, any(child is s_ for s_ in anc.body))
+                child = anc
+            if here is None or loop is not None and here is not loop:
                 return None
-            base = self.of(loop.iter, depth + 1) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
-            if base is None or base.index:
-                base = Order(("loop", id(loop)))
-            for cond in conditions:
+            loop = here
+            sides.append(conditions)
+        if loop is None:
+            return None
+        base = self.of(loop.iter, depth + 1) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+        if base is None or base.index:
+            base = Order(("loop", id(loop)))
+        per_item = _bound_in(loop)
+        for key, (cond, branch) in sides[0].items():
+            if not all(key in other and other[key][1] == branch for other in sides[1:]):
+                continue
+            if any(isinstance(n, ast.Name) and n.id in per_item for n in ast.walk(cond.test)):
                 base = base.then(_op(ctx, cond, ("filter", id(cond))))
-            return base
-        return None
+        return base
 
     def _self_attribute(self, attr: ast.Attribute, depth: int) -> Order | None:
         ctx = self.ctx
@@ -296,11 +317,11 @@ class Orders:
         arg0 = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
         method = call.func.attr if isinstance(call.func, ast.Attribute) else None
         if qual in _LISTINGS or qual.endswith(("gfile.glob", "gfile.listdir")):
-            return Order(("ls", id(call)), listing=True)
+            return Order(("ls", id(call)), listing=True, origin=call)
         if method in _LISTING_METHODS or method == "glob" and qual not in ("glob.glob",) and not qual.startswith("glob."):
             if method == "glob" and len(call.args) != 1:
                 return None
-            return Order(("ls", id(call)), listing=True)
+            return Order(("ls", id(call)), listing=True, origin=call)
         if qual in _INDEX_SOURCES:
             return Order(("range", id(call)), index=True)
         if qual in ("numpy.random.permutation", "torch.randperm"):
@@ -354,7 +375,7 @@ class Orders:
                 if len(rets) == 1:
                     inner = (self if hctx is ctx else orders(hctx)).of(rets[0], depth + 1)
                     if inner is not None and inner.listing:
-                        return Order(("ls", id(call)), listing=True, fixed=inner.fixed)
+                        return Order(("ls", id(call)), listing=True, fixed=inner.fixed, origin=call)
         return Order(("src", id(call)))
 
     def _comprehension(self, comp: ast.ListComp | ast.GeneratorExp | ast.SetComp, depth: int) -> Order | None:
@@ -434,6 +455,22 @@ class Orders:
         return base
 
 
+def _bound_in(loop: ast.AST) -> set[str]:
+    """Names that change from one turn of ``loop`` to the next: its target and what its body assigns."""
+    found: set[str] = set()
+    targets = [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else []
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets.extend(node.targets if isinstance(node, ast.Assign) else [node.target])
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets.append(node.target)
+        elif isinstance(node, ast.NamedExpr):
+            targets.append(node.target)
+    for target in targets:
+        found.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return found
+
+
 def orders(ctx: FileContext) -> Orders:
     """The :class:`Orders` of ``ctx``, built once per file context."""
     found = ctx.__dict__.get("_paired_sequences_orders")
@@ -443,22 +480,29 @@ def orders(ctx: FileContext) -> Orders:
     return found
 
 
-def misalignment(a: Order | None, b: Order | None) -> Misalignment | None:
-    """Why two sequences combined by position no longer line up, or None when they do (or it is unknown)."""
+def misalignment(a: Order | None, b: Order | None, *, moves_only: bool = False) -> Misalignment | None:
+    """Why two sequences combined by position no longer line up, or None when they do (or it is unknown).
+    ``moves_only``: only reorderings that move elements count, not filters (two values returned together
+    may well differ in length on purpose)."""
     if a is None or b is None or a.index or b.index:
         return None
+    if moves_only:
+        a = Order(a.group, tuple(op for op in a.ops if not op.filters), a.listing, a.fixed, a.index, a.param, a.origin)
+        b = Order(b.group, tuple(op for op in b.ops if not op.filters), b.listing, b.fixed, b.index, b.param, b.origin)
     if a.group == b.group:
         if a.ops == b.ops:
             return None
         short, long_ = (a.ops, b.ops) if len(a.ops) <= len(b.ops) else (b.ops, a.ops)
         if long_[: len(short)] != short:
             return None
-        return Misalignment("reordered", long_[len(short)], [])
+        op = long_[len(short)]
+        return Misalignment("reordered", op, [], op.node)
     if a.random != b.random and not (a.ops and b.ops):
         op = next(op for op in (*a.ops, *b.ops) if op.random)
-        return Misalignment("shuffled", op, [])
+        return Misalignment("shuffled", op, [], op.node)
     if a.listing and b.listing and not (a.fixed and b.fixed) and not a.random and not b.random:
-        return Misalignment("listing", None, [i for i, o in enumerate((a, b)) if not o.fixed])
+        unsorted = [i for i, o in enumerate((a, b)) if not o.fixed]
+        return Misalignment("listing", None, unsorted, (a, b)[unsorted[0]].origin)
     return None
 
 
@@ -468,6 +512,11 @@ class Pairing:
     left: ast.AST
     right: ast.AST
     how: str
+
+    @property
+    def loose(self) -> bool:
+        """Values returned together need not be parallel (a filtered subset travels beside its source)."""
+        return self.how == "returned together"
 
 
 def _pair_all(node: ast.AST, exprs: list[ast.AST], how: str):
@@ -501,16 +550,34 @@ def _pairings(ctx: FileContext, scope: ast.AST):
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
             index = node.slice
             if isinstance(index, (ast.Name, ast.BinOp, ast.Slice)) and isinstance(node.value, (ast.Name, ast.Attribute)):
-                subscripts.append(node)
+                subscripts.append((_binder(ctx, node, scope), node))
         elif isinstance(node, (ast.Return, ast.Yield)) and isinstance(node.value, ast.Tuple) and scope is not ctx.tree:
             yield from _pair_all(node, list(node.value.elts), "returned together")
-    seen: list[ast.Subscript] = []
-    for sub in subscripts:
-        for other in seen:
-            if same_tree(sub.slice, other.slice) and not same_tree(sub.value, other.value) and _position(sub.slice):
+    seen: list[tuple[int | None, ast.Subscript]] = []
+    for binder, sub in subscripts:
+        for other_binder, other in seen:
+            if binder == other_binder and same_tree(sub.slice, other.slice) and not same_tree(sub.value, other.value) \
+                    and _position(sub.slice):
                 yield Pairing(sub, other.value, sub.value, f"both indexed by `{ctx.segment(sub.slice, 40)}`")
                 break
-        seen.append(sub)
+        seen.append((binder, sub))
+
+
+def _binder(ctx: FileContext, sub: ast.Subscript, scope: ast.AST) -> int | None:
+    """The loop or comprehension that binds a name of ``sub``'s index (two loops may reuse ``i``), or None."""
+    names = {n.id for n in ast.walk(sub.slice) if isinstance(n, ast.Name)}
+    for anc in ctx.ancestors(sub):
+        if anc is scope:
+            break
+        if isinstance(anc, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+            targets = [gen.target for gen in anc.generators]
+        elif isinstance(anc, (ast.For, ast.AsyncFor)):
+            targets = [anc.target]
+        else:
+            continue
+        if names & {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
+            return id(anc)
+    return None
 
 
 def _position(index: ast.AST) -> bool:
@@ -518,12 +585,12 @@ def _position(index: ast.AST) -> bool:
     return not any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(index))
 
 
-def parameter_sites(a: Order, b: Order):
-    """For two bare parameters of one function: (caller ctx, left argument, right argument) at each call."""
-    if a.param is None or b.param is None or a.group != b.group:
+def parameter_sites(ctx: FileContext, a: Order, b: Order):
+    """For two bare parameters of one function of ``ctx``: (caller ctx, left argument, right argument) at each call."""
+    if a.param is None or b.param is None or a.ops or b.ops or a.param[0] is not b.param[0]:
         return
-    ctx, func, pa = a.param
-    pb = b.param[2]
+    func, pa = a.param
+    pb = b.param[1]
     if pa == pb:
         return
     sites = vo.all_call_sites(ctx, func)

@@ -15,14 +15,14 @@ def test_segmentation_listings_one_sorted():
     class SegData(Dataset):
         def __init__(self, root):
             self.images = sorted(os.listdir(os.path.join(root, "images")))
-            self.masks = os.listdir(os.path.join(root, "masks"))
+            self.masks = os.listdir(os.path.join(root, "masks"))  # expect: paired-sequences-misaligned
 
         def __len__(self):
             return len(self.images)
 
         def __getitem__(self, idx):
             img = load(self.images[idx])
-            mask = load(self.masks[idx])  # expect: paired-sequences-misaligned
+            mask = load(self.masks[idx])
             return img, mask
     """
     check(src, RULE)
@@ -34,9 +34,9 @@ def test_glob_listings_zipped_neither_sorted():
     from pathlib import Path
 
     def pairs(root):
-        noisy = glob.glob(root + "/noisy/*.wav")
+        noisy = glob.glob(root + "/noisy/*.wav")  # expect: paired-sequences-misaligned
         clean = [str(p) for p in Path(root, "clean").glob("*.wav")]
-        return list(zip(noisy, clean))  # expect: paired-sequences-misaligned
+        return list(zip(noisy, clean))
     """
     check(src, RULE)
 
@@ -47,11 +47,11 @@ def test_walk_listing_against_sorted_glob():
 
     def collect(img_dir, lbl_dir):
         images = []
-        for root, _, files in os.walk(img_dir):
+        for root, _, files in os.walk(img_dir):  # expect: paired-sequences-misaligned
             for f in files:
                 images.append(os.path.join(root, f))
         labels = sorted(glob.glob(os.path.join(lbl_dir, "*.txt")))
-        for img, lbl in zip(images, labels):  # expect: paired-sequences-misaligned
+        for img, lbl in zip(images, labels):
             yield img, lbl
     """
     check(src, RULE)
@@ -64,8 +64,8 @@ def test_collate_sorts_sequences_but_not_labels():
 
     def collate(batch):
         seqs, labels = zip(*batch)
-        seqs = sorted(seqs, key=len, reverse=True)
-        return pad_sequence(seqs, batch_first=True), torch.tensor(labels)  # expect: paired-sequences-misaligned
+        seqs = sorted(seqs, key=len, reverse=True)  # expect: paired-sequences-misaligned
+        return pad_sequence(seqs, batch_first=True), torch.tensor(labels)
     """
     check(src, RULE)
 
@@ -79,8 +79,8 @@ def test_texts_filtered_labels_kept():
         df = pd.read_csv(path)
         texts = df["text"].tolist()
         labels = df["label"].tolist()
-        texts = [t.strip() for t in texts if t]
-        return train_test_split(texts, labels, test_size=0.1)  # expect: paired-sequences-misaligned
+        texts = [t.strip() for t in texts if t]  # expect: paired-sequences-misaligned
+        return train_test_split(texts, labels, test_size=0.1)
     """
     check(src, RULE)
 
@@ -93,9 +93,9 @@ def test_tabular_inputs_shuffled_alone():
     def fit(path):
         X = np.load(path + "/x.npy")
         y = np.load(path + "/y.npy")
-        np.random.shuffle(X)
+        np.random.shuffle(X)  # expect: paired-sequences-misaligned
         clf = LogisticRegression()
-        clf.fit(X, y)  # expect: paired-sequences-misaligned
+        clf.fit(X, y)
         return clf
     """
     check(src, RULE)
@@ -108,8 +108,8 @@ def test_rl_rollout_lists_one_reversed():
         for r, v in zip(rewards, values):
             states.append(v)
             rets.append(r)
-        rets = rets[::-1]
-        return [(s, g) for s, g in zip(states, rets)]  # expect: paired-sequences-misaligned
+        rets = rets[::-1]  # expect: paired-sequences-misaligned
+        return [(s, g) for s, g in zip(states, rets)]
     """
     check(src, RULE)
 
@@ -124,11 +124,11 @@ def test_keras_sequence_shuffles_inputs_each_epoch():
             self.y = y
 
         def on_epoch_end(self):
-            np.random.shuffle(self.x_paths)
+            np.random.shuffle(self.x_paths)  # expect: paired-sequences-misaligned
 
         def __getitem__(self, i):
             xs = self.x_paths[i * 32:(i + 1) * 32]
-            ys = self.y[i * 32:(i + 1) * 32]  # expect: paired-sequences-misaligned
+            ys = self.y[i * 32:(i + 1) * 32]
             return xs, ys
     """
     check(src, RULE)
@@ -141,9 +141,9 @@ def test_dataframe_sampled_labels_from_before():
 
     def make(df):
         y = torch.tensor(df["target"].values)
-        df = df.sample(frac=1.0)
+        df = df.sample(frac=1.0)  # expect: paired-sequences-misaligned
         x = torch.tensor(df.drop(columns=["target"]).values)
-        return TensorDataset(x, y)  # expect: paired-sequences-misaligned
+        return TensorDataset(x, y)
     """
     check(src, RULE)
 

@@ -12,7 +12,7 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 def _describe(ctx: FileContext, pairing: ps.Pairing, why: ps.Misalignment, where: str = "") -> str:
     left, right = ctx.segment(pairing.left, 40), ctx.segment(pairing.right, 40)
-    met = f"`{left}` and `{right}` are paired by position ({pairing.how})"
+    met = f"`{left}` and `{right}` are paired by position ({pairing.how}, line {pairing.node.lineno})"
     if why.kind == "listing":
         sides = [(left, right)[i] for i in why.unsorted]
         which = " and ".join(f"`{s}`" for s in sides)
@@ -59,16 +59,16 @@ class PairedSequencesMisaligned(Rule):
 
     def check(self, ctx: FileContext):
         orders = ps.orders(ctx)
+        reported: set = set()
         for scope in (ctx.tree, *ctx.functions):
-            reported: set = set()
             for pairing in ps.pairings(ctx, scope):
                 a, b = orders.of(pairing.left), orders.of(pairing.right)
-                why = ps.misalignment(a, b)
+                why = ps.misalignment(a, b, moves_only=pairing.loose)
                 where = ""
                 if why is None and a is not None and b is not None:
-                    for sctx, left, right in ps.parameter_sites(a, b):
+                    for sctx, left, right in ps.parameter_sites(ctx, a, b):
                         sorders = ps.orders(sctx)
-                        why = ps.misalignment(sorders.of(left), sorders.of(right))
+                        why = ps.misalignment(sorders.of(left), sorders.of(right), moves_only=pairing.loose)
                         if why is not None:
                             call = sctx.parent(left)
                             line = getattr(call, "lineno", left.lineno)
@@ -76,9 +76,12 @@ class PairedSequencesMisaligned(Rule):
                             break
                 if why is None:
                     continue
-                key = (why.kind, why.op.line if why.op is not None else None, where)
+                here = why.cause is not None and not where and ctx.parent(why.cause) is not None  # in this file
+                anchor = why.cause if here else pairing.node
+                key = id(why.cause) if why.cause is not None else (pairing.node.lineno, where)
                 if key in reported:
                     continue
                 reported.add(key)
-                yield self.finding(ctx, pairing.node, _describe(ctx, pairing, why, where),
+                yield self.finding(ctx, anchor, _describe(ctx, pairing, why, where),
+                                   observation=f"paired at line {pairing.node.lineno}: {ctx.line_text(pairing.node.lineno).strip()}",
                                    severity="warning" if why.kind == "listing" else None)
