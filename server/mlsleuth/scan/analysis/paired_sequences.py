@@ -32,7 +32,7 @@ _PASSTHROUGH_CALLS = frozenset(
 _PASSTHROUGH_METHODS = frozenset(
     {"copy", "tolist", "to_list", "to_numpy", "numpy", "to", "cpu", "cuda", "float", "long", "int", "double", "half",
      "astype", "reshape", "view", "squeeze", "unsqueeze", "flatten", "reset_index", "detach", "clone", "contiguous",
-     "apply", "map", "as_posix"}
+     "apply", "map", "as_posix", "keys", "values"}
 )
 _INDEX_SOURCES = frozenset({"range", "numpy.arange", "torch.arange"})
 _RANDOM_PERMUTATIONS = frozenset({"numpy.random.permutation", "torch.randperm", "numpy.random.choice"})
@@ -231,13 +231,20 @@ class Orders:
         if cls is None:
             return None
         init = ctx.method(cls, "__init__")
+        here = ctx.enclosing_function(attr)
         bound: tuple[ast.AST, ast.expr] | None = None
+        local: tuple[ast.AST, ast.expr] | None = None
         for node in ctx.subtree(cls):
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
                 if isinstance(target, ast.Attribute) and same_tree(target, attr):
-                    if bound is None or ctx.enclosing_function(node) is init:
+                    func = ctx.enclosing_function(node)
+                    if bound is None or func is init:
                         bound = (node, node.value)
+                    if func is here and node.lineno < attr.lineno and (local is None or node.lineno > local[0].lineno):
+                        local = (node, node.value)
+        if local is not None:
+            bound = local
         if bound is None:
             return None
         stmt, val = bound
@@ -362,6 +369,9 @@ class Orders:
                 inner = self.of(receiver, depth + 1)
                 return inner.then(_op(ctx, call, ("sort", ctx.segment(call, 80)))) if inner is not None else None
             if method == "sample" and (keyword(call, "frac") is not None or keyword(call, "n") is not None):
+                inner = self.of(receiver, depth + 1)
+                return inner.then(_op(ctx, call, ("random", id(call)), random=True)) if inner is not None else None
+            if method == "shuffle" and not call.args:  # datasets.Dataset.shuffle(seed=...) returns a shuffled copy
                 inner = self.of(receiver, depth + 1)
                 return inner.then(_op(ctx, call, ("random", id(call)), random=True)) if inner is not None else None
             if method in ("drop_duplicates", "dropna", "unique"):

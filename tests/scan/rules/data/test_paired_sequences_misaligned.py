@@ -307,3 +307,42 @@ def test_independent_shuffles_left_to_the_older_rule():
         return X, y
     """
     check(src, RULE | {"pairs-shuffled-separately"})
+
+
+def test_hf_dataset_column_taken_before_a_shuffle():
+    src = """
+    from datasets import load_dataset
+
+    def columns():
+        ds = load_dataset("imdb", split="train")
+        labels = ds["label"]
+        ds = ds.shuffle(seed=0)  # expect: paired-sequences-misaligned
+        texts = ds["text"]
+        return list(zip(texts, labels))
+    """
+    check(src, RULE)
+
+
+def test_dict_keys_sorted_values_not():
+    src = """
+    def table(counts):
+        for name, n in zip(sorted(counts.keys()), counts.values()):  # expect: paired-sequences-misaligned
+            print(name, n)
+        for name, n in zip(sorted(counts), [counts[k] for k in sorted(counts)]):
+            print(name, n)
+    """
+    check(src, RULE)
+
+
+def test_attribute_reordered_in_init_before_pairing():
+    src = """
+    class Rows:
+        def __init__(self, frame):
+            self.x = frame["x"].values
+            self.y = frame["y"].values
+            self.x = self.x[::-1]  # expect: paired-sequences-misaligned
+
+        def __getitem__(self, i):
+            return self.x[i], self.y[i]
+    """
+    check(src, RULE)
