@@ -492,8 +492,9 @@ def orders(ctx: FileContext) -> Orders:
 
 def misalignment(a: Order | None, b: Order | None, *, moves_only: bool = False) -> Misalignment | None:
     """Why two sequences combined by position no longer line up, or None when they do (or it is unknown).
-    ``moves_only``: only reorderings that move elements count, not filters (two values returned together
-    may well differ in length on purpose)."""
+    ``moves_only`` (values returned together, which need not be parallel at all): only two parts of one
+    sequence count, and only reorderings that move elements, not filters (a filtered subset may travel
+    beside its source on purpose)."""
     if a is None or b is None or a.index or b.index:
         return None
     if moves_only:
@@ -507,6 +508,8 @@ def misalignment(a: Order | None, b: Order | None, *, moves_only: bool = False) 
             return None
         op = long_[len(short)]
         return Misalignment("reordered", op, [], op.node)
+    if moves_only:  # values returned together: only two parts of one sequence are known to be parallel
+        return None
     if a.random != b.random and not (a.ops and b.ops):
         op = next(op for op in (*a.ops, *b.ops) if op.random)
         return Misalignment("shuffled", op, [], op.node)

@@ -258,6 +258,15 @@ def test_aligned_look_alikes_stay_silent():
         for i in index:
             yield images[i], labels[i]
 
+    def train_and_val(root):
+        train = glob.glob(root + "/train/*.png")
+        random.shuffle(train)
+        return train, glob.glob(root + "/val/*.png")
+
+    def kept_and_dropped(items):
+        kept = [i for i in items if i.ok]
+        return kept, items
+
     def mask_both(x, y):
         keep = y >= 0
         return torch.utils.data.TensorDataset(x[keep], y[keep])
