@@ -570,10 +570,17 @@ def _pairings(ctx: FileContext, scope: ast.AST):
     for binder, sub in subscripts:
         for other_binder, other in seen:
             if binder == other_binder and same_tree(sub.slice, other.slice) and not same_tree(sub.value, other.value) \
-                    and _position(sub.slice):
+                    and _position(sub.slice) and not _rebound_between(ctx, scope, sub.slice, other.lineno, sub.lineno):
                 yield Pairing(sub, other.value, sub.value, f"both indexed by `{ctx.segment(sub.slice, 40)}`")
                 break
         seen.append((binder, sub))
+
+
+def _rebound_between(ctx: FileContext, scope: ast.AST, index: ast.AST, start: int, end: int) -> bool:
+    """A name of ``index`` is assigned again between the two uses: the same text, another position."""
+    table = vo.bindings(ctx, scope)
+    names = {n.id for n in ast.walk(index) if isinstance(n, ast.Name)}
+    return any(start <= line < end for name in names for line, _stmt, _val in table.get(name, []))
 
 
 def _binder(ctx: FileContext, sub: ast.Subscript, scope: ast.AST) -> int | None:
