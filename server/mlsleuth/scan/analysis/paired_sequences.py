@@ -235,21 +235,26 @@ class Orders:
         bound: tuple[ast.AST, ast.expr] | None = None
         local: tuple[ast.AST, ast.expr] | None = None
         for node in ctx.subtree(cls):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Attribute) and same_tree(target, attr):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            target = node.targets[0]
+            pairs = [(target, node.value)]
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts):
+                pairs = list(zip(target.elts, node.value.elts))  # self.a, self.b = a, b
+            for tgt, val in pairs:
+                if isinstance(tgt, ast.Attribute) and same_tree(tgt, attr):
                     func = ctx.enclosing_function(node)
                     if bound is None or func is init:
-                        bound = (node, node.value)
+                        bound = (node, val)
                     if func is here and node.lineno < attr.lineno and (local is None or node.lineno > local[0].lineno):
-                        local = (node, node.value)
+                        local = (node, val)
         if local is not None:
             bound = local
         if bound is None:
             return None
         stmt, val = bound
         if isinstance(val, ast.List) and not val.elts:
-            base = self._appended(attr.attr, stmt, depth, receiver=stmt.targets[0])  # type: ignore[attr-defined]
+            base = self._appended(attr.attr, stmt, depth, receiver=attr)
         else:
             base = self.of(val, depth + 1)
         if base is None:

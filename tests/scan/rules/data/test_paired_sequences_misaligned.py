@@ -355,3 +355,47 @@ def test_attribute_reordered_in_init_before_pairing():
             return self.x[i], self.y[i]
     """
     check(src, RULE)
+
+
+def test_lightning_datamodule_passes_listings_to_a_dataset():
+    src = """
+    import glob
+    import lightning as L
+    from torch.utils.data import Dataset, DataLoader
+
+    class SegDataset(Dataset):
+        def __init__(self, images, masks):
+            self.images, self.masks = images, masks
+
+        def __len__(self):
+            return len(self.images)
+
+        def __getitem__(self, i):
+            return read(self.images[i]), read(self.masks[i])
+
+    class SegData(L.LightningDataModule):
+        def setup(self, stage=None):
+            self.images = glob.glob("data/images/*.png")  # expect: paired-sequences-misaligned
+            self.masks = sorted(glob.glob("data/masks/*.png"))
+            self.train = SegDataset(self.images, self.masks)
+
+        def train_dataloader(self):
+            return DataLoader(self.train, batch_size=8, shuffle=True)
+    """
+    check(src, RULE)
+
+
+def test_sorted_and_unsorted_passed_to_a_pairing_function():
+    src = """
+    import os
+
+    def pair_up(audio, transcripts):
+        return [(a, t) for a, t in zip(audio, transcripts)]
+
+    def build(root):
+        return pair_up(sorted(os.listdir(root + "/wav")), os.listdir(root + "/txt"))  # expect: paired-sequences-misaligned
+
+    def build_ok(root):
+        return pair_up(sorted(os.listdir(root + "/wav")), sorted(os.listdir(root + "/txt")))
+    """
+    check(src, RULE)

@@ -76,7 +76,7 @@ class PairedSequencesMisaligned(Rule):
                             break
                 if why is None:
                     continue
-                here = why.cause is not None and not where and ctx.parent(why.cause) is not None  # in this file
+                here = why.cause is not None and ctx.parent(why.cause) is not None  # in this file
                 anchor = why.cause if here else pairing.node
                 key = id(why.cause) if why.cause is not None else (pairing.node.lineno, where)
                 if key in reported:
