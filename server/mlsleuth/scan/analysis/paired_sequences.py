@@ -35,6 +35,7 @@ _PASSTHROUGH_METHODS = frozenset(
      "apply", "map", "as_posix", "keys", "values"}
 )
 _INDEX_SOURCES = frozenset({"range", "numpy.arange", "torch.arange"})
+_POSITION_CALLS = frozenset({"argsort", "argwhere", "nonzero", "flatnonzero", "argmax_positions"})
 _RANDOM_PERMUTATIONS = frozenset({"numpy.random.permutation", "torch.randperm", "numpy.random.choice"})
 _SHUFFLES = frozenset({"random.shuffle", "numpy.random.shuffle"})
 _PAIRING_CALLS = frozenset({"torch.utils.data.TensorDataset", "sklearn.model_selection.train_test_split", "sklearn.utils.shuffle"})
@@ -52,11 +53,17 @@ class Op:
     line: int = field(compare=False)
     text: str = field(compare=False)
     node: ast.AST | None = field(default=None, compare=False, repr=False)
+    rebinds: bool = field(default=False, compare=False)  # in place, or the result replaces what it reordered
 
     @property
     def filters(self) -> bool:
         """It drops elements (the survivors keep their relative order) rather than moving them."""
         return self.token[0] in _FILTER_TOKENS
+
+    @property
+    def moves(self) -> bool:
+        """It certainly moves elements: a sort, a shuffle, a reversal, a random permutation."""
+        return self.token[0] in ("sort", "reverse", "random", "perm") or self.random
 
 
 @dataclass(frozen=True)
@@ -70,8 +77,13 @@ class Order:
     origin: ast.AST | None = field(default=None, compare=False, repr=False)  # the listing call
 
     def then(self, op: Op, *, fixed: bool = False) -> Order:
-        return Order(self.group, (*self.ops, op), self.listing, self.fixed or (fixed and self.listing), self.index,
-                     origin=self.origin)
+        ops = (*self.ops, op)
+        if op.token == ("reverse",) and self.ops and self.ops[-1].token == ("reverse",):
+            ops = self.ops[:-1]  # reversed twice: the original order
+        return Order(self.group, ops, self.listing, self.fixed or (fixed and self.listing), self.index, origin=self.origin)
+
+    def with_ops(self, ops: tuple[Op, ...]) -> Order:
+        return Order(self.group, ops, self.listing, self.fixed, self.index, self.param, self.origin)
 
     @property
     def random(self) -> bool:
@@ -163,6 +175,7 @@ class Orders:
         base = self._bound(name.id, stmt, val, depth)
         if base is None:
             return None
+        base = _mark_rebinding(base, ast.Name(id=name.id), val)
         return self._apply_inplace(base, name.id, scope, line, name)
 
     def _bound(self, name: str, stmt: ast.AST, val: ast.expr | None, depth: int) -> Order | None:
@@ -173,7 +186,11 @@ class Orders:
             return None
         if val is None:
             if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], (ast.Tuple, ast.List)):
-                return Order(("unpack", id(stmt.value)))
+                target, value = stmt.targets[0], stmt.value
+                if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("sort", "topk") \
+                        and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name) and target.elts[1].id == name:
+                    return Order(("range", id(value)), (_op(self.ctx, value, ("sort", self.ctx.segment(value, 80))),), index=True)
+                return Order(("unzip" if _transposed(value) else "unpack", id(stmt.value)))
             return None
         if isinstance(val, ast.List) and not val.elts or isinstance(val, ast.Call) and dotted(val.func) == "list" and not val.args:
             return self._appended(name, stmt, depth)
@@ -221,6 +238,8 @@ class Orders:
         for key, (cond, branch) in sides[0].items():
             if not all(key in other and other[key][1] == branch for other in sides[1:]):
                 continue
+            if _presence_test(cond.test):
+                continue  # an optional companion value: the list is all there or empty, not thinned
             if any(isinstance(n, ast.Name) and n.id in per_item for n in ast.walk(cond.test)):
                 base = base.then(_op(ctx, cond, ("filter", id(cond))))
         return base
@@ -259,6 +278,7 @@ class Orders:
             base = self.of(val, depth + 1)
         if base is None:
             return None
+        base = _mark_rebinding(base, attr, val)
         for node, op, _ in self._inplace_ops(cls):
             if isinstance(node, ast.Attribute) and same_tree(node, attr):
                 if ctx.enclosing_function(node) is init and node.lineno < stmt.lineno:
@@ -273,12 +293,14 @@ class Orders:
             base_expr = base_expr.value
         index = sub.slice
         if isinstance(index, ast.Tuple):
-            rest = [e for e in index.elts if not (isinstance(e, (ast.Slice, ast.Constant)))]
-            if not rest:
-                return self.of(base_expr, depth + 1)
-            if len(rest) > 1:
+            if not index.elts:
                 return None
-            index = rest[0]
+            first, rest = index.elts[0], index.elts[1:]
+            if not all(isinstance(e, (ast.Slice, ast.Constant)) for e in rest):
+                return None
+            if isinstance(first, ast.Constant) and first.value is not Ellipsis:
+                return None  # one row of a table: an element, not the sequence
+            index = first if not (isinstance(first, ast.Constant) or isinstance(first, ast.Slice) and first.step is None) else ast.Slice()
         if isinstance(index, ast.Slice):
             base = self.of(base_expr, depth + 1)
             step = constant(index.step) if index.step is not None else None
@@ -304,8 +326,9 @@ class Orders:
             qual = _qual(ctx, index)
             if qual in _RANDOM_PERMUTATIONS:
                 return ("perm", id(index)), True
-            if qual.rsplit(".", 1)[-1] in ("argsort", "nonzero", "where", "flatnonzero", "argwhere"):
-                return ("index", ctx.segment(index, 80)), False
+            order = self.of(index, depth + 1)
+            if order is not None and order.index:
+                return ("index", ctx.segment(index, 80)), order.random
             return None
         if isinstance(index, ast.Name):
             bound = vo.value(ctx, index)
@@ -336,6 +359,8 @@ class Orders:
             return Order(("ls", id(call)), listing=True, origin=call)
         if qual in _INDEX_SOURCES:
             return Order(("range", id(call)), index=True)
+        if last in _POSITION_CALLS:
+            return Order(("range", id(call)), (_op(ctx, call, ("sort", ctx.segment(call, 80))),), index=True)
         if qual in ("numpy.random.permutation", "torch.randperm"):
             if arg0 is not None and qual == "numpy.random.permutation":
                 inner = self.of(arg0, depth + 1)
@@ -404,12 +429,13 @@ class Orders:
             positions = self.of(gen.iter, depth + 1)
             if isinstance(gen.iter, ast.Call) and _qual(ctx, gen.iter) == "range":
                 return self.of(elt.value, depth + 1)
+            if positions is None or not positions.index:
+                return None  # looked up by keys, or by positions of unknown order
             base = self.of(elt.value, depth + 1)
             if base is None:
                 return None
-            if positions is not None and positions.index:
-                return base.then(_op(ctx, comp, ("index", positions.group, positions.ops), random=positions.random))
-            return base.then(_op(ctx, comp, ("index", ctx.segment(gen.iter, 80))))
+            head = "perm" if any(op.moves for op in positions.ops) else "index"
+            return base.then(_op(ctx, comp, (head, positions.group, positions.ops), random=positions.random))
         base = self.of(gen.iter, depth + 1)
         if base is None:
             return None
@@ -450,6 +476,7 @@ class Orders:
             if target is None or op is None:
                 continue
             if isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                op = Op(op.token, op.random, op.line, op.text, op.node, True)
                 found.append((target, op, ctx.segment(target, 60)))
         self._inplace[key] = found
         return found
@@ -468,6 +495,50 @@ class Orders:
             if loops:
                 base = base.then(op, fixed=op.token[0] == "sort")
         return base
+
+
+def _transposed(value: ast.AST) -> bool:
+    """``zip(*rows)`` (or ``map(list, zip(*rows))``): columns of one list of tuples, parallel by construction."""
+    if isinstance(value, ast.Call) and dotted(value.func) == "map" and len(value.args) == 2:
+        value = value.args[1]
+    return isinstance(value, ast.Call) and dotted(value.func) == "zip" and len(value.args) == 1 \
+        and isinstance(value.args[0], ast.Starred)
+
+
+def _presence_test(test: ast.AST) -> bool:
+    """``x is None`` / ``x is not None`` (possibly under ``not``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+
+
+def _reordered_expr(node: ast.AST | None) -> ast.AST | None:
+    """What an op's node reorders: ``X`` of ``X[perm]``, ``df`` of ``df.sample(...)``, ``X`` of ``sorted(X)``."""
+    if isinstance(node, ast.Subscript):
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr in ("iloc", "loc"):
+            base = base.value
+        return base
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and not node.args:
+            return node.func.value
+        if node.args:
+            return node.args[0] if not (dotted(node.func) or "").endswith(("filter", "map")) else node.args[-1]
+    return None
+
+
+def _mark_rebinding(order: Order, target: ast.AST, value: ast.AST | None) -> Order:
+    """Ops made by ``target = value`` on ``target`` itself (``x = x[perm]``): the unreordered value is gone."""
+    if value is None or not order.ops:
+        return order
+    inside = {id(n) for n in ast.walk(value)}
+    ops = tuple(
+        Op(op.token, op.random, op.line, op.text, op.node, True)
+        if not op.rebinds and id(op.node) in inside and same_tree(_reordered_expr(op.node), target) else op
+        for op in order.ops
+    )
+    return order.with_ops(ops)
 
 
 def _bound_in(loop: ast.AST) -> set[str]:
@@ -495,16 +566,21 @@ def orders(ctx: FileContext) -> Orders:
     return found
 
 
-def misalignment(a: Order | None, b: Order | None, *, moves_only: bool = False) -> Misalignment | None:
+def misalignment(a: Order | None, b: Order | None, *, moves_only: bool = False,
+                 exprs: tuple[ast.AST, ast.AST] | None = None) -> Misalignment | None:
     """Why two sequences combined by position no longer line up, or None when they do (or it is unknown).
+
     ``moves_only`` (values returned together, which need not be parallel at all): only two parts of one
-    sequence count, and only reorderings that move elements, not filters (a filtered subset may travel
-    beside its source on purpose)."""
+    value count, and only reorderings that certainly move elements, not filters (a filtered subset may
+    travel beside its source on purpose). ``exprs``: the two paired expressions, to recognise a sequence
+    paired with a reordered copy of itself (``zip(x, sorted(x))``, mixup's ``x`` and ``x[perm]``)."""
     if a is None or b is None or a.index or b.index:
         return None
     if moves_only:
-        a = Order(a.group, tuple(op for op in a.ops if not op.filters), a.listing, a.fixed, a.index, a.param, a.origin)
-        b = Order(b.group, tuple(op for op in b.ops if not op.filters), b.listing, b.fixed, b.index, b.param, b.origin)
+        if a.group[0] in ("loop", "unpack"):
+            return None  # lists grown side by side, or a function's several results: not known to be parallel
+        a = a.with_ops(tuple(op for op in a.ops if op.moves))
+        b = b.with_ops(tuple(op for op in b.ops if op.moves))
     if a.group == b.group:
         if a.ops == b.ops:
             return None
@@ -512,11 +588,17 @@ def misalignment(a: Order | None, b: Order | None, *, moves_only: bool = False) 
         if long_[: len(short)] != short:
             return None
         op = long_[len(short)]
+        if exprs is not None and not op.rebinds:
+            other = exprs[0] if long_ is b.ops else exprs[1]
+            if same_tree(_reordered_expr(op.node), other):
+                return None  # compared with a reordered copy of itself, on purpose
         return Misalignment("reordered", op, [], op.node)
-    if moves_only:  # values returned together: only two parts of one sequence are known to be parallel
+    if moves_only:
         return None
     if a.random != b.random and not (a.ops and b.ops):
         op = next(op for op in (*a.ops, *b.ops) if op.random)
+        if not op.rebinds:
+            return None  # a shuffled copy beside other data (mixup partners, negatives): kept on purpose
         return Misalignment("shuffled", op, [], op.node)
     if a.listing and b.listing and not (a.fixed and b.fixed) and not a.random and not b.random:
         unsorted = [i for i, o in enumerate((a, b)) if not o.fixed]
@@ -567,7 +649,8 @@ def _pairings(ctx: FileContext, scope: ast.AST):
                 yield from _pair_all(node, list(args[0].values), "columns of one frame")
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
             index = node.slice
-            if isinstance(index, (ast.Name, ast.BinOp, ast.Slice)) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            if (isinstance(index, (ast.Name, ast.BinOp)) or isinstance(index, ast.Slice) and index.step is None) \
+                    and isinstance(node.value, (ast.Name, ast.Attribute)):
                 subscripts.append((_binder(ctx, node, scope), node))
         elif isinstance(node, (ast.Return, ast.Yield)) and isinstance(node.value, ast.Tuple) and scope is not ctx.tree:
             yield from _pair_all(node, list(node.value.elts), "returned together")

@@ -267,6 +267,33 @@ def test_aligned_look_alikes_stay_silent():
         kept = [i for i in items if i.ok]
         return kept, items
 
+    def mixup(x, y, alpha):
+        perm = torch.randperm(x.size(0))
+        x2, y2 = x[perm], y[perm]
+        return [(a, b) for a, b in zip(x, x2)], y2
+
+    def is_sorted(lens):
+        return all(a <= b for a, b in zip(lens[:-1], sorted(lens[:-1])))
+
+    def encode(tokens, vocab):
+        corpus = [vocab[token] for token in tokens]
+        return corpus, vocab
+
+    def optional_targets(samples):
+        images, targets = [], []
+        for s in samples:
+            images.append(s.image)
+            if s.target is not None:
+                targets.append(s.target)
+        return [(images[i], targets[i]) for i in range(len(targets))]
+
+    def reversed_twice(repeats):
+        scaled = []
+        for r in repeats[::-1]:
+            scaled.append(r * 2)
+        scaled = scaled[::-1]
+        return list(zip(repeats, scaled))
+
     def mask_both(x, y):
         keep = y >= 0
         return torch.utils.data.TensorDataset(x[keep], y[keep])

@@ -63,7 +63,7 @@ class PairedSequencesMisaligned(Rule):
         for scope in (ctx.tree, *ctx.functions):
             for pairing in ps.pairings(ctx, scope):
                 a, b = orders.of(pairing.left), orders.of(pairing.right)
-                why = ps.misalignment(a, b, moves_only=pairing.loose)
+                why = ps.misalignment(a, b, moves_only=pairing.loose, exprs=(pairing.left, pairing.right))
                 where = ""
                 if why is None and a is not None and b is not None:
                     for sctx, left, right in ps.parameter_sites(ctx, a, b):
