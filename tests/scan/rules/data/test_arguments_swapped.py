@@ -313,3 +313,49 @@ def test_values_that_come_back_crossed_the_same_way_and_symmetric_measures_are_f
         return compute_accuracy(ans_gold_list, ans_pred_list)
     """
     check(src, RULE)
+
+
+# -- prediction and reference crossed by keyword -------------------------------------------------
+
+
+def test_keyword_call_naming_the_prediction_and_reference_crossed():
+    src = """
+    import torch
+
+    def boundary_loss(pred, target, eps=1.0):
+        inter = (pred.sigmoid() * target).sum()
+        return 1 - (2 * inter + eps) / (pred.sigmoid().sum() + target.sum() + eps)
+
+    def focal(logits, labels, gamma=2.0):
+        p = torch.sigmoid(logits)
+        return (-(1 - p) ** gamma * labels * torch.log(p)).mean()
+
+    def step(model, images, gt_masks):
+        preds = model(images)
+        a = boundary_loss(pred=gt_masks, target=preds)  # expect: arguments-swapped
+        b = focal(labels=preds, logits=gt_masks)  # expect: arguments-swapped
+        return a + b
+    """
+    check(src, RULE)
+    assert "names `gt_masks` as `pred`" in findings(src, "arguments-swapped")[0].message
+
+
+def test_keyword_calls_with_matching_or_mirrored_names_stay_silent():
+    check(
+        """
+        def align(src, tgt):
+            return src - tgt
+
+        def score(pred, target):
+            return (pred - target).abs().mean()
+
+        def run(model, x, labels, a, b):
+            preds = model(x)
+            s1 = score(pred=preds, target=labels)
+            s2 = score(target=labels, pred=preds)
+            s3 = align(src=b, tgt=a)
+            s4 = align(tgt=a, src=b)
+            return s1 + s2 + s3 + s4
+        """,
+        RULE,
+    )
