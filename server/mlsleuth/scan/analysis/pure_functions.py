@@ -9,7 +9,8 @@ result does nothing at all. It follows
 * calls of ``nn.Module`` objects (``self.block(x)``, ``enc(x)`` after ``enc = Encoder()``) whose every
   binding is a built-in stateless layer (:mod:`~mlsleuth.scan.analysis.pure_operations`), an
   ``nn.Sequential`` of such, or a project class deriving from ``nn.Module`` (directly or through project
-  classes) whose ``forward`` is pure, that defines no ``__call__`` and whose file registers no hooks.
+  classes) whose ``forward`` is pure, that defines no ``__call__``, and no file of the project registers a
+  forward hook (the call may be made for what a hook records).
 
 A body is pure when every statement is one of: an assignment to local names (or into a container or tensor
 the function created itself: ``out = torch.zeros(...); out[m] = v``, ``parts = []; parts.append(p)``),
@@ -69,6 +70,7 @@ _DECORATORS = frozenset({"staticmethod", "torch.no_grad", "torch.inference_mode"
 _HOOKS = ("register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
           "register_backward_hook", "register_full_backward_pre_hook", "register_module_forward_hook",
           "register_module_forward_pre_hook")
+_PROJECT_HOOK_WORDS = ("register_forward", "register_module_forward")
 _REJECTED = (ast.Global, ast.Nonlocal, ast.Raise, ast.Assert, ast.Try, ast.Import, ast.ImportFrom, ast.Yield,
              ast.YieldFrom, ast.Await, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.AsyncFor,
              ast.AsyncWith, ast.Delete) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
@@ -165,6 +167,8 @@ def _plain_module_class(ctx: FileContext, cls: ast.ClassDef, depth: int) -> bool
     """An ``nn.Module`` subclass (through project classes only) with no ``__call__`` and no hooks in its file."""
     if depth > 4 or ctx.method(cls, "__call__") is not None or ctx.calls_named(*_HOOKS) or not cls.bases:
         return False
+    if ctx.project is not None and any(ctx.project.any_file_mentions(word) for word in _PROJECT_HOOK_WORDS):
+        return False  # a hook registered anywhere in the project may be what the call is made for
     for base in cls.bases:
         if vo.normalize(ctx.qualname(base)) in _MODULE_BASES:
             continue

@@ -855,3 +855,35 @@ def test_side_effect_comprehensions_stay_silent():
             models[0](x)
     """
     check(src, {RULE})
+
+
+def test_module_call_in_a_project_that_registers_hooks_elsewhere_stays_silent(tmp_path):
+    files = {
+        "features.py": """
+            FEATURES = {}
+
+            def capture(module, name):
+                module.register_forward_hook(lambda m, i, o: FEATURES.__setitem__(name, o))
+            """,
+        "model.py": """
+            import torch.nn as nn
+
+            class Encoder(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    self.fc = nn.Linear(d, d)
+
+                def forward(self, x):
+                    return self.fc(x).relu()
+
+            class Probe(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    self.encoder = Encoder(d)
+
+                def forward(self, x):
+                    self.encoder(x)
+                    return x
+            """,
+    }
+    check_project(tmp_path, files, {RULE})

@@ -181,11 +181,17 @@ class LossArgumentsSwapped(Rule):
     What it finds: `F.cross_entropy`, `F.nll_loss`, `F.binary_cross_entropy(_with_logits)`, `F.kl_div`,
     `F.ctc_loss`, `F.poisson_nll_loss`, `F.gaussian_nll_loss`, the soft-margin and hinge-embedding
     losses and torchvision's `sigmoid_focal_loss`, called directly or through an instance of the
-    matching `nn.*Loss` (a local, `self.criterion`, a parameter its callers fill, a config dict entry),
+    matching `nn.*Loss` (a local, `self.criterion`, a parameter its callers fill, a config dict entry,
+    an attribute of an instance of a project class: `model.crit(...)`),
     whose first argument is a reference (`labels`, `y`, `targets`, `batch["label"]`, `target_logp`) and
     whose second is a prediction (`logits`, `outputs`, `pred`, the output of a model call). MSE, L1,
     Huber and smooth L1 are not reported: the squared or absolute difference is the same either way
-    round, and so is its gradient with respect to the prediction. Calls in functions named for a
+    round, and so is its gradient with respect to the prediction. Also the three-argument losses whose
+    slots play fixed parts: a triplet loss (`F.triplet_margin_loss`, `nn.TripletMarginLoss`) handed the
+    negative as the positive and the positive as the negative (told by their names), a margin ranking
+    loss handed the negative score first and the positive second with an all-ones target, and a margin
+    ranking or cosine embedding loss whose ±1 target slot gets a prediction while a reference sits in a
+    score slot. Calls in functions named for a
     reversal (`reverse_kl`), or with a comment announcing the order, are left alone.
     Why it matters: these losses treat their two arguments differently (the log is taken of one, the
     sigmoid applied to one, the divergence measured from one), so the swapped call trains the model

@@ -183,10 +183,18 @@ class ResultDiscarded(Rule):
     buffer); method names that are out of place on every common type that has them (`unsqueeze`,
     `squeeze`, `reshape`, `transpose`, `detach`, `masked_fill`, `clamp`, `astype`...) are enough on their
     own in a file that uses torch or NumPy, unless the receiver is an instance of a project class or a
-    class of the file defines that method. The dropped value must be read again afterwards, so the line
+    class of the file defines that method. Project code counts too when the scan can show it only
+    computes its result: `helper(x)`, `self.encode(x)`, `scaler.transform(x)` or `self.block(x)` whose
+    function, method or module `forward` (followed into other files) changes no argument, attribute or
+    global, calls only pure operations and returns a value computed from its inputs. So does a list,
+    set or dict comprehension used as a statement whose element is such a call on the loop variable
+    (`[t.to(device) for t in batch]`, `{k: v.float() for k, v in batch.items()}` over a loader's batch).
+    The dropped value must be read again afterwards, so the line
     changes what follows. Left alone: `.to`/`.cuda`/`.float`/`.half`
     on anything that is or may be an `nn.Module` (those work in place), whole-model calls such as
     `model(x)` (BatchNorm recalibration, warm-up), BatchNorm layers (they update running statistics),
+    project code that logs, stores an attribute, updates a buffer or list it was given, asserts or
+    raises, or calls anything the scan cannot resolve, modules whose project registers forward hooks,
     files that register hooks, trailing-underscore in-place methods, statements inside `try` blocks
     (capability probes), under `pytest.raises`/`assertRaises`/`warnings.catch_warnings`/profilers, in test
     functions, in benchmark and warm-up loops, and, in notebooks, bare module-level expressions other
