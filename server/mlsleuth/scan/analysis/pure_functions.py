@@ -299,6 +299,8 @@ def _pure_inner_call(ctx: FileContext, func: ast.AST, call: ast.Call, params: se
     if isinstance(call.func, ast.Name) and call.func.id in _PURE_BUILTINS and call.func.id not in ctx.imports \
             and ctx.callee_definition(call) is None:
         return True
+    if qual in _GRAD_CONTEXTS:
+        return True
     tail = pure_operations.qual_tail(ctx, call)
     if tail is not None:
         if qual.startswith("torch.nn.functional."):
@@ -306,8 +308,6 @@ def _pure_inner_call(ctx: FileContext, func: ast.AST, call: ast.Call, params: se
         return tail in pure_operations.PURE_FUNCTIONS or tail in pure_operations.FACTORIES \
             or tail in ("is_tensor", "finfo", "iinfo", "broadcast_tensors", "randint", "randperm", "multinomial")
     if qual.startswith("math.") or qual.startswith("einops.") and qual.rsplit(".", 1)[-1] in _EINOPS:
-        return True
-    if qual in _GRAD_CONTEXTS:
         return True
     if method is not None:
         receiver = call.func.value  # type: ignore[union-attr]
