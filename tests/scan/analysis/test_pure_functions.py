@@ -58,6 +58,8 @@ def test_bodies_that_only_compute_their_result(body):
     "def f(x):\n    return x.to('cuda')\n",                                        # may move a module in place
     "import functools\n@functools.lru_cache\ndef f(x):\n    return x * 2\n",      # a decorator we do not know
     "def f(x):\n    return torch.save(x, 'x.pt') or x * 2\n",                     # I/O
+    "def f(x, m, v):\n    return F.batch_norm(x, m, v, training=True)\n",         # running statistics
+    "def f(x):\n    return F.relu(x, True) * 1\n",                                # in place by position
 ])
 def test_bodies_with_effects_or_unknown_parts(body):
     assert not _pure(body)

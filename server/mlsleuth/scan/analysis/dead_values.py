@@ -185,12 +185,13 @@ def _replaces(dead: ast.stmt, name: str, new_value: ast.expr) -> bool:
     """The new value is a different computation, not a deliberate swap or a leftover of an edit: not the same
     expression again (a duplicated line), not a plain read (``mask = window_mask``: another prepared value takes
     over), and neither expression contains the other (``y = a[i].reshape(s)`` kept above its edited
-    ``y = a[i]``). For a loss term the last two are the bug itself (``loss = ce + w * aux`` then ``loss = ce``
-    drops a term), so only the duplicate is excused there."""
+    ``y = a[i]``). For a loss term a plain read or a part of the old value is the bug itself (``loss = ce + w * aux``
+    then ``loss = ce`` drops a term), so only a new value that recomputes the whole old one (``expected_loss =
+    fetch(m)`` then ``expected_loss = fetch(m)[2:]``) is excused there."""
     if same_tree(dead.value, new_value):
         return False
     if objective_name(name):
-        return True
+        return not any(same_tree(n, dead.value) for n in ast.walk(new_value))
     if isinstance(new_value, ast.Constant) or _is_plain_access(new_value):
         return False
     return not any(same_tree(n, new_value) for n in ast.walk(dead.value)) \

@@ -70,6 +70,15 @@ _DECORATORS = frozenset({"staticmethod", "torch.no_grad", "torch.inference_mode"
 _HOOKS = ("register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
           "register_backward_hook", "register_full_backward_pre_hook", "register_module_forward_hook",
           "register_module_forward_pre_hook")
+# torch.nn.functional calls that may write into a tensor they are given (running statistics, a renormalised
+# embedding table, a collective's buffer).
+_FUNCTIONAL_WRITERS = frozenset({"batch_norm", "instance_norm", "embedding", "embedding_bag"})
+# Position of ``inplace`` among the positional parameters of the functional forms that have one.
+_INPLACE_POSITION = {
+    "relu": 1, "relu6": 1, "selu": 1, "silu": 1, "mish": 1, "hardswish": 1, "hardsigmoid": 1, "elu": 2, "celu": 2,
+    "leaky_relu": 2, "rrelu": 4, "hardtanh": 3, "threshold": 3, "dropout": 3, "dropout1d": 3, "dropout2d": 3,
+    "dropout3d": 3, "alpha_dropout": 3, "feature_alpha_dropout": 3,
+}
 _PROJECT_HOOK_WORDS = ("register_forward", "register_module_forward")
 _REJECTED = (ast.Global, ast.Nonlocal, ast.Raise, ast.Assert, ast.Try, ast.Import, ast.ImportFrom, ast.Yield,
              ast.YieldFrom, ast.Await, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.AsyncFor,
@@ -115,6 +124,14 @@ def _function_name(ctx: FileContext, func: ast.AST) -> str:
     cls = ctx.enclosing_class(func)
     name = getattr(func, "name", "?")
     return f"{cls.name}.{name}" if cls is not None else name
+
+
+def _positional_in_place(call: ast.Call, name: str) -> bool:
+    """``F.relu(x, True)``: the ``inplace`` flag given by position, or anything starred that could hold it."""
+    position = _INPLACE_POSITION.get(name)
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    return position is not None and len(call.args) > position and constant(call.args[position]) is not False
 
 
 def _flagged_in_place(call: ast.Call) -> bool:
@@ -304,7 +321,7 @@ def _pure_inner_call(ctx: FileContext, func: ast.AST, call: ast.Call, params: se
     tail = pure_operations.qual_tail(ctx, call)
     if tail is not None:
         if qual.startswith("torch.nn.functional."):
-            return not tail.endswith("_")
+            return not tail.endswith("_") and tail not in _FUNCTIONAL_WRITERS and not _positional_in_place(call, tail)
         return tail in pure_operations.PURE_FUNCTIONS or tail in pure_operations.FACTORIES \
             or tail in ("is_tensor", "finfo", "iinfo", "broadcast_tensors", "randint", "randperm", "multinomial")
     if qual.startswith("math.") or qual.startswith("einops.") and qual.rsplit(".", 1)[-1] in _EINOPS:

@@ -679,3 +679,22 @@ def test_ema_method_under_no_grad_and_argument_with_effects_stay_silent():
         """,
         RULE,
     )
+
+
+def test_loss_named_value_recomputed_and_refined_later_is_not_lost():
+    check(
+        """
+        import torch
+
+        def reference_losses(kind):
+            table = {"small": torch.tensor([2.0, 1.5, 1.2]), "big": torch.tensor([1.8, 1.1, 0.9])}
+            return table[kind] * 1.0
+
+        def compare(kind, logged):
+            expected_loss = reference_losses(kind)
+            logged = logged[1:]
+            expected_loss = reference_losses(kind)[1:]
+            return torch.allclose(logged, expected_loss)
+        """,
+        RULE,
+    )
