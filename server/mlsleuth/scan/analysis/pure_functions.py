@@ -66,6 +66,10 @@ _GRAD_CONTEXTS = frozenset({
     "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled", "torch.autocast",
     "torch.cuda.amp.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast", "contextlib.nullcontext",
 })
+# torch functions that only report a state.
+_STATE_QUERIES = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing", "torch.is_grad_enabled",
+                            "torch.is_autocast_enabled", "torch.compiler.is_compiling", "torch.is_floating_point",
+                            "torch.is_complex"})
 _DECORATORS = frozenset({"staticmethod", "torch.no_grad", "torch.inference_mode", "torch.jit.script", "torch.compile"})
 _HOOKS = ("register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
           "register_backward_hook", "register_full_backward_pre_hook", "register_module_forward_hook",
@@ -95,7 +99,13 @@ class PureCallee:
 
 
 def pure_call(ctx: FileContext, call: ast.Call, depth: int = 0) -> PureCallee | None:
-    """The callee when ``call`` runs project code (a function, a method, a module's ``forward``) that is pure, else None."""
+    """The callee when ``call`` runs project code (a function, a method, a module's ``forward``) that is pure, else
+    None (also for a module built only from built-in layers: the rules that know those speak for them)."""
+    found = _pure_callee(ctx, call, depth)
+    return found if found is not None and found.where else None
+
+
+def _pure_callee(ctx: FileContext, call: ast.Call, depth: int) -> PureCallee | None:
     if depth > MAX_DEPTH or not isinstance(call, ast.Call) or _flagged_in_place(call):
         return None
     target = function_summaries.resolve_call(ctx, call, bind_params=False)
@@ -142,15 +152,49 @@ def _flagged_in_place(call: ast.Call) -> bool:
 
 
 def _module_call(ctx: FileContext, call: ast.Call, depth: int) -> PureCallee | None:
-    """``self.block(x)`` / ``enc(x)``: every binding of the callee is a pure module (see the module docstring)."""
+    """``self.block(x)`` / ``enc(x)``: every binding of the callee is a pure module (see the module docstring);
+    also ``blk(x)`` in ``for blk in self.blocks`` over an ``nn.ModuleList`` / ``nn.Sequential`` of them."""
     values = tensor_values.layer_bindings(ctx, call.func)
+    if not values and isinstance(call.func, ast.Name):
+        values = _container_elements(ctx, call.func)
     if not values:
         return None
     found = [_pure_module(ctx, value, depth) for value in values]
     if any(one is None for one in found):
         return None
     named = [one for one in found if one is not None and one.where]
-    return named[0] if named else None  # only built-in layers: the rules that know them speak for those
+    return named[0] if named else found[0]
+
+
+def _container_elements(ctx: FileContext, name: ast.Name) -> list[ast.AST]:
+    """The modules a loop variable runs through: ``for blk in self.blocks`` (or ``enumerate(...)``) where every
+    binding of ``self.blocks`` is an ``nn.ModuleList`` / ``nn.Sequential`` built from a list, a comprehension or
+    arguments; [] when unknown."""
+    for loop in ctx.enclosing_loops(name):
+        if not isinstance(loop, ast.For):
+            continue
+        target, iterated = loop.target, loop.iter
+        if isinstance(iterated, ast.Call) and dotted(iterated.func) == "enumerate" and iterated.args \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target, iterated = target.elts[1], iterated.args[0]
+        if not (isinstance(target, ast.Name) and target.id == name.id):
+            continue
+        if not isinstance(iterated, ast.Attribute):
+            return []
+        elements: list[ast.AST] = []
+        for container in tensor_values.layer_bindings(ctx, iterated):
+            if tensor_values.layer_class(ctx, container) not in ("ModuleList", "Sequential") or not isinstance(container, ast.Call):
+                return []
+            args = list(container.args)
+            if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+                args = list(args[0].elts)
+            elif len(args) == 1 and isinstance(args[0], (ast.ListComp, ast.GeneratorExp)):
+                args = [args[0].elt]
+            if not args or container.keywords or any(isinstance(a, ast.Starred) for a in args):
+                return []
+            elements.extend(args)
+        return elements
+    return []
 
 
 def _pure_module(ctx: FileContext, value: ast.AST, depth: int) -> PureCallee | None:
@@ -316,7 +360,7 @@ def _pure_inner_call(ctx: FileContext, func: ast.AST, call: ast.Call, params: se
     if isinstance(call.func, ast.Name) and call.func.id in _PURE_BUILTINS and call.func.id not in ctx.imports \
             and ctx.callee_definition(call) is None:
         return True
-    if qual in _GRAD_CONTEXTS:
+    if qual in _GRAD_CONTEXTS or qual in _STATE_QUERIES:
         return True
     tail = pure_operations.qual_tail(ctx, call)
     if tail is not None:
@@ -337,4 +381,4 @@ def _pure_inner_call(ctx: FileContext, func: ast.AST, call: ast.Call, params: se
             return True
     if pure_operations.stateless_layer(ctx, call):
         return True
-    return pure_call(ctx, call, depth) is not None
+    return _pure_callee(ctx, call, depth) is not None

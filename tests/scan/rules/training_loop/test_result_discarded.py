@@ -455,7 +455,7 @@ def test_layers_of_a_module_list_and_a_sequential_head_dropped():
             for layer in self.layers:
                 layer(x)  # expect: result-discarded
             for block in self.blocks:
-                block(x)
+                block(x)  # expect: result-discarded
             self.bn_head(x)
             self.head(x)  # expect: result-discarded
             return x
@@ -887,3 +887,42 @@ def test_module_call_in_a_project_that_registers_hooks_elsewhere_stays_silent(tm
             """,
     }
     check_project(tmp_path, files, {RULE})
+
+
+def test_encoder_whose_forward_runs_a_module_list_of_pure_blocks():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.norm = nn.LayerNorm(d)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            return x + self.mlp(self.norm(x))
+
+    class Encoder(nn.Module):
+        def __init__(self, d, depth):
+            super().__init__()
+            self.blocks = nn.ModuleList([Block(d) for _ in range(depth)])
+
+        def forward(self, x):
+            if torch.jit.is_scripting():
+                return x * 1.0
+            for blk in self.blocks:
+                x = blk(x)
+            return x
+
+    class SpeechModel(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.encoder = Encoder(d, 4)
+            self.ctc = nn.Linear(d, 32)
+
+        def forward(self, feats):
+            self.encoder(feats)  # expect: result-discarded
+            return self.ctc(feats).log_softmax(-1)
+    """
+    check(src, {RULE})
