@@ -12,9 +12,11 @@ Only *pure transformations* count: calls of side-effect-free torch / ``torch.nn.
 functions, pure tensor methods, stateless layers of the enclosing module class (activations,
 dropout, pooling, linear, conv, embedding, layer norm) and torch loss modules (as attributes, or
 names bound in the function or at module level), and arithmetic over those, each taking at least
-one variable as input. Factories (``torch.zeros``), calls of project functions or of whole
-models (which may have side effects: hooks, running statistics) and anything with ``out=`` or
-``inplace=True`` are never "pure", so their dead results are left alone. A scope that reads names
+one variable as input; and calls of project functions, methods and module classes that
+:mod:`~mlsleuth.scan.analysis.pure_functions` shows to be pure (no effect on their arguments,
+attributes or globals; a value computed from their inputs returned). Factories (``torch.zeros``),
+other project calls and whole models (which may have side effects: hooks, running statistics) and
+anything with ``out=`` or ``inplace=True`` are never "pure", so their dead results are left alone. A scope that reads names
 dynamically (``locals()``, ``vars()``, ``eval``, ``exec``) is skipped.
 """
 
@@ -24,7 +26,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis import pure_functions, pure_operations
 from mlsleuth.scan.analysis.context import (
     FileContext,
     call_method,
@@ -34,43 +36,6 @@ from mlsleuth.scan.analysis.context import (
 )
 from mlsleuth.scan.analysis.value_origins import words
 
-# torch / torch.nn.functional functions that return a new value and change nothing.
-_PURE_FUNCTIONS = frozenset({
-    "abs", "exp", "expm1", "log", "log1p", "log2", "log10", "sigmoid", "tanh", "relu", "gelu", "silu", "elu", "selu",
-    "leaky_relu", "softplus", "softmax", "log_softmax", "logsigmoid", "clamp", "clip", "cat", "concat", "concatenate",
-    "stack", "hstack", "vstack", "matmul", "mm", "bmm", "einsum", "mean", "sum", "prod", "std", "var", "norm", "sqrt",
-    "rsqrt", "pow", "square", "where", "transpose", "permute", "reshape", "flatten", "squeeze", "unsqueeze", "gather",
-    "index_select", "masked_fill", "masked_select", "cumsum", "cumprod", "roll", "flip", "repeat_interleave", "tile",
-    "erf", "sin", "cos", "atan2", "maximum", "minimum", "lerp", "outer", "tril", "triu", "logsumexp", "sign",
-    "floor", "ceil", "round", "dropout", "normalize", "pad", "interpolate", "linear", "conv1d", "conv2d", "conv3d",
-    "layer_norm", "group_norm", "embedding", "one_hot", "grid_sample", "unfold", "avg_pool1d", "avg_pool2d",
-    "max_pool1d", "max_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "cross_entropy",
-    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "kl_div", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "cosine_similarity", "pairwise_distance", "cdist", "scaled_dot_product_attention",
-    "mul", "add", "sub", "div", "true_divide", "neg", "reciprocal", "baddbmm", "addmm", "diag", "diagonal",
-    "narrow", "chunk", "split", "amax", "amin", "argmax", "argmin", "topk", "sort", "max", "min",
-})
-# Methods that return a new tensor and change nothing on any receiver that has them (``to``, ``float``,
-# ``cuda``, ``add`` ... are left out: on a module they work in place, on a set ``add`` does).
-_PURE_METHODS = frozenset({
-    "clamp", "clip", "softmax", "log_softmax", "sigmoid", "tanh", "relu", "exp", "log", "log1p", "sqrt", "rsqrt",
-    "pow", "abs", "neg", "reciprocal", "matmul", "bmm", "mm", "transpose", "permute", "reshape", "view", "view_as",
-    "flatten", "squeeze", "unsqueeze", "expand", "expand_as", "contiguous", "detach", "masked_fill", "gather",
-    "index_select", "repeat", "repeat_interleave", "roll", "flip", "cumsum", "mean", "sum", "std", "var", "norm",
-    "softplus", "type_as", "mul", "sub", "div", "t", "tril", "triu", "logsumexp", "square", "clone", "narrow",
-})
-# nn layers that keep no running state: calling one changes nothing but its output.
-_STATELESS_LAYERS = frozenset({
-    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU",
-    "Mish", "ELU", "SELU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Softplus", "Hardswish", "Identity", "Flatten",
-    "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-    "AdaptiveMaxPool2d", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-    "Embedding", "LayerNorm", "GroupNorm", "RMSNorm", "Upsample", "PixelShuffle", "GLU",
-})
-_FACTORIES = frozenset({
-    "randn_like", "rand_like", "randint_like", "zeros_like", "ones_like", "full_like", "empty_like", "randn", "rand",
-    "zeros", "ones", "full", "tensor", "as_tensor", "arange", "linspace", "eye", "normal", "bernoulli",
-})
 _OBJECTIVE_WORDS = frozenset({"loss", "losses", "penalty", "reg", "regularizer", "regularization", "kl", "kld", "aux",
                               "objective", "cost"})
 _DYNAMIC_READS = frozenset({"locals", "vars", "eval", "exec", "globals"})
@@ -87,41 +52,6 @@ class DeadValue:
     overwritten_by: ast.stmt | None
 
 
-def _qual_tail(ctx: FileContext, call: ast.Call) -> str | None:
-    """``softmax`` for ``torch.softmax`` / ``F.softmax`` / ``torch.nn.functional.softmax``; None otherwise."""
-    qual = ctx.qualname(call.func) or ""
-    for prefix in ("torch.nn.functional.", "torch.special.", "torch.linalg.", "torch."):
-        if qual.startswith(prefix) and "." not in qual[len(prefix):]:
-            return qual[len(prefix):]
-    return None
-
-
-def _stateless_constructor(ctx: FileContext, value: ast.AST) -> bool:
-    """``nn.Dropout(0.1)``, ``nn.Linear(d, n)``, ``nn.CrossEntropyLoss()``: a layer or loss that keeps no running state."""
-    if not isinstance(value, ast.Call) or constant(keyword(value, "inplace")) is True:
-        return False
-    qual = ctx.qualname(value.func) or ""
-    if not qual.startswith(("torch.nn.", "torch.nn.modules.")):
-        return False
-    last = qual.rsplit(".", 1)[-1]
-    return last in _STATELESS_LAYERS or last.endswith("Loss")
-
-
-def _stateless_layer(ctx: FileContext, call: ast.Call) -> bool:
-    """``self.drop(h)`` / ``criterion(out, y)`` where every binding of the callee builds a stateless nn layer or a
-    torch loss module (``self.drop = nn.Dropout(p)``, ``criterion = nn.MSELoss()`` in the function or at module
-    level)."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        cls = ctx.enclosing_class(call)
-        values = ctx.self_attributes(cls).get(func.attr) if cls is not None else None
-        return bool(values) and all(_stateless_constructor(ctx, v) for v in values)
-    if isinstance(func, ast.Name):
-        bound = value_origins.value(ctx, func)
-        return bound is not func and bound is not None and _stateless_constructor(ctx, bound)
-    return False
-
-
 # Names that stand for modules, not values: reading them reads no variable.
 MODULE_NAMES = frozenset({"torch", "F", "nn", "np"})
 
@@ -136,24 +66,39 @@ def pure_transform(ctx: FileContext, expr: ast.AST) -> bool:
     if isinstance(expr, ast.Call):
         if keyword(expr, "out") is not None or constant(keyword(expr, "inplace")) is True:
             return False
-        tail = _qual_tail(ctx, expr)
+        tail = pure_operations.qual_tail(ctx, expr)
         if tail is not None:
-            return tail in _PURE_FUNCTIONS and _reads_a_variable(expr)
+            return tail in pure_operations.PURE_FUNCTIONS and _reads_a_variable(expr)
         method = call_method(expr)
-        if method in _PURE_METHODS and isinstance(expr.func, ast.Attribute):
+        if method in pure_operations.PURE_METHODS and isinstance(expr.func, ast.Attribute):
             receiver = expr.func.value
             if isinstance(receiver, ast.Constant) or ctx.qualname(receiver) in ("torch", "numpy", "math"):
                 return False
             if isinstance(receiver, ast.Call):
                 return pure_transform(ctx, receiver) or _reads_a_variable(receiver) and _is_plain_access(receiver)
             return _is_plain_access(receiver)
-        return _stateless_layer(ctx, expr) and _reads_a_variable(expr)
+        if pure_operations.stateless_layer(ctx, expr):
+            return _reads_a_variable(expr)
+        return _pure_project_call(ctx, expr)
     if isinstance(expr, ast.BinOp):
         sides = (expr.left, expr.right)
         return all(_harmless(ctx, s) for s in sides) and any(pure_transform(ctx, s) or _factory(ctx, s) for s in sides)
     if isinstance(expr, ast.UnaryOp):
         return pure_transform(ctx, expr.operand)
     return False
+
+
+def _pure_project_call(ctx: FileContext, call: ast.Call) -> bool:
+    """``helper(x)`` / ``self.block(h)`` running pure project code (:mod:`~mlsleuth.scan.analysis.pure_functions`)
+    on arguments whose evaluation has no effect either."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    if not arguments or not all(_harmless(ctx, a) for a in arguments) or not _reads_a_variable(call):
+        return False
+    if isinstance(call.func, ast.Attribute) and not _is_plain_access(call.func.value):
+        return False
+    return pure_functions.pure_call(ctx, call) is not None
 
 
 def _is_plain_access(expr: ast.AST) -> bool:
@@ -165,7 +110,7 @@ def _is_plain_access(expr: ast.AST) -> bool:
 
 def _factory(ctx: FileContext, expr: ast.AST) -> bool:
     """A torch tensor factory (``torch.randn_like(x)``, ``torch.ones(3)``): a tensor, made without side effects."""
-    return isinstance(expr, ast.Call) and _qual_tail(ctx, expr) in _FACTORIES
+    return isinstance(expr, ast.Call) and pure_operations.qual_tail(ctx, expr) in pure_operations.FACTORIES
 
 
 def _harmless(ctx: FileContext, expr: ast.AST) -> bool:
@@ -240,12 +185,13 @@ def _replaces(dead: ast.stmt, name: str, new_value: ast.expr) -> bool:
     """The new value is a different computation, not a deliberate swap or a leftover of an edit: not the same
     expression again (a duplicated line), not a plain read (``mask = window_mask``: another prepared value takes
     over), and neither expression contains the other (``y = a[i].reshape(s)`` kept above its edited
-    ``y = a[i]``). For a loss term the last two are the bug itself (``loss = ce + w * aux`` then ``loss = ce``
-    drops a term), so only the duplicate is excused there."""
+    ``y = a[i]``). For a loss term a plain read or a part of the old value is the bug itself (``loss = ce + w * aux``
+    then ``loss = ce`` drops a term), so only a new value that recomputes the whole old one (``expected_loss =
+    fetch(m)`` then ``expected_loss = fetch(m)[2:]``) is excused there."""
     if same_tree(dead.value, new_value):
         return False
     if objective_name(name):
-        return True
+        return not any(same_tree(n, dead.value) for n in ast.walk(new_value))
     if isinstance(new_value, ast.Constant) or _is_plain_access(new_value):
         return False
     return not any(same_tree(n, new_value) for n in ast.walk(dead.value)) \

@@ -408,6 +408,10 @@ class ProjectIndex:
             cache[name] = found
         return found
 
+    def any_file_mentions(self, word: str) -> bool:
+        """Whether any listed file's text contains ``word`` (a project-wide guard, e.g. hooks registered anywhere)."""
+        return bool(self._files_with(word))
+
     def files_mentioning(self, ctx: FileContext, word: str) -> list[FileContext]:
         """The other listed files whose text contains ``word`` (parsed), for a caller search by name."""
         path = getattr(ctx, "path", None)

@@ -408,6 +408,30 @@ def _loader_batch(ctx: FileContext, expr: ast.AST) -> bool:
     return found is not None and found[1]
 
 
+def element_kind(ctx: FileContext, iterated: ast.AST, target: ast.AST, name: str) -> str | None:
+    """:data:`TORCH` when the loop or comprehension ``for target in iterated`` binds ``name`` to tensors: the
+    fields of a whole loader batch (``for t in batch``, ``for k, v in batch.items()``, ``batch.values()``), the
+    rows of a known tensor, or the items of a literal list of known tensors."""
+    pairs = isinstance(iterated, ast.Call) and call_method(iterated) == "items" and not iterated.args
+    if isinstance(iterated, ast.Call) and call_method(iterated) in ("values", "items") and not iterated.args \
+            and isinstance(iterated.func, ast.Attribute):
+        source = iterated.func.value
+        whole = _loader_batch(ctx, source)
+    else:
+        source = iterated
+        whole = _loader_batch(ctx, source) or array_kind(ctx, source) == TORCH
+        if not whole and isinstance(source, (ast.List, ast.Tuple)) and source.elts:
+            whole = all(array_kind(ctx, e) == TORCH for e in source.elts)
+    if not whole:
+        return None
+    if pairs:
+        ok = isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name) \
+            and target.elts[1].id == name
+    else:
+        ok = isinstance(target, ast.Name) and target.id == name
+    return TORCH if ok else None
+
+
 def _loader_element(ctx: FileContext, name: ast.Name) -> bool:
     """``name`` is one field of a loader batch: ``for x, y in loader``, or ``x, y = batch`` with ``batch`` a
     whole loader batch (also a Lightning step's ``batch``)."""

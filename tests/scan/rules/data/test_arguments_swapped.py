@@ -313,3 +313,100 @@ def test_values_that_come_back_crossed_the_same_way_and_symmetric_measures_are_f
         return compute_accuracy(ans_gold_list, ans_pred_list)
     """
     check(src, RULE)
+
+
+# -- prediction and reference crossed by keyword -------------------------------------------------
+
+
+def test_keyword_call_naming_the_prediction_and_reference_crossed():
+    src = """
+    import torch
+
+    def boundary_loss(pred, target, eps=1.0):
+        inter = (pred.sigmoid() * target).sum()
+        return 1 - (2 * inter + eps) / (pred.sigmoid().sum() + target.sum() + eps)
+
+    def focal(logits, labels, gamma=2.0):
+        p = torch.sigmoid(logits)
+        return (-(1 - p) ** gamma * labels * torch.log(p)).mean()
+
+    def step(model, images, gt_masks):
+        preds = model(images)
+        a = boundary_loss(pred=gt_masks, target=preds)  # expect: arguments-swapped
+        b = focal(labels=preds, logits=gt_masks)  # expect: arguments-swapped
+        return a + b
+    """
+    check(src, RULE)
+    assert "names `gt_masks` as `pred`" in findings(src, "arguments-swapped")[0].message
+
+
+def test_keyword_calls_with_matching_or_mirrored_names_stay_silent():
+    check(
+        """
+        def align(src, tgt):
+            return src - tgt
+
+        def score(pred, target):
+            return (pred - target).abs().mean()
+
+        def run(model, x, labels, a, b):
+            preds = model(x)
+            s1 = score(pred=preds, target=labels)
+            s2 = score(target=labels, pred=preds)
+            s3 = align(src=b, tgt=a)
+            s4 = align(tgt=a, src=b)
+            return s1 + s2 + s3 + s4
+        """,
+        RULE,
+    )
+
+
+def test_keyword_crossings_in_tabular_rl_and_nlp_helpers():
+    check(
+        """
+        import torch
+
+        def weighted_error(y_true, y_pred, w):
+            return (w * (y_true - y_pred).abs()).sum() / w.sum()
+
+        def td_error(q_pred, q_target):
+            return torch.nn.functional.smooth_l1_loss(q_pred, q_target)
+
+        def token_nll(logits, targets, pad_id):
+            return torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, ignore_index=pad_id)
+
+        def evaluate(model, X_val, y_val, w):
+            y_hat = model(X_val)
+            return weighted_error(y_true=y_hat, y_pred=y_val, w=w)  # expect: arguments-swapped
+
+        def dqn_step(online, target_net, obs, act, ret):
+            pred_q = online(obs).gather(1, act)
+            target_q = ret + 0.99 * target_net(obs).max(1).values
+            return td_error(q_target=pred_q, q_pred=target_q)  # expect: arguments-swapped
+
+        def lm_step(model, input_ids, labels):
+            logits = model(input_ids)
+            return token_nll(logits=labels, targets=logits, pad_id=0)  # expect: arguments-swapped
+        """,
+        RULE,
+    )
+
+
+def test_keyword_crossings_announced_or_used_both_ways_stay_silent():
+    check(
+        """
+        def kl_term(pred, target):
+            return (target * (target.log() - pred.log())).sum()
+
+        def reverse_kl(preds, labels):
+            return kl_term(pred=labels, target=preds)
+
+        def both_ways(preds, labels):
+            return kl_term(pred=labels, target=preds) + kl_term(pred=preds, target=labels)
+
+        def explained(preds, labels):
+            # the teacher's distribution is the reference here, swapped on purpose
+            return kl_term(pred=labels, target=preds)
+        """,
+        RULE,
+    )

@@ -157,3 +157,140 @@ def test_project_losses_and_undecided_names_are_fine():
         return first + second
     """
     check(src, RULE)
+
+
+# -- a criterion held on another object; ranking and triplet roles ---------------------------------
+
+
+def test_criterion_held_as_an_attribute_of_a_project_instance():
+    check(
+        """
+        import torch.nn as nn
+
+        class Classifier(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.head = nn.Linear(d, 1)
+                self.crit = nn.BCEWithLogitsLoss()
+
+            def forward(self, x):
+                return self.head(x).squeeze(-1)
+
+        def train(loader, optimizer):
+            model = Classifier(16)
+            for x, labels in loader:
+                logits = model(x)
+                loss = model.crit(labels, logits)  # expect: loss-arguments-swapped
+                loss.backward()
+                optimizer.step()
+        """,
+        RULE,
+    )
+
+
+def test_triplet_loss_with_positive_and_negative_crossed_face_embeddings():
+    src = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class FaceNet(nn.Module):
+        def __init__(self, backbone):
+            super().__init__()
+            self.backbone = backbone
+            self.triplet = nn.TripletMarginLoss(margin=0.2)
+
+        def training_step(self, batch, batch_idx):
+            anchor, pos, neg = (self.backbone(t) for t in batch)
+            a = self.triplet(anchor, neg, pos)  # expect: loss-arguments-swapped
+            b = F.triplet_margin_loss(anchor, positive=neg, negative=pos)  # expect: loss-arguments-swapped
+            return a + b
+    """
+    check(src, RULE)
+    assert "pulls the anchor toward its negatives" in findings(src, "loss-arguments-swapped")[0].message
+
+
+def test_margin_ranking_with_negatives_first_and_an_all_ones_target_recsys():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def bpr_step(model, users, pos_items, neg_items, optimizer):
+            pos_scores = (model.user(users) * model.item(pos_items)).sum(-1)
+            neg_scores = (model.user(users) * model.item(neg_items)).sum(-1)
+            ones = torch.ones_like(pos_scores)
+            loss = F.margin_ranking_loss(neg_scores, pos_scores, ones, margin=1.0)  # expect: loss-arguments-swapped
+            loss.backward()
+            optimizer.step()
+        """,
+        RULE,
+    )
+
+
+def test_cosine_embedding_loss_with_the_labels_in_a_score_slot():
+    check(
+        """
+        import torch.nn as nn
+
+        def pair_step(encoder, left, right, labels):
+            crit = nn.CosineEmbeddingLoss()
+            preds = encoder(right)
+            return crit(labels, encoder(left), preds)  # expect: loss-arguments-swapped
+        """,
+        RULE,
+    )
+
+
+def test_ranking_and_triplet_look_alikes_in_order_stay_silent():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Ranker(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.crit = nn.MSELoss()
+                self.rank = nn.MarginRankingLoss(0.5)
+
+            def forward(self, anchor, pos, neg, pos_s, neg_s, y):
+                a = F.triplet_margin_loss(anchor, pos, neg)
+                b = self.rank(pos_s, neg_s, torch.ones_like(pos_s))
+                c = self.rank(neg_s, pos_s, -torch.ones_like(pos_s))
+                d = F.margin_ranking_loss(neg_s, pos_s, y)
+                e = F.cosine_embedding_loss(anchor, pos, y)
+                return a + b + c + d + e
+
+        def train(loader):
+            model = Ranker()
+            for x, labels in loader:
+                out = model(x)
+                loss = model.crit(labels, out)
+                loss.backward()
+        """,
+        RULE,
+    )
+
+
+def test_held_criterion_on_an_unknown_or_mixed_object_stays_silent():
+    check(
+        """
+        import torch.nn as nn
+
+        class Wrapper:
+            def __init__(self, kind):
+                if kind == "bce":
+                    self.crit = nn.BCEWithLogitsLoss()
+                else:
+                    self.crit = nn.MSELoss()
+
+        def step(trainer, w_kind, x, labels, net):
+            w = Wrapper(w_kind)
+            logits = net(x)
+            a = trainer.crit(labels, logits)
+            b = w.crit(labels, logits)
+            return a + b
+        """,
+        RULE,
+    )

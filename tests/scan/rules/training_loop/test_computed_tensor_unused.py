@@ -460,3 +460,241 @@ def test_duplicated_line_edit_leftover_and_alias_replacement_are_not_reported():
         """,
         RULE,
     )
+
+
+# -- results of pure project functions and modules -------------------------------------------------
+
+
+def test_vision_block_output_overwritten_by_a_call_on_the_input():
+    check(
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Bottleneck(nn.Module):
+            def __init__(self, c):
+                super().__init__()
+                self.reduce = nn.Conv2d(c, c // 4, 1)
+                self.expand = nn.Conv2d(c // 4, c, 1)
+
+            def forward(self, x):
+                return x + self.expand(F.relu(self.reduce(x)))
+
+        class Backbone(nn.Module):
+            def __init__(self, c):
+                super().__init__()
+                self.block1 = Bottleneck(c)
+                self.block2 = Bottleneck(c)
+
+            def forward(self, x):
+                h = self.block1(x)  # expect: computed-tensor-unused
+                h = self.block2(x)
+                return h
+        """,
+        RULE,
+    )
+
+
+def test_nlp_pooling_helper_result_never_read_is_info():
+    src = """
+        import torch
+
+        def mean_pool(hidden, mask):
+            m = mask.unsqueeze(-1).type_as(hidden)
+            return (hidden * m).sum(1) / m.sum(1).clamp_min(1e-6)
+
+        def encode(model, input_ids, attention_mask):
+            hidden = model(input_ids, attention_mask=attention_mask)
+            pooled = mean_pool(hidden, attention_mask)  # expect: computed-tensor-unused
+            return hidden[:, 0]
+        """
+    check(src, RULE)
+    (f,) = messages(src, "computed-tensor-unused")
+    assert f.severity == "info"
+
+
+def test_rl_auxiliary_loss_from_a_helper_never_added(tmp_path):
+    from scan.helpers import check_project
+
+    files = {
+        "losses.py": """
+            import torch.nn.functional as F
+
+            def value_loss(values, returns, clip):
+                clipped = values.clamp(-clip, clip)
+                return F.mse_loss(clipped, returns)
+            """,
+        "ppo.py": """
+            import torch
+            from losses import value_loss
+
+            def ppo_loss(logp, old_logp, adv, values, returns):
+                ratio = torch.exp(logp - old_logp)
+                policy_loss = -(ratio * adv).mean()
+                v_loss = value_loss(values, returns, 10.0)  # expect: computed-tensor-unused
+                return policy_loss
+            """,
+    }
+    check_project(tmp_path, files, RULE)
+
+
+def test_tabular_method_of_a_project_object_overwritten():
+    check(
+        """
+        import torch
+
+        class MinMax:
+            def __init__(self, lo, hi):
+                self.lo, self.hi = lo, hi
+
+            def apply(self, x):
+                return (x - self.lo) / (self.hi - self.lo)
+
+        def prepare(rows, lo, hi):
+            scaler = MinMax(lo, hi)
+            x = torch.as_tensor(rows)
+            feats = scaler.apply(x)  # expect: computed-tensor-unused
+            feats = x.float()
+            return feats
+        """,
+        RULE,
+    )
+
+
+def test_audio_helper_method_output_lost_in_lightning_step():
+    check(
+        """
+        import torch
+        import lightning as L
+
+        class Tagger(L.LightningModule):
+            def pre_emphasis(self, wav, coef=0.97):
+                return torch.cat([wav[..., :1], wav[..., 1:] - coef * wav[..., :-1]], dim=-1)
+
+            def training_step(self, batch, batch_idx):
+                wav, labels = batch
+                x = self.pre_emphasis(wav)  # expect: computed-tensor-unused
+                x = self.frontend(wav)
+                return torch.nn.functional.binary_cross_entropy_with_logits(self.head(x), labels)
+        """,
+        RULE,
+    )
+
+
+def test_local_module_instance_result_overwritten_in_script_loop():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Jitter(nn.Module):
+            def forward(self, x):
+                return x + 0.01 * torch.randn_like(x)
+
+        jitter = Jitter()
+        model = nn.Linear(8, 1)
+        for x, y in loader:
+            x_aug = jitter(x)  # expect: computed-tensor-unused
+            x_aug = x.clone()
+            loss = ((model(x_aug) - y) ** 2).mean()
+            loss.backward()
+        """,
+        RULE,
+    )
+
+
+def test_project_calls_with_effects_or_unknown_parts_stay_silent():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        def update_queue(queue, keys):
+            queue[:len(keys)] = keys
+            return queue.mean()
+
+        def noisy(x):
+            print(x.shape)
+            return x * 2
+
+        class Counter(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.calls = 0
+
+            def forward(self, x):
+                self.calls += 1
+                return x * 2
+
+        class Stats(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(d)
+
+            def forward(self, x):
+                return self.bn(x)
+
+        class Net(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.counter = Counter()
+                self.stats = Stats(d)
+
+            def forward(self, x, queue):
+                h = update_queue(queue, x)
+                h = noisy(x)
+                h = self.counter(x)
+                h = self.stats(x)
+                h = x + 1
+                return h
+        """,
+        RULE,
+    )
+
+
+def test_ema_method_under_no_grad_and_argument_with_effects_stay_silent():
+    check(
+        """
+        import torch
+
+        class Teacher:
+            def __init__(self, student):
+                self.params = [p.detach().clone() for p in student.parameters()]
+
+            @torch.no_grad()
+            def step(self, student, m):
+                for t, s in zip(self.params, student.parameters()):
+                    t.mul_(m).add_(s, alpha=1 - m)
+                return m
+
+        def scale(x, s):
+            return x * s
+
+        def train(student, teacher, it, momentum):
+            m = teacher.step(student, momentum)
+            m = momentum * 0.5
+            batch = scale(next(it), 2.0)
+            batch = scale(next(it), 3.0)
+            return m, batch
+        """,
+        RULE,
+    )
+
+
+def test_loss_named_value_recomputed_and_refined_later_is_not_lost():
+    check(
+        """
+        import torch
+
+        def reference_losses(kind):
+            table = {"small": torch.tensor([2.0, 1.5, 1.2]), "big": torch.tensor([1.8, 1.1, 0.9])}
+            return table[kind] * 1.0
+
+        def compare(kind, logged):
+            expected_loss = reference_losses(kind)
+            logged = logged[1:]
+            expected_loss = reference_losses(kind)[1:]
+            return torch.allclose(logged, expected_loss)
+        """,
+        RULE,
+    )

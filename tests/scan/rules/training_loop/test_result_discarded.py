@@ -455,7 +455,7 @@ def test_layers_of_a_module_list_and_a_sequential_head_dropped():
             for layer in self.layers:
                 layer(x)  # expect: result-discarded
             for block in self.blocks:
-                block(x)
+                block(x)  # expect: result-discarded
             self.bn_head(x)
             self.head(x)  # expect: result-discarded
             return x
@@ -534,3 +534,395 @@ def test_project_class_with_an_in_place_flatten_and_tensors_passed_from_another_
             """,
     }
     check_project(tmp_path, files, {RULE})
+
+
+# -- project functions whose only effect is their result -----------------------------------------
+
+
+def test_vision_residual_block_called_as_a_statement_in_forward():
+    src = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class ResBlock(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv1 = nn.Conv2d(c, c, 3, padding=1)
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            h = F.relu(self.conv1(x))
+            return F.relu(x + self.conv2(h))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Conv2d(3, 32, 3, padding=1)
+            self.res = ResBlock(32)
+            self.head = nn.Linear(32, 10)
+
+        def forward(self, images):
+            x = F.relu(self.stem(images))
+            self.res(x)  # expect: result-discarded
+            return self.head(x.mean(dim=(2, 3)))
+    """
+    check(src, {RULE})
+    (f,) = findings(src, RULE)
+    assert "ResBlock.forward" in f.message and "`x`" in f.message
+
+
+def test_nlp_helper_from_another_module_called_as_a_statement(tmp_path):
+    files = {
+        "text_utils.py": """
+            import torch
+            import torch.nn.functional as F
+
+            def l2_normalize(emb, eps=1e-8):
+                norm = emb.norm(dim=-1, keepdim=True).clamp_min(eps)
+                return emb / norm
+            """,
+        "train.py": """
+            import torch
+            import torch.nn.functional as F
+            from text_utils import l2_normalize
+
+            def step(encoder, batch, temperature, optimizer):
+                anchors = encoder(batch["query_ids"])
+                positives = encoder(batch["doc_ids"])
+                l2_normalize(anchors)  # expect: result-discarded
+                l2_normalize(positives)  # expect: result-discarded
+                logits = anchors @ positives.T / temperature
+                loss = F.cross_entropy(logits, torch.arange(len(logits)))
+                loss.backward()
+                optimizer.step()
+            """,
+    }
+    check_project(tmp_path, files, {RULE})
+
+
+def test_tabular_scaler_method_on_a_project_instance():
+    src = """
+    import torch
+
+    class Standardizer:
+        def __init__(self, mean, std):
+            self.mean = mean
+            self.std = std
+
+        def transform(self, x):
+            return (x - self.mean) / (self.std + 1e-6)
+
+    def fit(model, loader, optimizer, stats):
+        scaler = Standardizer(stats["mean"], stats["std"])
+        for features, target in loader:
+            scaler.transform(features)  # expect: result-discarded
+            loss = torch.nn.functional.mse_loss(model(features), target)
+            loss.backward()
+            optimizer.step()
+    """
+    check(src, {RULE})
+
+
+def test_audio_augmentation_method_through_self_in_lightning_step():
+    src = """
+    import torch
+    import lightning as L
+
+    class KeywordSpotter(L.LightningModule):
+        def spec_augment(self, spec, width=8):
+            t = torch.randint(0, spec.size(-1) - width, (1,)).item()
+            mask = torch.ones_like(spec)
+            mask[..., t:t + width] = 0
+            return spec * mask
+
+        def training_step(self, batch, batch_idx):
+            spec, label = batch
+            self.spec_augment(spec)  # expect: result-discarded
+            logits = self.net(spec)
+            return torch.nn.functional.cross_entropy(logits, label)
+    """
+    check(src, {RULE})
+
+
+def test_rl_helper_chain_and_comprehensions_over_a_batch():
+    src = """
+    import torch
+
+    def standardize(x):
+        return (x - x.mean()) / (x.std() + 1e-8)
+
+    def scaled(adv, clip):
+        return standardize(adv).clamp(-clip, clip)
+
+    def update(policy, loader, optimizer, device):
+        for batch in loader:
+            [t.to(device) for t in batch]  # expect: result-discarded
+            {k: v.float() for k, v in batch.items()}  # expect: result-discarded
+            obs, act, adv = batch
+            scaled(adv, 5.0)  # expect: result-discarded
+            logp = policy(obs).log_prob(act)
+            loss = -(logp * adv).mean()
+            loss.backward()
+            optimizer.step()
+    """
+    check(src, {RULE})
+    msgs = [f.message for f in findings(src, RULE)]
+    assert any("builds a new list" in m and "`batch`" in m for m in msgs)
+
+
+def test_module_list_block_chain_in_sequential():
+    src = """
+    import torch.nn as nn
+
+    class MLPBlock(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.fc = nn.Linear(d, d)
+            self.act = nn.GELU()
+
+        def forward(self, x):
+            return self.act(self.fc(x))
+
+    class Tower(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.body = nn.Sequential(MLPBlock(d), nn.Dropout(0.1))
+            self.out = nn.Linear(d, 1)
+
+        def forward(self, x):
+            self.body(x)  # expect: result-discarded
+            return self.out(x)
+    """
+    check(src, {RULE})
+
+
+# -- look-alikes: project code that acts, or whose effect the scan cannot see ---------------------
+
+
+def test_helpers_that_log_mutate_check_or_return_their_input_stay_silent():
+    src = """
+    import logging
+    import torch
+
+    log = logging.getLogger(__name__)
+
+    def report(x):
+        log.info("mean %s", x.mean())
+        return x.mean()
+
+    def scale_(x, s):
+        x.mul_(s)
+        return x * 1
+
+    def fill(buf, idx, v):
+        buf[idx] = v
+        return buf.sum()
+
+    def check_shape(x):
+        assert x.dim() == 4, x.shape
+        return x.shape[0]
+
+    def passthrough(x):
+        return x
+
+    def train(model, loader):
+        for x, y in loader:
+            report(x)
+            scale_(x, 0.5)
+            fill(x, 0, 1.0)
+            check_shape(x)
+            passthrough(x)
+            model(x).sum().backward()
+    """
+    check(src, {RULE})
+
+
+def test_modules_with_state_caches_hooks_or_stateful_layers_stay_silent():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class RunningNorm(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.register_buffer("mean", torch.zeros(d))
+
+        def forward(self, x):
+            self.mean.mul_(0.99).add_(0.01 * x.mean(0))
+            return x - self.mean
+
+    class KVCache(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.proj = nn.Linear(d, d)
+
+        def forward(self, x):
+            self.last = self.proj(x)
+            return self.last
+
+    class ConvBN(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv = nn.Conv2d(c, c, 3)
+            self.bn = nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            return self.bn(self.conv(x))
+
+    class Net(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.norm = RunningNorm(d)
+            self.cache = KVCache(d)
+            self.cbn = ConvBN(d)
+
+        def forward(self, x, img):
+            self.norm(x)
+            self.cache(x)
+            self.cbn(img)
+            return x
+    """
+    check(src, {RULE})
+
+
+def test_module_in_a_file_with_forward_hooks_stays_silent():
+    src = """
+    import torch.nn as nn
+
+    class Probe(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.fc = nn.Linear(d, d)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    class Net(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.probe = Probe(d)
+            self.feats = []
+            self.probe.register_forward_hook(lambda m, i, o: self.feats.append(o))
+
+        def forward(self, x):
+            self.probe(x)
+            return x
+    """
+    check(src, {RULE})
+
+
+def test_no_grad_ema_update_and_unresolved_calls_stay_silent():
+    src = """
+    import torch
+    import wandb
+
+    class EMA:
+        def __init__(self, model, decay):
+            self.shadow = [p.detach().clone() for p in model.parameters()]
+            self.decay = decay
+
+        @torch.no_grad()
+        def update(self, model):
+            for s, p in zip(self.shadow, model.parameters()):
+                s.mul_(self.decay).add_(p, alpha=1 - self.decay)
+            return self.decay
+
+    def log_stats(x):
+        wandb.log({"mean": x.mean().item()})
+        return x.mean()
+
+    def train(model, loader, ema):
+        for x, y in loader:
+            model(x).sum().backward()
+            ema.update(model)
+            log_stats(x)
+            print(x)
+    """
+    check(src, {RULE})
+
+
+def test_side_effect_comprehensions_stay_silent():
+    src = """
+    import torch
+
+    def run(models, optimizers, loader, device, meters):
+        [m.to(device) for m in models]
+        [opt.step() for opt in optimizers]
+        for batch in loader:
+            [meter.update(v) for meter, v in zip(meters, batch)]
+            [print(t.shape) for t in batch]
+            x = batch[0]
+            models[0](x)
+    """
+    check(src, {RULE})
+
+
+def test_module_call_in_a_project_that_registers_hooks_elsewhere_stays_silent(tmp_path):
+    files = {
+        "features.py": """
+            FEATURES = {}
+
+            def capture(module, name):
+                module.register_forward_hook(lambda m, i, o: FEATURES.__setitem__(name, o))
+            """,
+        "model.py": """
+            import torch.nn as nn
+
+            class Encoder(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    self.fc = nn.Linear(d, d)
+
+                def forward(self, x):
+                    return self.fc(x).relu()
+
+            class Probe(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    self.encoder = Encoder(d)
+
+                def forward(self, x):
+                    self.encoder(x)
+                    return x
+            """,
+    }
+    check_project(tmp_path, files, {RULE})
+
+
+def test_encoder_whose_forward_runs_a_module_list_of_pure_blocks():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.norm = nn.LayerNorm(d)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            return x + self.mlp(self.norm(x))
+
+    class Encoder(nn.Module):
+        def __init__(self, d, depth):
+            super().__init__()
+            self.blocks = nn.ModuleList([Block(d) for _ in range(depth)])
+
+        def forward(self, x):
+            if torch.jit.is_scripting():
+                return x * 1.0
+            for blk in self.blocks:
+                x = blk(x)
+            return x
+
+    class SpeechModel(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.encoder = Encoder(d, 4)
+            self.ctc = nn.Linear(d, 32)
+
+        def forward(self, feats):
+            self.encoder(feats)  # expect: result-discarded
+            return self.ctc(feats).log_softmax(-1)
+    """
+    check(src, {RULE})

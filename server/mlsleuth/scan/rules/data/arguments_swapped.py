@@ -94,10 +94,10 @@ def _param_role(param: str, other: str) -> str | None:
 
 def _roles_crossed(ctx: FileContext, slots: list[Slot]) -> tuple[Slot, Slot] | None:
     """Two slots whose parameters are a prediction and a reference (``pred``/``target``, ``logits``/``labels``)
-    and whose arguments are the other way round, each told by its name or value."""
-    positional = [s for s in slots if s.position is not None]
-    for i, first in enumerate(positional):
-        for second in positional[i + 1:]:
+    and whose arguments are the other way round, each told by its name or value; by position or by keyword
+    (``f(pred=labels, target=logits)`` crosses them just the same)."""
+    for i, first in enumerate(slots):
+        for second in slots[i + 1:]:
             roles = (_param_role(first.param, second.param), _param_role(second.param, first.param))
             if set(roles) != {"pred", "true"}:
                 continue
@@ -118,7 +118,8 @@ class ArgumentsSwapped(Rule):
     seed)`. Names are compared after normalisation (letter case, `batch_`/`y_`/`cur_` prefixes, plurals,
     `valid`/`val`, `preds`/`prediction`); a parameter pair of a prediction and a reference (`pred` and
     `target`, `logits` and `labels`, `input` and `target`) also counts as crossed when the arguments'
-    names or values are a reference then a prediction (`loss_fn(labels, logits)`). Both arguments of
+    names or values are a reference then a prediction (`loss_fn(labels, logits)`), by position or by
+    keyword (`loss_fn(pred=labels, target=logits)`; other pairs written out by keyword count as meant). Both arguments of
     the pair must match; names that decide nothing (`x`, `a`, `tmp`, `x1`/`x2`), mirror pairs that code
     crosses on purpose (`src`/`tgt`, `head`/`tail`, `h`/`w`, `query`/`key`), callees taking `*args`,
     calls inside functions named for a reversal (`reverse_kl`), symmetric measures (`distance`), a
@@ -148,7 +149,7 @@ class ArgumentsSwapped(Rule):
 
     def check(self, ctx: FileContext):
         for call in ctx.calls():
-            if len(call.args) + len(call.keywords) < 2 or not call.args:
+            if len(call.args) + len(call.keywords) < 2:
                 continue
             keys = [k for a in (*call.args, *(kw.value for kw in call.keywords)) if (k := name_key(name_of(a))) is not None]
             if len(keys) < 2 and not _maybe_roles(call):
@@ -174,8 +175,10 @@ class ArgumentsSwapped(Rule):
             yield self.finding(
                 ctx,
                 call,
-                f"`{label}` ({where}) takes `{first.param}` before `{second.param}`, but this call passes "
-                f"`{ctx.segment(first.arg, 40)}` as `{first.param}` and `{ctx.segment(second.arg, 40)}` as "
+                (f"`{label}` ({where}) takes `{first.param}` before `{second.param}`, but this call passes "
+                 if first.position is not None and second.position is not None else
+                 f"`{label}` ({where}) takes `{first.param}` and `{second.param}`, but this call names ")
+                + f"`{ctx.segment(first.arg, 40)}` as `{first.param}` and `{ctx.segment(second.arg, 40)}` as "
                 f"`{second.param}`: the two look swapped",
                 next_test=f"Print what `{getattr(func, 'name', label)}` receives as `{first.param}` and `{second.param}`; "
                 "each holds what the other was meant to.",
@@ -187,6 +190,7 @@ class ArgumentsSwapped(Rule):
 def _maybe_roles(call: ast.Call) -> bool:
     """At least two positional arguments a role could be read from (a name, a subscript, a method chain), one of
     them named for a prediction or a reference: the roles path cannot cross otherwise."""
-    if sum(1 for a in call.args if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))) < 2:
+    values = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
+    if sum(1 for a in values if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))) < 2:
         return False
-    return any(words_role(name) is not None for a in call.args if (name := name_of(a)) is not None)
+    return any(words_role(name) is not None for a in values if (name := name_of(a)) is not None)

@@ -37,14 +37,16 @@ class ComputedTensorUnused(Rule):
 
     What it finds: an assignment whose value is a pure transformation of other values (a torch or
     `torch.nn.functional` call, a pure tensor method such as `.clamp()`, `.masked_fill()`, `.view()`,
-    a stateless layer of the module such as `self.dropout(h)`, or arithmetic over those) whose result
+    a stateless layer of the module such as `self.dropout(h)`, a project function, method or module
+    whose body the scan shows to be pure (no effect on arguments, attributes or globals, only pure calls,
+    a computed value returned: `h = self.block(x)`, `z = normalize(emb)`), or arithmetic over those) whose result
     nothing reads: either the next assignment to the same name in the same block replaces it before
     any read (`h = self.dropout(h)` followed by `h = self.fc(x)`), or no expression of the function
     (or of a script's module-level loop) ever reads the name; a never-read value is a warning when it is a loss
     term (named like one, or computed by a torch loss function) and `info` otherwise (often plain dead code).
     An overwrite by a plain read (`mask = window_mask`), by the same expression again or by an expression that
     contains the first one (or is contained in it) reads as a deliberate replacement and is not reported. Factories (`torch.zeros`), calls of
-    whole models and project functions (which may act through hooks or running statistics), in-place
+    whole models and of project code that logs, mutates, asserts or calls what the scan cannot resolve (which may act through hooks or running statistics), in-place
     variants and tuple targets are left alone, as are names starting with `_` and functions that read
     names dynamically (`locals()`, `eval`).
     Why it matters: a lost result is a step of the computation that silently does not happen: the

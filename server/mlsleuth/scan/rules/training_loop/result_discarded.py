@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import module_receivers, module_values, tensor_values
+from mlsleuth.scan.analysis import module_receivers, module_values, pure_functions, tensor_values
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
 from mlsleuth.scan.analysis.tensor_values import NUMPY, PANDAS, TORCH
@@ -154,10 +154,12 @@ def _has_starred(call: ast.Call) -> bool:
 
 
 class _Hit:
-    __slots__ = ("call", "value", "kind", "effect", "what")
+    __slots__ = ("call", "value", "kind", "effect", "what", "callee")
 
-    def __init__(self, call: ast.Call, value: ast.AST, kind: str, effect: str, what: str) -> None:
+    def __init__(self, call: ast.Call, value: ast.AST, kind: str, effect: str, what: str,
+                 callee: pure_functions.PureCallee | None = None) -> None:
         self.call, self.value, self.kind, self.effect, self.what = call, value, kind, effect, what
+        self.callee = callee
 
 
 @register_rule
@@ -181,10 +183,18 @@ class ResultDiscarded(Rule):
     buffer); method names that are out of place on every common type that has them (`unsqueeze`,
     `squeeze`, `reshape`, `transpose`, `detach`, `masked_fill`, `clamp`, `astype`...) are enough on their
     own in a file that uses torch or NumPy, unless the receiver is an instance of a project class or a
-    class of the file defines that method. The dropped value must be read again afterwards, so the line
+    class of the file defines that method. Project code counts too when the scan can show it only
+    computes its result: `helper(x)`, `self.encode(x)`, `scaler.transform(x)` or `self.block(x)` whose
+    function, method or module `forward` (followed into other files) changes no argument, attribute or
+    global, calls only pure operations and returns a value computed from its inputs. So does a list,
+    set or dict comprehension used as a statement whose element is such a call on the loop variable
+    (`[t.to(device) for t in batch]`, `{k: v.float() for k, v in batch.items()}` over a loader's batch).
+    The dropped value must be read again afterwards, so the line
     changes what follows. Left alone: `.to`/`.cuda`/`.float`/`.half`
     on anything that is or may be an `nn.Module` (those work in place), whole-model calls such as
     `model(x)` (BatchNorm recalibration, warm-up), BatchNorm layers (they update running statistics),
+    project code that logs, stores an attribute, updates a buffer or list it was given, asserts or
+    raises, or calls anything the scan cannot resolve, modules whose project registers forward hooks,
     files that register hooks, trailing-underscore in-place methods, statements inside `try` blocks
     (capability probes), under `pytest.raises`/`assertRaises`/`warnings.catch_warnings`/profilers, in test
     functions, in benchmark and warm-up loops, and, in notebooks, bare module-level expressions other
@@ -223,9 +233,12 @@ class ResultDiscarded(Rule):
         notebook = ctx.display_path.endswith(".ipynb")
         for stmt in ctx.nodes_of(ast.Expr):
             call = stmt.value
-            if not isinstance(call, ast.Call) or _has_starred(call):
+            if isinstance(call, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                hit = self._comprehension_hit(ctx, call)
+            elif not isinstance(call, ast.Call) or _has_starred(call):
                 continue
-            hit = self._classify(ctx, call)
+            else:
+                hit = self._classify(ctx, call)
             if hit is None:
                 continue
             if notebook and ctx.enclosing_function(stmt) is None and (hit.kind != TORCH or hit.effect not in (_DEVICE, _DTYPE)):
@@ -258,16 +271,16 @@ class ResultDiscarded(Rule):
                 and (copy is None or constant(copy) is True)
             return self._function_hit(ctx, call, NUMPY, last, _function_effect(last), pure)
         if not isinstance(func, ast.Attribute):
-            return self._layer_hit(ctx, call)
+            return self._layer_hit(ctx, call) or self._project_hit(ctx, call)
         receiver = func.value
         if isinstance(receiver, ast.Name) and (receiver.id in ctx.imports or receiver.id in ("self", "cls", "super")):
-            return self._layer_hit(ctx, call)
+            return self._layer_hit(ctx, call) or self._project_hit(ctx, call)
         method = func.attr
         if method.endswith("_") or method.startswith("__"):
             return None
         if method in _TORCH_METHOD_EFFECT or method in _NUMPY_METHOD_EFFECT or method in _PANDAS_METHOD_EFFECT:
             return self._method_hit(ctx, call, receiver, method)
-        return self._layer_hit(ctx, call)
+        return self._layer_hit(ctx, call) or self._project_hit(ctx, call)
 
     def _function_hit(self, ctx: FileContext, call: ast.Call, kind: str, name: str, effect: str, pure: bool) -> _Hit | None:
         if not pure or not call.args or keyword(call, "out") is not None:  # out=: writes into a given tensor
@@ -340,6 +353,41 @@ class ResultDiscarded(Rule):
             effect = "layer"
         return _Hit(call, value, TORCH, effect, ctx.segment(call, 60))
 
+    def _comprehension_hit(self, ctx: FileContext, comp: ast.AST) -> _Hit | None:
+        """``[t.to(device) for t in batch]`` as a statement: every element is a pure call on the loop variable,
+        so the statement builds a new collection, drops it, and ``batch`` stays as it was."""
+        element = comp.value if isinstance(comp, ast.DictComp) else comp.elt  # type: ignore[attr-defined]
+        generators = comp.generators  # type: ignore[attr-defined]
+        if not isinstance(element, ast.Call) or _has_starred(element) or len(generators) != 1:
+            return None
+        loop = generators[0]
+        source = _root(loop.iter)
+        if source is None or isinstance(source, ast.Name) and source.id in ctx.imports:
+            return None
+        hit = self._classify(ctx, element)
+        if hit is None and isinstance(element.func, ast.Attribute) and isinstance(element.func.value, ast.Name) \
+                and element.func.attr in _TORCH_METHOD_EFFECT \
+                and tensor_values.element_kind(ctx, loop.iter, loop.target, element.func.value.id) == TORCH:
+            effect = _TORCH_METHOD_EFFECT[element.func.attr]
+            if element.func.attr == "to" and _dtype_move(ctx, element):
+                effect = _DTYPE
+            hit = _Hit(element, element.func.value, TORCH, effect, ctx.segment(element, 60))
+        if hit is None or not _uses_target(hit.value, loop.target):
+            return None
+        return _Hit(comp, source, hit.kind, hit.effect, ctx.segment(comp, 60), hit.callee)  # type: ignore[arg-type]
+
+    def _project_hit(self, ctx: FileContext, call: ast.Call) -> _Hit | None:
+        """``helper(x)`` / ``self.block(x)`` / ``obj.encode(x)`` running project code that only computes its result."""
+        if not call.args or _hooked(ctx):
+            return None
+        value = _root(call.args[0])
+        if value is None:
+            return None
+        callee = pure_functions.pure_call(ctx, call)
+        if callee is None:
+            return None
+        return _Hit(call, value, TORCH, "project", ctx.segment(call, 60), callee)
+
     # -- when the statement is meant as it is ------------------------------------------------
 
     def _excused(self, ctx: FileContext, stmt: ast.Expr) -> bool:
@@ -391,6 +439,10 @@ class ResultDiscarded(Rule):
             "activation": f"no activation is applied and `{name}` goes on as it was",
             "layer": f"`{name}` goes on untransformed, as if the layer were not there",
         }.get(hit.effect)
+        if hit.callee is not None and isinstance(hit.call, ast.Call):
+            return (f"`{hit.what}` only computes and returns a new value (`{hit.callee.name}`, {hit.callee.where}, "
+                    f"changes nothing else) and this line drops it: `{name}` goes on as it was, as if the call were not "
+                    f"there. Assign the result (`{name} = ...`) or delete the line.")
         if layer is not None:
             return f"`{hit.what}` returns its output and this line drops it: {layer}. Assign the result (`{name} = ...`)."
         stays = {
@@ -405,6 +457,12 @@ class ResultDiscarded(Rule):
         }.get(hit.effect)
         if stays is None:  # pandas: the effect is the phrase
             stays = f"leaves `{name}` as it was: it {hit.effect}"
+        if not isinstance(hit.call, ast.Call):
+            built = {ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict"}.get(type(hit.call), "generator")
+            if hit.callee is not None:
+                stays = f"leaves `{name}` as it was (`{hit.callee.name}`, {hit.callee.where}, only computes its result)"
+            return (f"`{hit.what}` builds a new {built} of results and this line drops it: the comprehension "
+                    f"{stays}. Assign the result (`{name} = ...`).")
         return f"`{hit.what}` returns a new {noun}; this line drops it and {stays}. Assign the result (`{name} = ...`)."
 
 
@@ -526,6 +584,15 @@ def _hooked(ctx: FileContext) -> bool:
 def _defined_in_file(ctx: FileContext, method: str) -> bool:
     """Some class of the file defines a method of this name (its instances may change in place)."""
     return any(ctx.method(cls, method) is not None for cls in ctx.classes)
+
+
+def _uses_target(value: ast.AST, target: ast.AST) -> bool:
+    """The element's transformed value is (a field of) the comprehension's loop variable."""
+    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    base = value
+    while isinstance(base, (ast.Subscript, ast.Attribute)):
+        base = base.value
+    return isinstance(base, ast.Name) and base.id in names
 
 
 def _contains(outer: ast.AST, node: ast.AST) -> bool:
