@@ -1,0 +1,588 @@
+"""Can a value carry gradient back to what is being trained? A static reading of autograd paths.
+
+A loss trains what its value depends on *through recorded operations*. Some operations produce a
+value with no history: ``.detach()``, ``.data``, ``.item()`` / ``float()`` / ``.tolist()`` /
+``.numpy()``, NumPy and ``math`` arithmetic, ``torch.tensor(x)`` (a copy without history), and
+anything computed under ``torch.no_grad()`` / ``inference_mode``. :func:`flow` reads an expression
+and says, as a :class:`Flow`, which of its inputs reach it through such a cut and which reach it
+on a path autograd records:
+
+* ``open``: some input reaches the value without a cut and may require grad (a model output, a
+  parameter, anything the reading cannot see): the value may carry gradient;
+* ``cut``: some computed input reaches the value only through a cut (constants do not count);
+* ``live`` / ``dead``: of the named modules asked about (those an optimizer holds), the ones
+  whose output (or parameters) reaches the value without a cut / only through a cut;
+* ``hidden``: some part of the value could not be followed far enough to know whether a named
+  module hides in it (a method of the class the reading cannot open, a name bound twice in a
+  branch): a rule about the named modules stays silent.
+
+The reading follows local names (the bindings that reach the use), ``self`` attributes of the
+enclosing class, dict entries stored under a constant key, tuple elements, comprehensions, and
+helper functions of this file or of another module of the project (their returns, with the
+caller's arguments bound to their parameters, a few levels deep). It is conservative: what it
+cannot read counts as ``open`` (it may carry gradient), never as cut.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant, dotted, keyword
+
+MAX_DEPTH = 8
+HELPER_DEPTH = 3
+
+_NUMBER_METHODS = frozenset({"item", "tolist", "numpy"})
+_CUT_BUILTINS = frozenset({"float", "int", "bool", "round", "len"})
+_COPY_FACTORIES = frozenset({"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor",
+                             "torch.LongTensor", "torch.cuda.FloatTensor", "torch.autograd.Variable", "Variable"})
+_LEAF_FACTORIES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "Parameter"})
+_NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+_METADATA = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad_fn"})
+_METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "get_device", "element_size", "type_as_str"})
+_HYPER_ROOTS = frozenset({"args", "cfg", "config", "conf", "opt", "opts", "hparams", "hp", "params", "flags", "FLAGS",
+                          "settings", "options", "hyperparams", "self.hparams", "self.args", "self.cfg", "self.config",
+                          "self.opt", "self.hp", "self.params"})
+
+
+@dataclass(frozen=True)
+class Flow:
+    open: bool = False
+    cut: bool = False
+    live: frozenset[str] = frozenset()
+    dead: frozenset[str] = frozenset()
+    hidden: bool = False
+    where: ast.AST | None = None  # the first cut found (for messages)
+    where_ctx: FileContext | None = None  # the file that cut is in
+
+    def __or__(self, other: Flow) -> Flow:
+        return Flow(self.open or other.open, self.cut or other.cut, self.live | other.live, self.dead | other.dead,
+                    self.hidden or other.hidden, self.where or other.where,
+                    self.where_ctx if self.where is not None else other.where_ctx)
+
+    @property
+    def severed(self) -> bool:
+        """Everything computed in the value reaches it through a cut: it is a constant for autograd."""
+        return self.cut and not self.open
+
+    def severed_at(self, node: ast.AST, ctx: FileContext) -> Flow:
+        """This value after a cut at ``node`` (in ``ctx``)."""
+        if not (self.open or self.cut or self.live or self.dead):
+            return self  # a constant stays a constant
+        if self.open or self.live or self.where is None:
+            return Flow(False, True, frozenset(), self.live | self.dead, False, node, ctx)
+        return Flow(False, True, frozenset(), self.live | self.dead, False, self.where, self.where_ctx)
+
+
+CONST = Flow()
+OPEN = Flow(open=True)
+HIDDEN = Flow(open=True, hidden=True)
+
+
+def _union(flows) -> Flow:
+    out = CONST
+    for f in flows:
+        out = out | f
+    return out
+
+
+def _is_hyper_root(expr: ast.AST) -> bool:
+    """``args.lam``, ``cfg.loss.weight``, ``self.hparams.beta``, ``cfg["lam"]``: a setting, a plain number."""
+    if isinstance(expr, ast.Subscript):
+        return _is_hyper_root(expr.value) or (isinstance(expr.value, ast.Name) and expr.value.id in _HYPER_ROOTS)
+    name = dotted(expr)
+    if name is None:
+        return False
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        if ".".join(parts[:i]) in _HYPER_ROOTS:
+            return True
+    return name.isupper() and "." not in name
+
+
+def no_grad_context(ctx: FileContext, node: ast.AST) -> bool:
+    """``node`` runs inside ``with torch.no_grad()`` / ``inference_mode()`` (or ``set_grad_enabled(False)``) of its
+    own function, or the function is decorated with one, and no ``enable_grad`` sits nearer."""
+    for w in ctx.enclosing_withs(node):
+        for item in w.items:
+            expr = item.context_expr
+            qual = ctx.qualname(expr.func if isinstance(expr, ast.Call) else expr) or ""
+            if qual in {"torch.enable_grad", "torch.autograd.enable_grad"}:
+                return False
+            if qual in _NO_GRAD:
+                return True
+            if qual == "torch.set_grad_enabled" and isinstance(expr, ast.Call) and expr.args:
+                flag = constant(expr.args[0])
+                if flag is False:
+                    return True
+                if flag is True:
+                    return False
+    func = ctx.enclosing_function(node)
+    if func is not None:
+        for dec in func.decorator_list:
+            qual = ctx.qualname(dec.func if isinstance(dec, ast.Call) else dec) or ""
+            if qual in _NO_GRAD:
+                return True
+    return False
+
+
+class Reader:
+    """Reads flows in one file; ``modules`` are the dotted names (``"G"``, ``"self.gen"``) asked about."""
+
+    def __init__(self, ctx: FileContext, modules: frozenset[str] = frozenset(), depth: int = 0) -> None:
+        self.ctx = ctx
+        self.modules = modules
+        self.depth = depth
+        self._memo: dict[int, Flow] = {}
+        self._busy: set[int] = set()
+
+    # -- entry point ---------------------------------------------------------------------------
+
+    def flow(self, expr: ast.AST | None, env: dict[str, Flow] | None = None, level: int = 0) -> Flow:
+        if expr is None:
+            return OPEN
+        if level > 40:
+            return HIDDEN
+        key = id(expr)
+        if env is None and key in self._memo:
+            return self._memo[key]
+        if key in self._busy:
+            return HIDDEN
+        self._busy.add(key)
+        try:
+            result = self._flow(expr, env, level + 1)
+        finally:
+            self._busy.discard(key)
+        if env is None:
+            self._memo[key] = result
+        return result
+
+    # -- the cases -------------------------------------------------------------------------------
+
+    def _module_named(self, expr: ast.AST) -> str | None:
+        name = dotted(expr)
+        if name is None:
+            return None
+        for module in self.modules:
+            if name == module or name.startswith(module + "."):
+                return module
+        return None
+
+    def _flow(self, expr: ast.AST, env: dict[str, Flow] | None, level: int) -> Flow:
+        ctx = self.ctx
+        sub = lambda e: self.flow(e, env, level)  # noqa: E731
+        if isinstance(expr, ast.Constant) or isinstance(expr, (ast.JoinedStr, ast.Compare)):
+            return CONST
+        module = self._module_named(expr)
+        if module is not None and not isinstance(expr, ast.Call):
+            return Flow(open=True, live=frozenset({module}))
+        if isinstance(expr, ast.Name):
+            if env is not None and expr.id in env:
+                return env[expr.id]
+            return self._name(expr, env, level)
+        if isinstance(expr, ast.Attribute):
+            if expr.attr == "data" and isinstance(expr.ctx, ast.Load):
+                return sub(expr.value).severed_at(expr, self.ctx)
+            if expr.attr in _METADATA:
+                return CONST
+            if expr.attr in {"T", "mT", "H", "real", "imag"}:
+                return sub(expr.value)
+            if _is_hyper_root(expr):
+                return CONST
+            if isinstance(expr.value, ast.Name) and expr.value.id == "self":
+                return self._self_attribute(expr, level)
+            return sub(expr.value) | OPEN  # an attribute of an object: a parameter, a buffer, a stored tensor
+        if isinstance(expr, ast.Subscript):
+            stored = self._stored_entry(expr, env, level)
+            if stored is not None:
+                return stored
+            if _is_hyper_root(expr):
+                return CONST
+            return sub(expr.value)
+        if isinstance(expr, ast.BinOp):
+            return sub(expr.left) | sub(expr.right)
+        if isinstance(expr, ast.UnaryOp):
+            return CONST if isinstance(expr.op, ast.Not) else sub(expr.operand)
+        if isinstance(expr, ast.BoolOp):
+            return _union(sub(v) for v in expr.values)
+        if isinstance(expr, ast.IfExp):
+            return sub(expr.body) | sub(expr.orelse)
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            return _union(sub(e) for e in expr.elts)
+        if isinstance(expr, ast.Dict):
+            return _union(sub(v) for v in expr.values if v is not None)
+        if isinstance(expr, ast.Starred):
+            return sub(expr.value)
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            inner = dict(env or {})
+            for gen in expr.generators:
+                it = self.flow(gen.iter, inner, level)
+                for target in ast.walk(gen.target):
+                    if isinstance(target, ast.Name):
+                        inner[target.id] = it
+            return self.flow(expr.elt, inner, level)
+        if isinstance(expr, ast.DictComp):
+            inner = dict(env or {})
+            for gen in expr.generators:
+                it = self.flow(gen.iter, inner, level)
+                for target in ast.walk(gen.target):
+                    if isinstance(target, ast.Name):
+                        inner[target.id] = it
+            return self.flow(expr.value, inner, level)
+        if isinstance(expr, ast.NamedExpr):
+            return sub(expr.value)
+        if isinstance(expr, ast.Call):
+            return self._call(expr, env, level)
+        return HIDDEN
+
+    def _args(self, call: ast.Call, env, level) -> Flow:
+        return _union([self.flow(a, env, level) for a in call.args] + [self.flow(k.value, env, level) for k in call.keywords])
+
+    def _call(self, call: ast.Call, env, level) -> Flow:
+        ctx = self.ctx
+        func = call.func
+        method = func.attr if isinstance(func, ast.Attribute) else None
+        qual = ctx.qualname(func) or ""
+        if method in {"detach", "detach_"} or method in _NUMBER_METHODS:
+            return self.flow(func.value, env, level).severed_at(call, self.ctx)
+        if method in _METADATA_METHODS:
+            return CONST
+        if isinstance(func, ast.Name) and func.id in _CUT_BUILTINS and qual == func.id:
+            return self._args(call, env, level).severed_at(call, self.ctx)
+        root = qual.split(".")[0]
+        if root in {"numpy", "math", "scipy", "statistics"}:
+            return self._args(call, env, level).severed_at(call, self.ctx)
+        rg = keyword(call, "requires_grad")
+        if rg is not None:
+            return OPEN if constant(rg) is not False else self._args(call, env, level).severed_at(call, self.ctx)
+        if qual in _LEAF_FACTORIES or method == "requires_grad_":
+            return OPEN
+        if qual in _COPY_FACTORIES:
+            return self._args(call, env, level).severed_at(call, self.ctx)
+        module = self._module_named(func)
+        if module is not None:
+            # the module itself (``G(z)``) or one of its methods (``G.encode(x)``): its output carries its parameters
+            return Flow(open=True, live=frozenset({module})) | self._args(call, env, level)
+        if method is not None:
+            receiver = func.value
+            if isinstance(receiver, ast.Name) and receiver.id == "self":
+                return self._own_method(call, env, level)
+            if root == "torch" or qual.startswith("torch."):
+                return self._args(call, env, level)
+            # a tensor method (``x.mean()``) or a call of an object's method: what the receiver and the arguments carry
+            return self.flow(receiver, env, level) | self._args(call, env, level)
+        if qual.startswith("torch.") or qual in {"sum", "min", "max", "abs", "pow", "list", "tuple", "sorted", "reversed",
+                                                   "zip", "enumerate", "map", "filter", "dict"}:
+            return self._args(call, env, level)
+        helper = self._helper(call, level)
+        if helper is not None:
+            return helper
+        # a model or loss object called by name (``criterion(out, y)``, ``net(x)``), or a function the reading cannot
+        # open: its result depends on its arguments (and, for a module, on its own parameters)
+        return self._args(call, env, level) | OPEN
+
+    # -- names -------------------------------------------------------------------------------------
+
+    def _reaching(self, name: ast.Name) -> list[tuple[int, ast.AST, ast.expr | None]] | None:
+        """The bindings of ``name`` that may reach its use: the last one before it, and earlier ones while the later
+        ones sit in blocks that do not enclose the use (an ``if`` branch, a loop body)."""
+        ctx = self.ctx
+        scope = ctx.enclosing_function(name) or ctx.tree
+        around = {id(a) for a in ctx.ancestors(name)}
+        entries = []
+        for e in ctx.assignments(scope).get(name.id, []):
+            if isinstance(e[1], (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+                if e[0] <= name.lineno:
+                    entries.append(e)  # a loop variable or ``as`` name, used in the block (or after it)
+            elif e[0] <= name.lineno and id(e[1]) not in around and getattr(e[1], "end_lineno", e[0]) <= name.lineno:
+                entries.append(e)
+        if not entries:
+            return None
+        use_blocks = around
+        found = []
+        for entry in reversed(entries):
+            found.append(entry)
+            holder = ctx.parent(entry[1])
+            while holder is not None and not isinstance(holder, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try,
+                                                                 ast.With, ast.AsyncWith, ast.FunctionDef,
+                                                                 ast.AsyncFunctionDef, ast.Module, ast.ExceptHandler)):
+                holder = ctx.parent(holder)
+            if holder is None or id(holder) in use_blocks or isinstance(holder, (ast.With, ast.AsyncWith)):
+                if not isinstance(entry[1], ast.AugAssign):
+                    break
+        return found
+
+    def _name(self, name: ast.Name, env, level) -> Flow:
+        ctx = self.ctx
+        func = ctx.enclosing_function(name)
+        entries = self._reaching(name)
+        if entries is None:
+            if func is not None and name.id in value_origins.function_params(func):
+                default = value_origins.parameter_default(func, name.id)
+                if default is not None and isinstance(constant(default), (int, float)) and not isinstance(constant(default), bool):
+                    return CONST
+                return OPEN
+            if name.id.isupper():
+                return CONST
+            return OPEN
+        flows = []
+        for _line, stmt, value in entries:
+            flows.append(self._binding(name, stmt, value, level))
+        return _union(flows)
+
+    def _binding(self, name: ast.Name, stmt: ast.AST, value: ast.expr | None, level: int) -> Flow:
+        ctx = self.ctx
+        if isinstance(stmt, ast.AugAssign):
+            result = self.flow(stmt.value, None, level)
+        elif value is not None:
+            result = self.flow(value, None, level)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            result = self.flow(stmt.value, None, level)  # unpacked from one value: it carries what the value carries
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            result = self.flow(stmt.iter, None, level)
+        else:
+            return HIDDEN
+        if no_grad_context(ctx, stmt):
+            result = result.severed_at(stmt, ctx)
+        return result
+
+    def _stored_entry(self, expr: ast.Subscript, env, level) -> Flow | None:
+        """``losses["reg"]``: what was stored under that constant key in this function (``losses["reg"] = ...``)."""
+        key = constant(expr.slice)
+        if not isinstance(key, str) or not isinstance(expr.value, ast.Name):
+            return None
+        values = stored_values(self.ctx, expr.value, key)
+        if not values:
+            return None
+        return _union(self.flow(v, None, level) for v in values)
+
+    def _self_attribute(self, expr: ast.Attribute, level: int) -> Flow:
+        ctx = self.ctx
+        cls = ctx.enclosing_class(expr)
+        if cls is None:
+            return HIDDEN
+        values = ctx.self_attributes(cls).get(expr.attr)
+        if not values:
+            return HIDDEN  # set elsewhere (a base class, a caller): it may hold anything
+        flows = []
+        for v in values:
+            f = self.flow(v, None, level)
+            stmt = ctx.parent(v)
+            if stmt is not None and no_grad_context(ctx, stmt):
+                f = f.severed_at(stmt, ctx)
+            flows.append(f)
+        out = _union(flows)
+        # a stored module (``self.head = nn.Linear(...)``) reads as a constant through its constructor's arguments: an
+        # attribute that holds an object is still something with parameters
+        if not (out.cut or out.live or out.dead):
+            if any(isinstance(v, ast.Call) and not _is_number_call(ctx, v) for v in values):
+                return out | OPEN
+        return out
+
+    # -- calls of code the reading can open -------------------------------------------------------
+
+    def _own_method(self, call: ast.Call, env, level) -> Flow:
+        ctx = self.ctx
+        cls = ctx.enclosing_class(call)
+        name = call.func.attr
+        if cls is not None:
+            found = value_origins.class_method(ctx, cls, name)
+            if found is not None and self.depth < HELPER_DEPTH:
+                return self._returns(found[0], found[1], call, env, level, method=True)
+            attr = ctx.self_attributes(cls).get(name)
+            if attr:
+                # a stored module or callable: its output depends on its arguments and its own parameters
+                return self._args(call, env, level) | OPEN
+        return self._args(call, env, level) | HIDDEN
+
+    def _helper(self, call: ast.Call, level: int) -> Flow | None:
+        if self.depth >= HELPER_DEPTH:
+            return None
+        local = self.ctx.callee_definition(call)
+        if local is not None and not isinstance(self.ctx.parent(local), ast.ClassDef):
+            return self._returns(self.ctx, local, call, None, level, method=False)
+        found = value_origins.project_function(self.ctx, call.func)
+        if found is not None:
+            return self._returns(found[0], found[1], call, None, level, method=False)
+        return None
+
+    def _returns(self, there: FileContext, func: FunctionNode, call: ast.Call, env, level, *, method: bool) -> Flow:
+        returns = [r.value for r in ast.walk(func) if isinstance(r, ast.Return) and r.value is not None
+                   and there.enclosing_function(r) is func]
+        if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(func)):
+            return self._args(call, env, level) | HIDDEN
+        bound: dict[str, Flow] = {}
+        params = value_origins.function_params(func)
+        if method and params and params[0] == "self":
+            params = params[1:]
+        for i, p in enumerate(params):
+            arg = value_origins.argument_for(call, func, p) if not method else (call.args[i] if i < len(call.args) else keyword(call, p))
+            if arg is not None:
+                bound[p] = self.flow(arg, env, level)
+        # the callee's own modules are the caller's when it is a method of the same object (``self.g`` there is
+        # ``self.g`` here); a free function sees them only through its arguments
+        reader = Reader(there, self.modules if method else frozenset(), self.depth + 1)
+        flows = []
+        for r in returns:
+            f = reader.flow(r, bound, 0)
+            if no_grad_context(there, r):
+                f = f.severed_at(r, there)
+            flows.append(f)
+        out = _union(flows)
+        if not method and self.modules:
+            # a free helper handed a module (``penalty(G)``) reads its parameters: name it as the caller's
+            for arg in list(call.args) + [k.value for k in call.keywords]:
+                module = self._module_named(arg)
+                if module is not None and out.open:
+                    out = out | Flow(open=True, live=frozenset({module}))
+        return out
+
+
+def _is_number_call(ctx: FileContext, call: ast.Call) -> bool:
+    qual = ctx.qualname(call.func) or ""
+    return qual in {"float", "int"} or qual.split(".")[0] in {"math", "numpy"}
+
+
+def stored_values(ctx: FileContext, holder: ast.Name, key: str) -> list[ast.expr]:
+    """Values stored as ``holder[key] = v`` (or in a dict literal bound to ``holder``) in ``holder``'s function, before
+    its use."""
+    scope = ctx.enclosing_function(holder) or ctx.tree
+    found = []
+    for node in ctx.walk_scope(scope):
+        if getattr(node, "lineno", 10**9) >= holder.lineno:
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == holder.id \
+                        and constant(target.slice) == key:
+                    found.append(node.value)
+                elif isinstance(target, ast.Name) and target.id == holder.id and isinstance(node.value, ast.Dict):
+                    for k, v in zip(node.value.keys, node.value.values):
+                        if k is not None and constant(k) == key:
+                            found.append(v)
+    return found
+
+
+def flow(ctx: FileContext, expr: ast.AST | None, modules: frozenset[str] = frozenset()) -> Flow:
+    """What ``expr`` carries (see :class:`Flow`); ``modules``: the dotted module names asked about."""
+    return Reader(ctx, modules).flow(expr)
+
+
+# -- a loss as a sum of terms --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Term:
+    expr: ast.expr
+    stmt: ast.AST  # the statement that writes it (where a finding points)
+
+
+def cut_site(ctx: FileContext, f: Flow, fallback: ast.AST) -> tuple[FileContext, ast.AST]:
+    """(file, statement) of the cut that severs ``f`` (where the fix goes), else ``fallback`` in ``ctx``."""
+    if f.where is None or f.where_ctx is None:
+        return ctx, fallback
+    return f.where_ctx, _statement(f.where_ctx, f.where)
+
+
+def _statement(ctx: FileContext, node: ast.AST) -> ast.AST:
+    current = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = ctx.parent(current)
+    return current or node
+
+
+def _summands(expr: ast.expr) -> list[ast.expr] | None:
+    """The parts of an explicit sum: ``a + b - c``, ``sum([a, b])``, ``torch.stack([a, b]).sum()``; None otherwise."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        return [expr.left, expr.right]
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Name) and func.id == "sum" and len(expr.args) == 1:
+            arg = expr.args[0]
+            if isinstance(arg, (ast.List, ast.Tuple)):
+                return list(arg.elts)
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "values" \
+                    and isinstance(arg.func.value, ast.Name):
+                return [arg]  # a dict's values: expanded by the caller
+            return None
+        if isinstance(func, ast.Attribute) and func.attr == "sum" and not expr.args and not expr.keywords \
+                and isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Attribute) \
+                and func.value.func.attr == "stack" and func.value.args and isinstance(func.value.args[0], (ast.List, ast.Tuple)):
+            return list(func.value.args[0].elts)
+    return None
+
+
+def _dict_values(ctx: FileContext, call: ast.Call) -> list[ast.expr] | None:
+    """``losses.values()``: every value stored in ``losses`` (a dict literal, ``losses[k] = v``) in this function, when
+    nothing else writes to it (``update``, a non-constant key, a loop over stores)."""
+    holder = call.func.value
+    scope = ctx.enclosing_function(holder) or ctx.tree
+    found: list[ast.expr] = []
+    for node in ctx.walk_scope(scope):
+        if getattr(node, "lineno", 10**9) >= holder.lineno:
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == holder.id:
+                    if not isinstance(constant(target.slice), str):
+                        return None
+                    found.append(node.value)
+                elif isinstance(target, ast.Name) and target.id == holder.id:
+                    if isinstance(node.value, ast.Dict) and all(k is not None for k in node.value.keys):
+                        found.extend(node.value.values)
+                    elif not (isinstance(node.value, ast.Call) and dotted(node.value.func) == "dict" and not node.value.args):
+                        return None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == holder.id and node.func.attr in {"update", "setdefault", "__setitem__"}:
+            return None
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            return None
+    return found or None
+
+
+def loss_terms(ctx: FileContext, loss: ast.expr, depth: int = 0, anchor: ast.AST | None = None) -> list[Term]:
+    """The terms of a loss that is written as a sum, following local names, ``+=`` and a dict of losses; a loss that is
+    not a sum is one term. Each term's ``stmt`` is the statement where it joins the sum."""
+    here = anchor or _statement(ctx, loss)
+    single = [Term(loss, here)]
+    if depth > 6:
+        return single
+    if isinstance(loss, ast.Name):
+        entries = Reader(ctx)._reaching(loss)
+        if not entries or no_grad_context(ctx, entries[-1][1]):
+            return single
+        terms: list[Term] = []
+        for _line, stmt, value in reversed(entries):
+            if isinstance(stmt, ast.AugAssign):
+                if not isinstance(stmt.op, ast.Add):
+                    return single
+                terms.extend(loss_terms(ctx, stmt.value, depth + 1, stmt))
+            elif value is not None and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                is_sum = _summands(value) is not None or isinstance(value, ast.Name) or _scaled_sum(ctx, value) is not None \
+                    or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "values")
+                terms.extend(loss_terms(ctx, value, depth + 1, stmt if is_sum else here))
+            else:
+                return single
+        return terms
+    if isinstance(loss, ast.Call) and isinstance(loss.func, ast.Attribute) and loss.func.attr == "values" \
+            and isinstance(loss.func.value, ast.Name):
+        values = _dict_values(ctx, loss)
+        if values is None:
+            return single
+        return [t for v in values for t in loss_terms(ctx, v, depth + 1, _statement(ctx, v))]
+    parts = _summands(loss)
+    if parts is None:
+        side = _scaled_sum(ctx, loss)
+        return loss_terms(ctx, side, depth + 1, here) if side is not None else single
+    return [t for p in parts for t in loss_terms(ctx, p, depth + 1, here)]
+
+
+def _scaled_sum(ctx: FileContext, loss: ast.expr) -> ast.expr | None:
+    """``(a + b) / 2``, ``0.5 * (a + b)``: the side that is a sum, when the other is a plain number."""
+    if isinstance(loss, ast.BinOp) and isinstance(loss.op, (ast.Mult, ast.Div)):
+        for side, other in ((loss.left, loss.right), (loss.right, loss.left)):
+            if _summands(side) is not None and flow(ctx, other) == CONST:
+                return side
+    return None
