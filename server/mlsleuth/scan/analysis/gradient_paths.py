@@ -556,7 +556,7 @@ def loss_terms(ctx: FileContext, loss: ast.expr, depth: int = 0, anchor: ast.AST
         terms: list[Term] = []
         for _line, stmt, value in reversed(entries):
             if isinstance(stmt, ast.AugAssign):
-                if not isinstance(stmt.op, ast.Add):
+                if not isinstance(stmt.op, (ast.Add, ast.Sub)):
                     return single
                 terms.extend(loss_terms(ctx, stmt.value, depth + 1, stmt))
             elif value is not None and isinstance(stmt, (ast.Assign, ast.AnnAssign)):

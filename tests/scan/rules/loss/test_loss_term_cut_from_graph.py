@@ -13,8 +13,8 @@ def test_regulariser_added_as_python_number():
             for x, y in loader:
                 opt.zero_grad()
                 l2 = sum(p.pow(2).sum() for p in model.parameters())
-                penalty = lam * l2.item()
-                loss = crit(model(x), y) + penalty  # expect: loss-term-cut-from-graph
+                penalty = lam * l2.item()  # expect: loss-term-cut-from-graph
+                loss = crit(model(x), y) + penalty
                 loss.backward()
                 opt.step()
         """
@@ -35,6 +35,270 @@ def test_item_used_only_for_logging_is_fine():
                 loss.backward()
                 opt.step()
                 print(logged, float(l2) * lam)
+        """,
+        TERM,
+    )
+
+
+# -- positives from several domains and through several hops ---------------------------------------
+
+
+def test_vision_orthogonality_penalty_detached():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def train(model, loader, opt, lam=1e-3):
+            for x, y in loader:
+                opt.zero_grad()
+                logits, feats = model(x)
+                ce = F.cross_entropy(logits, y)
+                ortho = (feats.T @ feats - torch.eye(feats.shape[1])).pow(2).sum().detach()  # expect: loss-term-cut-from-graph
+                loss = ce + lam * ortho
+                loss.backward()
+                opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_nlp_auxiliary_loss_computed_under_no_grad():
+    check(
+        """
+        import torch
+
+        def train(student, teacher, loader, opt, args):
+            for batch in loader:
+                out = student(batch["input_ids"])
+                with torch.no_grad():
+                    t = teacher(batch["input_ids"])
+                    kd = torch.nn.functional.kl_div(out.log_softmax(-1), t.softmax(-1), reduction="batchmean")  # expect: loss-term-cut-from-graph
+                loss = torch.nn.functional.cross_entropy(out, batch["labels"])
+                loss = loss + args.kd_weight * kd
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+        """,
+        TERM,
+    )
+
+
+def test_timeseries_penalty_from_numpy_helper_in_a_dict_of_losses():
+    check(
+        """
+        import numpy as np
+        import torch
+
+        def smoothness(pred):
+            diff = pred[:, 1:] - pred[:, :-1]
+            return float(np.mean(np.abs(diff.detach().cpu().numpy())))  # expect: loss-term-cut-from-graph
+
+        def train(net, loader, opt):
+            for x, y in loader:
+                pred = net(x)
+                losses = {}
+                losses["mse"] = torch.nn.functional.mse_loss(pred, y)
+                losses["smooth"] = 0.1 * torch.tensor(smoothness(pred))
+                loss = sum(losses.values())
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_rl_entropy_bonus_through_data_and_augmented_assignment():
+    check(
+        """
+        import torch
+
+        def update(policy, value_fn, rollouts, opt, ent_coef=0.01):
+            for obs, act, adv, ret in rollouts:
+                dist = policy(obs)
+                loss = -(dist.log_prob(act) * adv).mean()
+                loss += 0.5 * (value_fn(obs).squeeze(-1) - ret).pow(2).mean()
+                entropy = dist.entropy().mean().data  # expect: loss-term-cut-from-graph
+                loss -= ent_coef * entropy
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_audio_term_from_a_class_attribute_set_under_no_grad():
+    check(
+        """
+        import torch
+
+        class Trainer:
+            def __init__(self, model, opt, spec_weight=0.5):
+                self.model = model
+                self.opt = opt
+                self.spec_weight = spec_weight
+
+            def spectral(self, wav, target):
+                with torch.no_grad():
+                    self.spec_loss = (torch.stft(wav, 256, return_complex=True).abs()  # expect: loss-term-cut-from-graph
+                                      - torch.stft(target, 256, return_complex=True).abs()).abs().mean()
+
+            def fit(self, loader):
+                for noisy, clean in loader:
+                    wav = self.model(noisy)
+                    self.spectral(wav, clean)
+                    loss = (wav - clean).abs().mean() + self.spec_weight * self.spec_loss
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_tabular_penalty_rebuilt_as_new_tensor_through_accelerate():
+    check(
+        """
+        import torch
+
+        def fit(accelerator, model, loader, optimizer, lam=1e-2):
+            for xb, yb in loader:
+                out = model(xb)
+                sparsity = torch.tensor(model.gate.weight.abs().sum().tolist(), device=out.device)  # expect: loss-term-cut-from-graph
+                loss = torch.nn.functional.mse_loss(out, yb) + lam * sparsity
+                accelerator.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        TERM,
+    )
+
+
+# -- clean look-alikes -----------------------------------------------------------------------------
+
+
+def test_detached_targets_and_weights_keep_the_gradient():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        def train(model, target_net, loader, opt, gamma=0.99):
+            for s, a, r, s2, done in loader:
+                q = model(s).gather(1, a)
+                with torch.no_grad():
+                    target = r + gamma * target_net(s2).max(1, keepdim=True)[0] * (1 - done)
+                td = F.smooth_l1_loss(q, target)
+                w = torch.softmax(q, 0).detach()
+                weighted = (w * (q - target).pow(2)).mean()
+                loss = td + weighted
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_vq_commitment_and_straight_through_are_fine():
+    check(
+        """
+        import torch.nn.functional as F
+
+        def train(model, loader, opt, beta=0.25):
+            for x in loader:
+                z_e = model.enc(x)
+                z_q = model.codebook(z_e)
+                st = z_e + (z_q - z_e).detach()
+                rec = F.mse_loss(model.dec(st), x)
+                loss = rec + F.mse_loss(z_e.detach(), z_q) + beta * F.mse_loss(z_e, z_q.detach())
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_score_function_trick_minus_its_detached_copy_is_fine():
+    check(
+        """
+        def train(policy, loader, opt):
+            for obs, act, reward in loader:
+                logp = policy(obs).log_prob(act).sum()
+                surrogate = reward * (logp - logp.detach()).exp()
+                loss = -surrogate + logp - logp.detach()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_learnable_temperature_times_detached_value_is_fine():
+    check(
+        """
+        import torch
+
+        class SAC:
+            def __init__(self, actor, lr=3e-4):
+                self.actor = actor
+                self.log_alpha = torch.zeros(1, requires_grad=True)
+                self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=lr)
+                self.target_entropy = -2.0
+
+            def update(self, batches):
+                for obs in batches:
+                    _, logp = self.actor(obs)
+                    alpha_loss = -(self.log_alpha * (logp + self.target_entropy).detach()).mean()
+                    reg = self.log_alpha.pow(2)
+                    total = alpha_loss + 1e-3 * reg
+                    self.alpha_opt.zero_grad()
+                    total.backward()
+                    self.alpha_opt.step()
+        """,
+        TERM,
+    )
+
+
+def test_constant_accumulator_and_metric_under_no_grad_are_fine():
+    check(
+        """
+        import torch
+
+        def train(model, loader, opt, crit, heads):
+            for x, ys in loader:
+                outs = model(x)
+                loss = torch.tensor(0.0, device=x.device)
+                for out, y in zip(outs, ys):
+                    loss = loss + crit(out, y)
+                with torch.no_grad():
+                    acc = (outs[0].argmax(-1) == ys[0]).float().mean()
+                total = loss + 0.0
+                opt.zero_grad()
+                total.backward()
+                opt.step()
+                print(acc.item(), (loss.detach() + acc).item())
+        """,
+        TERM,
+    )
+
+
+def test_normalised_by_its_own_detached_value_is_fine():
+    check(
+        """
+        def train(model, loader, opt, crit):
+            for x, y in loader:
+                a, b = model(x)
+                la = crit(a, y)
+                lb = crit(b, y)
+                loss = la / la.detach() + lb / lb.detach()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
         """,
         TERM,
     )
