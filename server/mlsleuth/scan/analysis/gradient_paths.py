@@ -76,6 +76,35 @@ class Flow:
         return Flow(False, True, frozenset(), self.live | self.dead, False, self.where, self.where_ctx)
 
 
+class Bound:
+    """A helper's parameter bound to what its caller passed (read on demand, in the caller's file)."""
+
+    __slots__ = ("reader", "expr", "env")
+
+    def __init__(self, reader: Reader, expr: ast.expr, env: dict | None) -> None:
+        self.reader = reader
+        self.expr = expr
+        self.env = env
+
+    def flow(self) -> Flow:
+        return self.reader.flow(self.expr, self.env)
+
+    def entry(self, key: str) -> Flow | None:
+        """``param["key"]``: what the caller stored under that key in the dict it passed."""
+        expr = self.expr
+        if isinstance(expr, ast.Dict):
+            values = [v for k, v in zip(expr.keys, expr.values) if k is not None and constant(k) == key]
+        elif isinstance(expr, ast.Name) and not (self.env and expr.id in self.env):
+            values = stored_values(self.reader.ctx, expr, key)
+            if not values:
+                bound = self.reader.ctx.value_of(expr)
+                if isinstance(bound, ast.Dict):
+                    values = [v for k, v in zip(bound.keys, bound.values) if k is not None and constant(k) == key]
+        else:
+            return None
+        return _union(self.reader.flow(v, None) for v in values) if values else None
+
+
 CONST = Flow()
 OPEN = Flow(open=True)
 HIDDEN = Flow(open=True, hidden=True)
@@ -180,7 +209,8 @@ class Reader:
             return Flow(open=True, live=frozenset({module}))
         if isinstance(expr, ast.Name):
             if env is not None and expr.id in env:
-                return env[expr.id]
+                bound = env[expr.id]
+                return bound.flow() if isinstance(bound, Bound) else bound
             return self._name(expr, env, level)
         if isinstance(expr, ast.Attribute):
             if expr.attr == "data" and isinstance(expr.ctx, ast.Load):
@@ -330,7 +360,38 @@ class Reader:
         flows = []
         for _line, stmt, value in entries:
             flows.append(self._binding(name, stmt, value, level))
+        flows.extend(self._written_in_place(name, level))
         return _union(flows)
+
+    def _written_in_place(self, name: ast.Name, level: int) -> list[Flow]:
+        """What in-place writes before the use put into ``name``: ``x.scatter_add_(2, idx, w)``, ``x[i] = v``."""
+        ctx = self.ctx
+        scope = ctx.enclosing_function(name) or ctx.tree
+        table = self.__dict__.setdefault("_in_place", {})
+        writes = table.get(id(scope))
+        if writes is None:
+            writes = {}
+            for node in ctx.walk_scope(scope):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                        and node.func.attr.endswith("_") and not node.func.attr.startswith("_") and node.func.attr != "requires_grad_":
+                    writes.setdefault(node.func.value.id, []).append((node.lineno, node, None))
+                elif isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                            writes.setdefault(target.value.id, []).append((node.lineno, node, node.value))
+            table[id(scope)] = writes
+        out = []
+        for line, node, value in writes.get(name.id, []):
+            if line >= name.lineno:
+                continue
+            if value is not None:
+                f = self.flow(value, None, level)
+            else:
+                f = self._args(node, None, level)
+            if no_grad_context(ctx, node):
+                f = f.severed_at(node, ctx)
+            out.append(f)
+        return out
 
     def _binding(self, name: ast.Name, stmt: ast.AST, value: ast.expr | None, level: int) -> Flow:
         ctx = self.ctx
@@ -339,7 +400,15 @@ class Reader:
         elif value is not None:
             result = self.flow(value, None, level)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-            result = self.flow(stmt.value, None, level)  # unpacked from one value: it carries what the value carries
+            result = None
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(stmt.value, ast.Call) \
+                    and not any(isinstance(e, ast.Starred) for e in target.elts):
+                index = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+                if index is not None:
+                    result = self.element_of_call(stmt.value, index, level)
+            if result is None:
+                result = self.flow(stmt.value, None, level)  # unpacked from one value: it carries what the value carries
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             result = self.flow(stmt.iter, None, level)
         else:
@@ -349,9 +418,14 @@ class Reader:
         return result
 
     def _stored_entry(self, expr: ast.Subscript, env, level) -> Flow | None:
-        """``losses["reg"]``: what was stored under that constant key in this function (``losses["reg"] = ...``)."""
+        """``losses["reg"]``: what was stored under that constant key in this function (``losses["reg"] = ...``), or
+        in the dict a caller passed for that parameter."""
         key = constant(expr.slice)
-        if not isinstance(key, str) or not isinstance(expr.value, ast.Name):
+        if not isinstance(key, str):
+            return None
+        if isinstance(expr.value, ast.Name) and env is not None and isinstance(env.get(expr.value.id), Bound):
+            return env[expr.value.id].entry(key)
+        if dotted(expr.value) is None:
             return None
         values = stored_values(self.ctx, expr.value, key)
         if not values:
@@ -408,19 +482,22 @@ class Reader:
             return self._returns(found[0], found[1], call, None, level, method=False)
         return None
 
-    def _returns(self, there: FileContext, func: FunctionNode, call: ast.Call, env, level, *, method: bool) -> Flow:
+    def _returns(self, there: FileContext, func: FunctionNode, call: ast.Call, env, level, *, method: bool,
+                 element: int | None = None) -> Flow:
         returns = [r.value for r in ast.walk(func) if isinstance(r, ast.Return) and r.value is not None
                    and there.enclosing_function(r) is func]
         if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(func)):
             return self._args(call, env, level) | HIDDEN
-        bound: dict[str, Flow] = {}
-        params = value_origins.function_params(func)
-        if method and params and params[0] == "self":
-            params = params[1:]
-        for i, p in enumerate(params):
-            arg = value_origins.argument_for(call, func, p) if not method else (call.args[i] if i < len(call.args) else keyword(call, p))
+        if element is not None:
+            if not all(isinstance(r, ast.Tuple) and len(r.elts) > element and not any(isinstance(e, ast.Starred) for e in r.elts)
+                       for r in returns):
+                return self._returns(there, func, call, env, level, method=method)
+            returns = [r.elts[element] for r in returns]
+        bound: dict[str, Flow | Bound] = {}
+        for p in value_origins.function_params(func):
+            arg = value_origins.argument_for(call, func, p)
             if arg is not None:
-                bound[p] = self.flow(arg, env, level)
+                bound[p] = Bound(self, arg, env)
         # the callee's own modules are the caller's when it is a method of the same object (``self.g`` there is
         # ``self.g`` here); a free function sees them only through its arguments
         reader = Reader(there, self.modules if method else frozenset(), self.depth + 1)
@@ -439,15 +516,37 @@ class Reader:
                     out = out | Flow(open=True, live=frozenset({module}))
         return out
 
+    def element_of_call(self, call: ast.Call, element: int, level: int) -> Flow | None:
+        """``a, b = helper(x)``: what element ``element`` of the helper's returned tuple carries, when it can be read."""
+        if self.depth >= HELPER_DEPTH:
+            return None
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            cls = self.ctx.enclosing_class(call)
+            found = value_origins.class_method(self.ctx, cls, func.attr) if cls is not None else None
+            if found is None:
+                return None
+            return self._returns(found[0], found[1], call, None, level, method=True, element=element)
+        local = self.ctx.callee_definition(call)
+        if local is not None and not isinstance(self.ctx.parent(local), ast.ClassDef):
+            return self._returns(self.ctx, local, call, None, level, method=False, element=element)
+        found = value_origins.project_function(self.ctx, func)
+        if found is not None:
+            return self._returns(found[0], found[1], call, None, level, method=False, element=element)
+        return None
+
 
 def _is_number_call(ctx: FileContext, call: ast.Call) -> bool:
     qual = ctx.qualname(call.func) or ""
     return qual in {"float", "int"} or qual.split(".")[0] in {"math", "numpy"}
 
 
-def stored_values(ctx: FileContext, holder: ast.Name, key: str) -> list[ast.expr]:
+def stored_values(ctx: FileContext, holder: ast.expr, key: str) -> list[ast.expr]:
     """Values stored as ``holder[key] = v`` (or in a dict literal bound to ``holder``) in ``holder``'s function, before
-    its use."""
+    its use; ``holder`` is a name or a dotted attribute (``self.losses``)."""
+    name = dotted(holder)
+    if name is None:
+        return []
     scope = ctx.enclosing_function(holder) or ctx.tree
     found = []
     for node in ctx.walk_scope(scope):
@@ -455,10 +554,9 @@ def stored_values(ctx: FileContext, holder: ast.Name, key: str) -> list[ast.expr
             continue
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == holder.id \
-                        and constant(target.slice) == key:
+                if isinstance(target, ast.Subscript) and dotted(target.value) == name and constant(target.slice) == key:
                     found.append(node.value)
-                elif isinstance(target, ast.Name) and target.id == holder.id and isinstance(node.value, ast.Dict):
+                elif dotted(target) == name and isinstance(node.value, ast.Dict):
                     for k, v in zip(node.value.keys, node.value.values):
                         if k is not None and constant(k) == key:
                             found.append(v)
@@ -473,10 +571,20 @@ def flow(ctx: FileContext, expr: ast.AST | None, modules: frozenset[str] = froze
 # -- a loss as a sum of terms --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Term:
     expr: ast.expr
     stmt: ast.AST  # the statement that writes it (where a finding points)
+    ctx: FileContext  # the file it is written in (a helper's, when the loss is a helper's returned sum)
+    reader: Reader
+    env: dict | None = None  # the helper's parameters, bound to what the caller passed
+
+    @property
+    def local(self) -> bool:
+        return self.env is None
+
+    def flow(self) -> Flow:
+        return self.reader.flow(self.expr, self.env)
 
 
 def cut_site(ctx: FileContext, f: Flow, fallback: ast.AST) -> tuple[FileContext, ast.AST]:
@@ -504,7 +612,7 @@ def _summands(expr: ast.expr) -> list[ast.expr] | None:
             if isinstance(arg, (ast.List, ast.Tuple)):
                 return list(arg.elts)
             if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "values" \
-                    and isinstance(arg.func.value, ast.Name):
+                    and dotted(arg.func.value) is not None:
                 return [arg]  # a dict's values: expanded by the caller
             return None
         if isinstance(func, ast.Attribute) and func.attr == "sum" and not expr.args and not expr.keywords \
@@ -515,42 +623,53 @@ def _summands(expr: ast.expr) -> list[ast.expr] | None:
 
 
 def _dict_values(ctx: FileContext, call: ast.Call) -> list[ast.expr] | None:
-    """``losses.values()``: every value stored in ``losses`` (a dict literal, ``losses[k] = v``) in this function, when
-    nothing else writes to it (``update``, a non-constant key, a loop over stores)."""
+    """``losses.values()``: every value stored in ``losses`` (a dict literal, ``losses[k] = v``; ``self.losses`` too) in
+    this function, when nothing else writes to it (``update``, a non-constant key, ``+=`` on an entry)."""
     holder = call.func.value
+    name = dotted(holder)
     scope = ctx.enclosing_function(holder) or ctx.tree
     found: list[ast.expr] = []
+    bound = False
     for node in ctx.walk_scope(scope):
         if getattr(node, "lineno", 10**9) >= holder.lineno:
             continue
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == holder.id:
+                if isinstance(target, ast.Subscript) and dotted(target.value) == name:
                     if not isinstance(constant(target.slice), str):
                         return None
                     found.append(node.value)
-                elif isinstance(target, ast.Name) and target.id == holder.id:
+                elif dotted(target) == name:
+                    bound = True
                     if isinstance(node.value, ast.Dict) and all(k is not None for k in node.value.keys):
                         found.extend(node.value.values)
                     elif not (isinstance(node.value, ast.Call) and dotted(node.value.func) == "dict" and not node.value.args):
                         return None
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
-                and node.func.value.id == holder.id and node.func.attr in {"update", "setdefault", "__setitem__"}:
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and dotted(node.func.value) == name \
+                and node.func.attr in {"update", "setdefault", "__setitem__", "pop"}:
             return None
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript) and dotted(node.target.value) == name:
             return None
+    if not bound and "." in (name or ""):
+        return None  # an attribute filled elsewhere too (another method): not the whole story
     return found or None
 
 
-def loss_terms(ctx: FileContext, loss: ast.expr, depth: int = 0, anchor: ast.AST | None = None) -> list[Term]:
-    """The terms of a loss that is written as a sum, following local names, ``+=`` and a dict of losses; a loss that is
-    not a sum is one term. Each term's ``stmt`` is the statement where it joins the sum."""
+def loss_terms(ctx: FileContext, loss: ast.expr, reader: Reader | None = None, *, depth: int = 0,
+               anchor: ast.AST | None = None, env: dict | None = None) -> list[Term]:
+    """The terms of a loss that is written as a sum, following local names, ``+=``, a dict of losses and a helper (or a
+    loss object's ``__call__``) that returns the sum; a loss that is not a sum is one term. Each term's ``stmt`` is the
+    statement where it joins the sum."""
+    reader = reader or Reader(ctx)
     here = anchor or _statement(ctx, loss)
-    single = [Term(loss, here)]
+    single = [Term(loss, here, ctx, reader, env)]
     if depth > 6:
         return single
+    again = lambda e, a: loss_terms(ctx, e, reader, depth=depth + 1, anchor=a, env=env)  # noqa: E731
     if isinstance(loss, ast.Name):
-        entries = Reader(ctx)._reaching(loss)
+        if env is not None and loss.id in env:
+            return single
+        entries = reader._reaching(loss)
         if not entries or no_grad_context(ctx, entries[-1][1]):
             return single
         terms: list[Term] = []
@@ -558,25 +677,86 @@ def loss_terms(ctx: FileContext, loss: ast.expr, depth: int = 0, anchor: ast.AST
             if isinstance(stmt, ast.AugAssign):
                 if not isinstance(stmt.op, (ast.Add, ast.Sub)):
                     return single
-                terms.extend(loss_terms(ctx, stmt.value, depth + 1, stmt))
+                terms.extend(again(stmt.value, stmt))
             elif value is not None and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 is_sum = _summands(value) is not None or isinstance(value, ast.Name) or _scaled_sum(ctx, value) is not None \
                     or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "values")
-                terms.extend(loss_terms(ctx, value, depth + 1, stmt if is_sum else here))
+                terms.extend(again(value, stmt if is_sum else here))
+            elif value is None and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and env is None \
+                    and len(entries) == 1:
+                helper = _helper_terms(ctx, stmt.value, reader, depth, _tuple_index(stmt, loss.id))
+                if helper is None:
+                    return single
+                terms.extend(helper)
             else:
                 return single
         return terms
     if isinstance(loss, ast.Call) and isinstance(loss.func, ast.Attribute) and loss.func.attr == "values" \
-            and isinstance(loss.func.value, ast.Name):
+            and dotted(loss.func.value) is not None:
         values = _dict_values(ctx, loss)
         if values is None:
             return single
-        return [t for v in values for t in loss_terms(ctx, v, depth + 1, _statement(ctx, v))]
+        return [t for v in values for t in again(v, _statement(ctx, v))]
     parts = _summands(loss)
     if parts is None:
         side = _scaled_sum(ctx, loss)
-        return loss_terms(ctx, side, depth + 1, here) if side is not None else single
-    return [t for p in parts for t in loss_terms(ctx, p, depth + 1, here)]
+        if side is not None:
+            return again(side, here)
+        if isinstance(loss, ast.Call) and env is None:
+            helper = _helper_terms(ctx, loss, reader, depth, None)
+            if helper is not None:
+                return helper
+        return single
+    return [t for p in parts for t in again(p, here)]
+
+
+def _tuple_index(stmt: ast.Assign, name: str) -> int | None:
+    target = stmt.targets[0] if len(stmt.targets) == 1 else None
+    if isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        return next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name), None)
+    return None
+
+
+def _helper_terms(ctx: FileContext, call: ast.Call, reader: Reader, depth: int, element: int | None) -> list[Term] | None:
+    """The terms of the sum a helper returns (``loss, logs = compute_loss(batch)``, ``criterion(inputs, outputs)`` on
+    an instance of a project loss class), read in the helper's file with its parameters bound to the call's arguments;
+    None when the helper cannot be read or does not return a sum."""
+    found = None
+    func = call.func
+    if isinstance(func, (ast.Name, ast.Attribute)) and not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                                                             and func.value.id == "self"):
+        local = ctx.callee_definition(call)
+        if local is not None and not isinstance(ctx.parent(local), ast.ClassDef):
+            found = (ctx, local)
+        else:
+            found = value_origins.project_function(ctx, func)
+        if found is None:
+            # ``criterion(inputs, outputs)`` on an instance of a project class, or ``obj.compute_loss(batch)``
+            receiver, method = (func, "__call__") if isinstance(func, ast.Name) else (func.value, func.attr)
+            owner = value_origins.instance_class(ctx, receiver, bind_params=False)
+            if owner is not None:
+                found = value_origins.class_method(owner[0], owner[1], method)
+    if found is None:
+        return None
+    there, callee = found
+    returns = [r for r in value_origins.returns(callee)]
+    if len(returns) != 1 or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(callee)):
+        return None
+    value = returns[0]
+    if element is not None:
+        if not (isinstance(value, ast.Tuple) and len(value.elts) > element):
+            return None
+        value = value.elts[element]
+    bound: dict = {}
+    for p in value_origins.function_params(callee):
+        arg = value_origins.argument_for(call, callee, p)
+        if arg is not None:
+            bound[p] = Bound(reader, arg, None)
+    inner = Reader(there, frozenset(), reader.depth + 1)
+    terms = loss_terms(there, value, inner, depth=depth + 1, env=bound)
+    if len(terms) < 2 and terms[0].expr is value:
+        return None  # not a sum: one term, read as a whole by the caller
+    return terms
 
 
 def _scaled_sum(ctx: FileContext, loss: ast.expr) -> ast.expr | None:

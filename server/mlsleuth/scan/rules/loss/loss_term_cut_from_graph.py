@@ -67,31 +67,31 @@ class LossTermCutFromGraph(Rule):
     def check(self, ctx):
         found = []
         for loss, where in backpropagated_losses(ctx):
-            terms = gradient_paths.loss_terms(ctx, loss)
+            terms = gradient_paths.loss_terms(ctx, loss, gradient_paths.Reader(ctx))
             if len(terms) < 2:
                 continue
-            reader = gradient_paths.Reader(ctx)
-            flows = [reader.flow(t.expr) for t in terms]
+            flows = [t.flow() for t in terms]
             if not any(f.open for f in flows):
                 continue  # the whole loss is cut: backward fails loudly (or another rule's re-wrap)
             for i, (term, f) in enumerate(zip(terms, flows)):
                 if not f.severed:
                     continue
                 others = [t.expr for j, t in enumerate(terms) if j != i and flows[j].open]
-                if _cancelled(ctx, f.where, others):
+                if _cancelled(term.ctx, f.where, others):
                     continue
                 cut = f.where
-                there, site = gradient_paths.cut_site(ctx, f, term.stmt)
+                there, site = gradient_paths.cut_site(term.ctx, f, term.stmt)
                 cut_text = there.segment(cut, 50) if isinstance(cut, ast.expr) else "the torch.no_grad() block"
-                in_file = "" if there is ctx else f" of {ctx.display_path}"
+                term_file = "" if term.ctx is there else f" of {term.ctx.display_path}"
+                loss_file = "" if there is ctx else f" of {ctx.display_path}"
                 found.append(
                     self.finding(
                         there,
                         site,
-                        f"`{cut_text}` cuts the term `{ctx.segment(term.expr, 60)}` (line {term.stmt.lineno}{in_file}) from the"
-                        f" graph: that term of the loss backpropagated at {where}{in_file} has no autograd path left, so it"
-                        " changes the logged loss but adds no gradient",
-                        observation=ctx.line_text(term.stmt.lineno).strip() if there is not ctx or site is not term.stmt else None,
+                        f"`{cut_text}` cuts the term `{term.ctx.segment(term.expr, 60)}` (line {term.stmt.lineno}{term_file})"
+                        f" from the graph: that term of the loss backpropagated at {where}{loss_file} has no autograd path"
+                        " left, so it changes the logged loss but adds no gradient",
+                        observation=term.ctx.line_text(term.stmt.lineno).strip() if there is not term.ctx or site is not term.stmt else None,
                         next_test="compare parameter gradients from one step with and one without that term (same batch): identical",
                     )
                 )

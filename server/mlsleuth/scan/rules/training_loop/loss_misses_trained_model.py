@@ -122,10 +122,11 @@ class LossMissesTrainedModel(Rule):
     def check(self, ctx):
         found = []
         for loss, where, modules, opt_text in self._losses(ctx):
-            reader = gradient_paths.Reader(ctx, modules)
-            terms = gradient_paths.loss_terms(ctx, loss)
+            terms = gradient_paths.loss_terms(ctx, loss, gradient_paths.Reader(ctx, modules))
             for term in terms:
-                f = reader.flow(term.expr)
+                if not term.local or term.ctx is not ctx:
+                    continue  # a helper's term: the optimizer's module names mean nothing there
+                f = term.flow()
                 if f.hidden or f.severed or (f.live & modules) or not (f.dead & modules):
                     continue
                 dead = ", ".join(sorted(f.dead & modules))
