@@ -302,3 +302,97 @@ def test_normalised_by_its_own_detached_value_is_fine():
         """,
         TERM,
     )
+
+
+# -- across modules: a loss object's __call__, a helper's tuple, a dict passed in ---------------------
+
+
+def test_regulariser_weights_detached_in_a_helper_of_another_module(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "geometry.py": """
+                import torch
+
+                def blend(anchors, moved, query):
+                    weights = torch.softmax(-torch.cdist(query, anchors), -1)
+                    weights = weights.detach()  # expect: loss-term-cut-from-graph
+                    return weights @ moved, weights
+                """,
+            "losses.py": """
+                import torch
+
+                class Criterion:
+                    def __init__(self, opt):
+                        self.opt = opt
+
+                    def entropy(self, w):
+                        return -(w * torch.log(w + 1e-8)).sum(-1).mean()
+
+                    def __call__(self, batch, outputs):
+                        self.parts = {}
+                        self.parts["fit"] = (outputs["shape"] - batch["target"]).pow(2).mean()
+                        self.parts["sharp"] = self.entropy(outputs["weights"]) * self.opt.sharp_weight
+                        return sum(self.parts.values())
+                """,
+            "train.py": """
+                import torch
+                from geometry import blend
+                from losses import Criterion
+
+                def train(net, loader, opt):
+                    criterion = Criterion(opt)
+                    optimizer = torch.optim.Adam(net.parameters())
+                    for batch in loader:
+                        anchors, moved = net(batch["source"])
+                        shape, weights = blend(anchors, moved, batch["source"])
+                        outputs = {"shape": shape, "weights": weights}
+                        loss = criterion(batch, outputs)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                """,
+        },
+        TERM,
+    )
+
+
+def test_weights_kept_live_for_the_loss_and_detached_only_for_export(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "geometry.py": """
+                import numpy as np
+                import torch
+
+                def blend(anchors, moved, query):
+                    weights = torch.softmax(-torch.cdist(query, anchors), -1)
+                    return weights @ moved, weights
+
+                def export(weights, path):
+                    np.save(path, weights.detach().cpu().numpy())
+                """,
+            "train.py": """
+                import torch
+                from geometry import blend, export
+
+                def train(net, loader, opt, sharp_weight=0.1):
+                    optimizer = torch.optim.Adam(net.parameters())
+                    for step, batch in enumerate(loader):
+                        anchors, moved = net(batch["source"])
+                        shape, weights = blend(anchors, moved, batch["source"])
+                        losses = {"fit": (shape - batch["target"]).pow(2).mean(),
+                                  "sharp": sharp_weight * -(weights * torch.log(weights + 1e-8)).sum(-1).mean()}
+                        loss = sum(losses.values())
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                        export(weights, f"w{step}.npy")
+                """,
+        },
+        TERM,
+    )
