@@ -190,13 +190,28 @@ class Reader:
 
     # -- the cases -------------------------------------------------------------------------------
 
-    def _module_named(self, expr: ast.AST) -> str | None:
+    def _module_named(self, expr: ast.AST, hops: int = 0) -> str | None:
+        """The asked-about module ``expr`` names: itself, a submodule (``G.encoder``), an alias (``net = G``) or a
+        wrapper built around it (``ddp = DDP(G)``)."""
+        if not self.modules:
+            return None
         name = dotted(expr)
         if name is None:
             return None
         for module in self.modules:
             if name == module or name.startswith(module + "."):
                 return module
+        if hops < 2 and isinstance(expr, (ast.Name, ast.Attribute)):
+            bound = self.ctx.resolve(expr)
+            if bound is not None and bound is not expr:
+                if isinstance(bound, (ast.Name, ast.Attribute)):
+                    return self._module_named(bound, hops + 1)
+                if isinstance(bound, ast.Call):
+                    for arg in list(bound.args) + [k.value for k in bound.keywords]:
+                        if isinstance(arg, (ast.Name, ast.Attribute)):
+                            found = self._module_named(arg, hops + 1)
+                            if found is not None:
+                                return found
         return None
 
     def _flow(self, expr: ast.AST, env: dict[str, Flow] | None, level: int) -> Flow:

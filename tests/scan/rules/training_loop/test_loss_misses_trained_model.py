@@ -300,3 +300,24 @@ def test_frozen_backbone_with_head_optimizer():
         """,
         RULE,
     )
+
+
+def test_wrapped_model_called_through_its_wrapper_is_live():
+    check(
+        """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        def train(model, ema, loader, rank):
+            opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            ddp_model = DDP(model, device_ids=[rank])
+            for x in loader:
+                with torch.no_grad():
+                    anchor = model(x)
+                loss = (ddp_model(x) - anchor.detach()).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        RULE,
+    )
