@@ -602,6 +602,18 @@ class Term:
         return self.reader.flow(self.expr, self.env)
 
 
+def returned_loss(ret: ast.expr) -> ast.expr | None:
+    """The loss in what a ``training_step`` returns: the value, ``{"loss": ...}``, or the first of a tuple."""
+    if isinstance(ret, ast.Dict):
+        for k, v in zip(ret.keys, ret.values):
+            if k is not None and constant(k) == "loss":
+                return v
+        return None
+    if isinstance(ret, ast.Tuple) and ret.elts:
+        return ret.elts[0]  # ``return loss, logs``
+    return ret
+
+
 def cut_site(ctx: FileContext, f: Flow, fallback: ast.AST) -> tuple[FileContext, ast.AST]:
     """(file, statement) of the cut that severs ``f`` (where the fix goes), else ``fallback`` in ``ctx``."""
     if f.where is None or f.where_ctx is None:

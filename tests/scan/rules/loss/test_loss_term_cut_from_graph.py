@@ -396,3 +396,59 @@ def test_weights_kept_live_for_the_loss_and_detached_only_for_export(tmp_path):
         },
         TERM,
     )
+
+
+def test_lightning_training_step_returns_a_loss_with_a_detached_penalty():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+        import lightning as L
+
+        class Segmenter(L.LightningModule):
+            def __init__(self, net, tv_weight=0.1):
+                super().__init__()
+                self.net = net
+                self.tv_weight = tv_weight
+
+            def training_step(self, batch, batch_idx):
+                img, mask = batch
+                logits = self.net(img)
+                probs = logits.sigmoid()
+                tv = (probs[..., 1:, :] - probs[..., :-1, :]).abs().mean().item()  # expect: loss-term-cut-from-graph
+                loss = F.binary_cross_entropy_with_logits(logits, mask) + self.tv_weight * tv
+                self.log("train/tv", tv)
+                return {"loss": loss}
+
+            def configure_optimizers(self):
+                return torch.optim.Adam(self.parameters(), lr=1e-3)
+        """,
+        TERM,
+    )
+
+
+def test_lightning_training_step_logging_a_detached_copy_is_fine():
+    check(
+        """
+        import torch
+        import torch.nn.functional as F
+        import lightning as L
+
+        class Segmenter(L.LightningModule):
+            def __init__(self, net):
+                super().__init__()
+                self.net = net
+
+            def training_step(self, batch, batch_idx):
+                img, mask = batch
+                logits = self.net(img)
+                loss = F.binary_cross_entropy_with_logits(logits, mask)
+                tv = (logits[..., 1:, :] - logits[..., :-1, :]).abs().mean()
+                self.log("train/tv", tv.detach().item())
+                return loss + 0.1 * tv
+
+            def configure_optimizers(self):
+                return torch.optim.Adam(self.parameters(), lr=1e-3)
+        """,
+        TERM,
+    )

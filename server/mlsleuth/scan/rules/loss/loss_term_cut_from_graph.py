@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import gradient_paths
+from mlsleuth.scan.analysis import gradient_paths, lightning, value_origins
 from mlsleuth.scan.analysis.context import FileContext, same_tree
 from mlsleuth.scan.analysis.training_step_model import dedupe, loop_model, step_loops
-from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
 
 
 def backpropagated_losses(ctx: FileContext):
-    """(loss expression, where it is backpropagated) for every backward of a loop that steps an optimizer."""
+    """(loss expression, where it is backpropagated) for every backward of a loop that steps an optimizer, and every
+    loss a Lightning ``training_step`` returns to the Trainer (automatic optimization)."""
     model = loop_model(ctx)
     for trace in model.traces:
         for loop in step_loops(trace):
             for event in trace.in_loop(loop):
                 if event.kind == "backward" and event.loss is not None and not event.via:
                     yield event.loss, event.where()
+    if "training_step" in ctx.source:
+        for _cls, step in lightning.training_steps(ctx):
+            for ret in value_origins.returns(step):
+                loss = gradient_paths.returned_loss(ret)
+                if loss is not None:
+                    yield loss, f"line {ret.lineno} (returned to Lightning)"
 
 
 def _cancelled(ctx: FileContext, cut: ast.AST | None, others: list[ast.AST]) -> bool:
@@ -61,8 +67,7 @@ class LossTermCutFromGraph(Rule):
     category = "loss"
     severity = "warning"
     reach = "project"
-    triggers = ("backward",)
-    requires = ((STEP_CALL,),)
+    triggers = ("backward", "training_step")
 
     def check(self, ctx):
         found = []

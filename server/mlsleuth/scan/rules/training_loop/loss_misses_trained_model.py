@@ -81,17 +81,6 @@ def _index_branch(ctx: FileContext, node: ast.AST, param: str) -> int | None:
     return None
 
 
-def _returned_loss(ret: ast.expr) -> ast.expr | None:
-    if isinstance(ret, ast.Dict):
-        for k, v in zip(ret.keys, ret.values):
-            if k is not None and constant(k) == "loss":
-                return v
-        return None
-    if isinstance(ret, ast.Tuple) and ret.elts:
-        return ret.elts[0]  # ``return loss, logs``
-    return ret
-
-
 @register_rule
 class LossMissesTrainedModel(Rule):
     """A loss, or a term of it, reaches the model its optimizer trains only through a detached value.
@@ -193,7 +182,7 @@ class LossMissesTrainedModel(Rule):
                 k = _index_branch(ctx, ret, "optimizer_idx")
                 if k is None or not 0 <= k < len(optimizers):
                     continue
-                loss = _returned_loss(ret.value)
+                loss = gradient_paths.returned_loss(ret.value)
                 modules = _modules_in_scope(ctx, optimizers[k], ret) if loss is not None else None
                 if modules:
                     yield loss, f"line {ret.lineno} (returned for optimizer {k})", modules, f"optimizer {k} of configure_optimizers"
