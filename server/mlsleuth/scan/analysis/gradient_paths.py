@@ -30,12 +30,13 @@ from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant, dotted, keyword
+from mlsleuth.scan.analysis.optimizer_params import PARAMETER_METHODS
 
 MAX_DEPTH = 8
 HELPER_DEPTH = 3
 
 _NUMBER_METHODS = frozenset({"item", "tolist", "numpy"})
-_CUT_BUILTINS = frozenset({"float", "int", "bool", "round", "len"})
+_CUT_BUILTINS = frozenset({"float", "int", "bool", "round"})
 _COPY_FACTORIES = frozenset({"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor",
                              "torch.LongTensor", "torch.cuda.FloatTensor", "torch.autograd.Variable", "Variable"})
 _LEAF_FACTORIES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "Parameter"})
@@ -56,11 +57,12 @@ class Flow:
     hidden: bool = False
     where: ast.AST | None = None  # the first cut found (for messages)
     where_ctx: FileContext | None = None  # the file that cut is in
+    tensor: bool = False  # evidently a tensor (a model's output, a parameter, a torch op on one), not a plain number
 
     def __or__(self, other: Flow) -> Flow:
         return Flow(self.open or other.open, self.cut or other.cut, self.live | other.live, self.dead | other.dead,
                     self.hidden or other.hidden, self.where or other.where,
-                    self.where_ctx if self.where is not None else other.where_ctx)
+                    self.where_ctx if self.where is not None else other.where_ctx, self.tensor or other.tensor)
 
     @property
     def severed(self) -> bool:
@@ -107,6 +109,7 @@ class Bound:
 
 CONST = Flow()
 OPEN = Flow(open=True)
+TENSOR = Flow(open=True, tensor=True)
 HIDDEN = Flow(open=True, hidden=True)
 
 
@@ -234,7 +237,7 @@ class Reader:
                 return CONST
             if expr.attr in {"T", "mT", "H", "real", "imag"}:
                 return sub(expr.value)
-            if _is_hyper_root(expr):
+            if _is_hyper_root(expr) or self._imported(expr):
                 return CONST
             if isinstance(expr.value, ast.Name) and expr.value.id == "self":
                 return self._self_attribute(expr, level)
@@ -282,6 +285,16 @@ class Reader:
             return self._call(expr, env, level)
         return HIDDEN
 
+    def _imported(self, expr: ast.Attribute) -> bool:
+        """``math.pi``, ``np.float32``, ``cfg.lam`` with ``cfg`` imported: a module's constant or a settings object."""
+        name = dotted(expr)
+        root = name.split(".")[0] if name else None
+        if root is None or root not in self.ctx.imports:
+            return False
+        func = self.ctx.enclosing_function(expr)
+        return not (func is not None and (root in value_origins.function_params(func)
+                                          or root in self.ctx.assignments(func)))
+
     def _args(self, call: ast.Call, env, level) -> Flow:
         return _union([self.flow(a, env, level) for a in call.args] + [self.flow(k.value, env, level) for k in call.keywords])
 
@@ -294,22 +307,26 @@ class Reader:
             return self.flow(func.value, env, level).severed_at(call, self.ctx)
         if method in _METADATA_METHODS:
             return CONST
-        if isinstance(func, ast.Name) and func.id in _CUT_BUILTINS and qual == func.id:
-            return self._args(call, env, level).severed_at(call, self.ctx)
+        if isinstance(func, ast.Name) and func.id in {"len", "isinstance", "hasattr", "range", "str", "repr"} and qual == func.id:
+            return CONST
         root = qual.split(".")[0]
-        if root in {"numpy", "math", "scipy", "statistics"}:
-            return self._args(call, env, level).severed_at(call, self.ctx)
+        if isinstance(func, ast.Name) and func.id in _CUT_BUILTINS and qual == func.id \
+                or root in {"numpy", "math", "scipy", "statistics"} or qual in _COPY_FACTORIES:
+            rg = keyword(call, "requires_grad")
+            if rg is not None and constant(rg) is not False:
+                return TENSOR
+            return self._number_of(call, self._args(call, env, level))
         rg = keyword(call, "requires_grad")
         if rg is not None:
-            return OPEN if constant(rg) is not False else self._args(call, env, level).severed_at(call, self.ctx)
+            return TENSOR if constant(rg) is not False else self._args(call, env, level).severed_at(call, self.ctx)
         if qual in _LEAF_FACTORIES or method == "requires_grad_":
-            return OPEN
-        if qual in _COPY_FACTORIES:
-            return self._args(call, env, level).severed_at(call, self.ctx)
+            return TENSOR
+        if method in PARAMETER_METHODS:
+            return TENSOR | self.flow(func.value, env, level)
         module = self._module_named(func)
         if module is not None:
             # the module itself (``G(z)``) or one of its methods (``G.encode(x)``): its output carries its parameters
-            return Flow(open=True, live=frozenset({module})) | self._args(call, env, level)
+            return Flow(open=True, live=frozenset({module}), tensor=True) | self._args(call, env, level)
         if method is not None:
             receiver = func.value
             if isinstance(receiver, ast.Name) and receiver.id == "self":
@@ -326,7 +343,14 @@ class Reader:
             return helper
         # a model or loss object called by name (``criterion(out, y)``, ``net(x)``), or a function the reading cannot
         # open: its result depends on its arguments (and, for a module, on its own parameters)
-        return self._args(call, env, level) | OPEN
+        return self._args(call, env, level) | TENSOR
+
+    def _number_of(self, call: ast.Call, inner: Flow) -> Flow:
+        """``float(x)``, ``np.mean(x)``, ``math.log(x)``, ``torch.tensor(x)``: a cut when ``x`` is evidently a tensor (or
+        already cut from one); a plain number otherwise (a setting, a counter)."""
+        if inner.tensor or inner.cut or inner.live or inner.dead:
+            return inner.severed_at(call, self.ctx)
+        return Flow(hidden=inner.hidden)
 
     # -- names -------------------------------------------------------------------------------------
 
@@ -483,7 +507,7 @@ class Reader:
             attr = ctx.self_attributes(cls).get(name)
             if attr:
                 # a stored module or callable: its output depends on its arguments and its own parameters
-                return self._args(call, env, level) | OPEN
+                return self._args(call, env, level) | TENSOR
         return self._args(call, env, level) | HIDDEN
 
     def _helper(self, call: ast.Call, level: int) -> Flow | None:
