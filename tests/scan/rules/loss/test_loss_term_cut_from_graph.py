@@ -452,3 +452,27 @@ def test_lightning_training_step_logging_a_detached_copy_is_fine():
         """,
         TERM,
     )
+
+
+def test_normalising_constants_and_settings_are_not_cut_terms():
+    check(
+        """
+        import math
+        import numpy as np
+        import torch
+
+        def fit(gp, x, y, opt, steps=100, jitter=1e-4):
+            for i in range(steps):
+                n = x.shape[0]
+                K = gp.kernel(x, x) + jitter * torch.eye(n)
+                L = torch.linalg.cholesky(K)
+                alpha = torch.cholesky_solve(y.unsqueeze(-1), L)
+                warm = float(min(1.0, i / 10))
+                loss = 0.5 * (y @ alpha.squeeze(-1)) + L.diagonal().log().sum() + 0.5 * n * math.log(2 * math.pi)
+                loss = loss + np.log(256.0) * len(y) + torch.tensor(warm)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        TERM,
+    )
