@@ -134,10 +134,13 @@ def _is_hyper_root(expr: ast.AST) -> bool:
     return name.isupper() and "." not in name
 
 
-def no_grad_context(ctx: FileContext, node: ast.AST) -> bool:
+def no_grad_context(ctx: FileContext, node: ast.AST, shared: frozenset[int] = frozenset()) -> bool:
     """``node`` runs inside ``with torch.no_grad()`` / ``inference_mode()`` (or ``set_grad_enabled(False)``) of its
-    own function, or the function is decorated with one, and no ``enable_grad`` sits nearer."""
+    own function, or the function is decorated with one, and no ``enable_grad`` sits nearer. ``shared``: ids of
+    ``with`` blocks and functions that do not count (they also hold the backward: another rule's finding)."""
     for w in ctx.enclosing_withs(node):
+        if id(w) in shared:
+            continue
         for item in w.items:
             expr = item.context_expr
             qual = ctx.qualname(expr.func if isinstance(expr, ast.Call) else expr) or ""
@@ -152,7 +155,7 @@ def no_grad_context(ctx: FileContext, node: ast.AST) -> bool:
                 if flag is True:
                     return False
     func = ctx.enclosing_function(node)
-    if func is not None:
+    if func is not None and id(func) not in shared:
         for dec in func.decorator_list:
             qual = ctx.qualname(dec.func if isinstance(dec, ast.Call) else dec) or ""
             if qual in _NO_GRAD:
@@ -163,8 +166,11 @@ def no_grad_context(ctx: FileContext, node: ast.AST) -> bool:
 class Reader:
     """Reads flows in one file; ``modules`` are the dotted names (``"G"``, ``"self.gen"``) asked about."""
 
-    def __init__(self, ctx: FileContext, modules: frozenset[str] = frozenset(), depth: int = 0) -> None:
+    def __init__(self, ctx: FileContext, modules: frozenset[str] = frozenset(), depth: int = 0,
+                 around: ast.AST | None = None) -> None:
         self.ctx = ctx
+        # the no_grad blocks around the backward itself (``around``) cut everything alike: not a term's own cut
+        self.shared = frozenset(id(a) for a in ctx.ancestors(around)) if around is not None else frozenset()
         self.modules = modules
         self.depth = depth
         self._memo: dict[int, Flow] = {}
@@ -250,7 +256,14 @@ class Reader:
                 return CONST
             return sub(expr.value)
         if isinstance(expr, ast.BinOp):
-            return sub(expr.left) | sub(expr.right)
+            left, right = sub(expr.left), sub(expr.right)
+            if isinstance(expr.op, (ast.Mult, ast.Div)):
+                # ``l1_weight * sparsity.item()``: a factor that is only ever a number in arithmetic scales a cut term
+                for a, b, side in ((left, right, expr.right), (right, left, expr.left)):
+                    if a.severed and b.open and not (b.tensor or b.hidden or b.cut or b.live or b.dead) \
+                            and isinstance(side, ast.Name) and self._only_arithmetic(side):
+                        return a
+            return left | right
         if isinstance(expr, ast.UnaryOp):
             return CONST if isinstance(expr.op, ast.Not) else sub(expr.operand)
         if isinstance(expr, ast.BoolOp):
@@ -284,6 +297,17 @@ class Reader:
         if isinstance(expr, ast.Call):
             return self._call(expr, env, level)
         return HIDDEN
+
+    def _only_arithmetic(self, name: ast.Name) -> bool:
+        """``name`` is used in its function only as an operand of arithmetic and comparisons (a setting like
+        ``l1_weight``), never called, indexed, passed to a call or asked for an attribute (as a tensor would be)."""
+        scope = self.ctx.enclosing_function(name) or self.ctx.tree
+        for node in self.ctx.walk_scope(scope):
+            if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load):
+                parent = self.ctx.parent(node)
+                if not isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.FormattedValue)):
+                    return False
+        return True
 
     def _imported(self, expr: ast.Attribute) -> bool:
         """``math.pi``, ``np.float32``, ``cfg.lam`` with ``cfg`` imported: a module's constant or a settings object."""
@@ -427,7 +451,7 @@ class Reader:
                 f = self.flow(value, None, level)
             else:
                 f = self._args(node, None, level)
-            if no_grad_context(ctx, node):
+            if no_grad_context(ctx, node, self.shared):
                 f = f.severed_at(node, ctx)
             out.append(f)
         return out
@@ -452,7 +476,7 @@ class Reader:
             result = self.flow(stmt.iter, None, level)
         else:
             return HIDDEN
-        if no_grad_context(ctx, stmt):
+        if no_grad_context(ctx, stmt, self.shared):
             result = result.severed_at(stmt, ctx)
         return result
 
@@ -483,7 +507,7 @@ class Reader:
         for v in values:
             f = self.flow(v, None, level)
             stmt = ctx.parent(v)
-            if stmt is not None and no_grad_context(ctx, stmt):
+            if stmt is not None and no_grad_context(ctx, stmt, self.shared):
                 f = f.severed_at(stmt, ctx)
             flows.append(f)
         out = _union(flows)
@@ -721,7 +745,7 @@ def loss_terms(ctx: FileContext, loss: ast.expr, reader: Reader | None = None, *
         if env is not None and loss.id in env:
             return single
         entries = reader._reaching(loss)
-        if not entries or no_grad_context(ctx, entries[-1][1]):
+        if not entries or no_grad_context(ctx, entries[-1][1], reader.shared):
             return single
         terms: list[Term] = []
         for _line, stmt, value in reversed(entries):

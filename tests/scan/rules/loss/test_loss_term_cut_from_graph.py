@@ -476,3 +476,24 @@ def test_normalising_constants_and_settings_are_not_cut_terms():
         """,
         TERM,
     )
+
+
+def test_tensor_parameter_times_detached_weights_is_fine():
+    check(
+        """
+        import torch.nn.functional as F
+
+        def step(model, batch, opt, weights, lam):
+            logits = model(batch["x"])
+            per_sample = F.cross_entropy(logits, batch["y"], reduction="none")
+            loss = per_sample.mean() + lam * (per_sample * weights.detach()).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        def fit(model, loader, opt, weights):
+            for batch in loader:
+                step(model, batch, opt, weights, 0.1)
+        """,
+        TERM,
+    )

@@ -11,20 +11,20 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 
 def backpropagated_losses(ctx: FileContext):
-    """(loss expression, where it is backpropagated) for every backward of a loop that steps an optimizer, and every
+    """(loss expression, where it is backpropagated, the backward call) for every backward of a loop that steps an optimizer, and every
     loss a Lightning ``training_step`` returns to the Trainer (automatic optimization)."""
     model = loop_model(ctx)
     for trace in model.traces:
         for loop in step_loops(trace):
             for event in trace.in_loop(loop):
-                if event.kind == "backward" and event.loss is not None and not event.via:
-                    yield event.loss, event.where()
+                if event.kind == "backward" and event.loss is not None:
+                    yield event.loss, event.where(), event.node
     if "training_step" in ctx.source:
         for _cls, step in lightning.training_steps(ctx):
             for ret in value_origins.returns(step):
                 loss = gradient_paths.returned_loss(ret)
                 if loss is not None:
-                    yield loss, f"line {ret.lineno} (returned to Lightning)"
+                    yield loss, f"line {ret.lineno} (returned to Lightning)", ret
 
 
 def _cancelled(ctx: FileContext, cut: ast.AST | None, others: list[ast.AST]) -> bool:
@@ -71,8 +71,8 @@ class LossTermCutFromGraph(Rule):
 
     def check(self, ctx):
         found = []
-        for loss, where in backpropagated_losses(ctx):
-            terms = gradient_paths.loss_terms(ctx, loss, gradient_paths.Reader(ctx))
+        for loss, where, node in backpropagated_losses(ctx):
+            terms = gradient_paths.loss_terms(ctx, loss, gradient_paths.Reader(ctx, around=node))
             if len(terms) < 2:
                 continue
             flows = [t.flow() for t in terms]
