@@ -86,14 +86,14 @@ class LossTermCutFromGraph(Rule):
                     continue
                 cut = f.where
                 there, site = gradient_paths.cut_site(term.ctx, f, term.stmt)
-                cut_text = there.segment(cut, 50) if isinstance(cut, ast.expr) else "the torch.no_grad() block"
+                cut_text = f"`{there.segment(cut, 50)}`" if isinstance(cut, ast.expr) else "the torch.no_grad() block around it"
                 term_file = "" if term.ctx is there else f" of {term.ctx.display_path}"
                 loss_file = "" if there is ctx else f" of {ctx.display_path}"
                 found.append(
                     self.finding(
                         there,
                         site,
-                        f"`{cut_text}` cuts the term `{term.ctx.segment(term.expr, 60)}` (line {term.stmt.lineno}{term_file})"
+                        f"{cut_text} cuts the term `{term.ctx.segment(term.expr, 60)}` (line {term.stmt.lineno}{term_file})"
                         f" from the graph: that term of the loss backpropagated at {where}{loss_file} has no autograd path"
                         " left, so it changes the logged loss but adds no gradient",
                         observation=term.ctx.line_text(term.stmt.lineno).strip() if there is not term.ctx or site is not term.stmt else None,

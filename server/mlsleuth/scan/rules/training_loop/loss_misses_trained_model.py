@@ -121,14 +121,14 @@ class LossMissesTrainedModel(Rule):
                 dead = ", ".join(sorted(f.dead & modules))
                 cut = f.where
                 there, site = gradient_paths.cut_site(ctx, f, term.stmt)
-                cut_text = there.segment(cut, 50) if isinstance(cut, ast.expr) else "the torch.no_grad() block"
+                cut_text = f"`{there.segment(cut, 50)}`" if isinstance(cut, ast.expr) else "the torch.no_grad() block around it"
                 in_file = "" if there is ctx else f" of {ctx.display_path}"
                 what = "the loss" if len(terms) == 1 else f"the term `{ctx.segment(term.expr, 60)}` (line {term.stmt.lineno}{in_file})"
                 found.append(
                     self.finding(
                         there,
                         site,
-                        f"`{cut_text}` cuts {what} from `{dead}`, the model {opt_text} trains: the loss backpropagated at"
+                        f"{cut_text} cuts {what} from `{dead}`, the model {opt_text} trains: the loss backpropagated at"
                         f" {where}{in_file} reaches `{dead}` only through this cut, so it sends no gradient there",
                         next_test=f"after backward, compare `{dead}`'s gradients with and without that term (same batch): identical",
                     )
