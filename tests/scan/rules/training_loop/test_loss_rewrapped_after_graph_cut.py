@@ -71,3 +71,62 @@ def test_leaf_tensor_with_requires_grad_outside_training_is_fine():
         """,
         LOSS,
     )
+
+
+def test_rewrapped_number_from_a_numpy_metric_in_another_module(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "metrics.py": """
+                def dice_loss(pred, target):
+                    p = pred.detach().cpu().numpy()
+                    t = target.cpu().numpy()
+                    return 1 - 2 * (p * t).sum() / (p.sum() + t.sum() + 1e-6)
+                """,
+            "train.py": """
+                import torch
+                from metrics import dice_loss
+
+                def train(model, loader, opt):
+                    for x, y in loader:
+                        out = torch.sigmoid(model(x))
+                        d = dice_loss(out, y)
+                        loss = torch.tensor(d, requires_grad=True)  # expect: loss-rewrapped-after-graph-cut
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                """,
+        },
+        {"loss-rewrapped-after-graph-cut"},
+    )
+
+
+def test_tensor_loss_from_a_helper_of_another_module_is_fine(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "metrics.py": """
+                def dice_loss(pred, target):
+                    inter = (pred * target).sum()
+                    return 1 - 2 * inter / (pred.sum() + target.sum() + 1e-6)
+                """,
+            "train.py": """
+                import torch
+                from metrics import dice_loss
+
+                def train(model, loader, opt):
+                    for x, y in loader:
+                        out = torch.sigmoid(model(x))
+                        loss = dice_loss(out, y)
+                        logged = torch.tensor(float(loss), requires_grad=False)
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                """,
+        },
+        {"loss-rewrapped-after-graph-cut"},
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from mlsleuth.scan.analysis import gradient_paths
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.analysis.training_step_model import dedupe, loop_model, step_loops
 from mlsleuth.scan.prefilter import STEP_CALL
@@ -61,6 +62,7 @@ class LossRewrappedAfterGraphCut(Rule):
     id = "loss-rewrapped-after-graph-cut"
     category = "training-loop"
     severity = "error"
+    reach = "project"
     triggers = ("requires_grad",)
     requires = (("backward",), (STEP_CALL,))
 
@@ -88,9 +90,15 @@ class LossRewrappedAfterGraphCut(Rule):
             rg = next((kw.value for kw in value.keywords if kw.arg == "requires_grad"), None)
             if qn in _TENSOR_FACTORIES and isinstance(rg, ast.Constant) and rg.value is True and value.args:
                 cut = _cut_in(ctx, value.args[0])
-                if cut is not None:
+                text = f"`{ctx.segment(cut, 60)}`" if cut is not None else None
+                if cut is None:
+                    # a number computed through a helper of another module (a NumPy metric): follow the value there
+                    f = gradient_paths.flow(ctx, value.args[0])
+                    if f.severed and f.where_ctx is not None and isinstance(f.where, ast.expr):
+                        text = f"`{f.where_ctx.segment(f.where, 60)}` ({f.where_ctx.display_path} line {f.where.lineno})"
+                if text is not None:
                     return stmt, (
-                        f"`{loss.id}` is rebuilt at line {line} as a new leaf tensor from `{ctx.segment(cut, 60)}`, which has no"
+                        f"`{loss.id}` is rebuilt at line {line} as a new leaf tensor from {text}, which has no"
                         " autograd history: backward at {where} runs but no gradient reaches the model"
                     )
         for node in ctx.walk_scope(scope):
