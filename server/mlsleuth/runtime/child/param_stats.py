@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-
 SMALL_GROUP = 32  # up to this many results are read one float() at a time: cheaper than a stack and a tolist
 
 
