@@ -31,7 +31,7 @@ def test_every_check_is_in_the_catalog_as_registered(tool):
 # test files of a tool that are not about one check (runner, reports, end-to-end cases)
 OTHER_FILES = {
     "trace": {"findings_from_measurements", "runner", "zoo", "zoo_rl", "rl_clean_agents", "rl_old_gym_step_api",
-              "pinn_clean_examples", "after_window", "causal_leakage_in_trace"},
+              "pinn_clean_examples", "after_window", "causal_leakage_in_trace", "runner_forward_scopes", "trace_calls_per_step"},
     "diagnose": {"diagnose", "loss_terms"},
     "nan": {"cases", "ops", "replay", "report", "save_dir", "saved_file", "snapshots"},
 }

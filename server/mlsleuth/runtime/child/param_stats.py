@@ -3,7 +3,7 @@
 The trace observer measures every parameter's gradient norm and update size on its sampled steps. One
 ``float(t.norm())`` per parameter is one kernel and one host sync each; on a model with many small tensors that
 per-parameter loop is most of the observer's cost on those steps. Here the float32 tensors of one device are
-measured with one ``torch._foreach_norm`` and read back with one ``tolist()``; any other tensor (half precision,
+measured with one ``torch._foreach_norm`` and read back with one ``tolist()`` (a few, one ``float()`` each); any other tensor (half precision,
 whose norm is taken in float32 as before; tensor subclasses such as DTensor shards; other dtypes) is measured
 one by one as before. The values are the same 2-norms up to the order of the floating-point sums.
 """
@@ -13,9 +13,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
+SMALL_GROUP = 32  # up to this many results are read one float() at a time: cheaper than a stack and a tolist
+
 
 def _batchable(t: Any, torch: Any) -> bool:
     return type(t) in (torch.Tensor, torch.nn.Parameter) and t.dtype == torch.float32 and not t.is_sparse
+
+
+def _read(values: list, torch: Any) -> list[float]:
+    """The Python floats of 0-d tensors (the same values either way; a few are read one by one)."""
+    if len(values) <= SMALL_GROUP:
+        return [float(v) for v in values]
+    return torch.stack(values).tolist()
 
 
 def norms(tensors: list) -> list[float]:
@@ -30,9 +39,8 @@ def norms(tensors: list) -> list[float]:
         else:
             out[i] = float(t.detach().float().norm())
     for idx in groups.values():
-        try:
-            with torch.no_grad():
-                values = torch.stack(torch._foreach_norm([tensors[i].detach() for i in idx])).tolist()
+        try:  # detached inputs: no graph is built, no no_grad block needed
+            values = _read(torch._foreach_norm([tensors[i].detach() for i in idx]), torch)
         except (RuntimeError, AttributeError, TypeError):  # an older torch or an unusual tensor: one by one
             values = [float(tensors[i].detach().float().norm()) for i in idx]
         for i, v in zip(idx, values):
@@ -55,9 +63,8 @@ def update_norms(params: list, befores: list) -> tuple[list[float], list[float]]
             bases[i] = float(b.float().norm())
     for idx in groups.values():
         ps, bs = [params[i].detach() for i in idx], [befores[i] for i in idx]
-        try:
-            with torch.no_grad():
-                both = torch.stack(torch._foreach_norm(torch._foreach_sub(ps, bs)) + torch._foreach_norm(bs)).tolist()
+        try:  # detached parameters and snapshots: no graph is built
+            both = _read(torch._foreach_norm(torch._foreach_sub(ps, bs)) + torch._foreach_norm(bs), torch)
         except (RuntimeError, AttributeError, TypeError):
             both = [float((p - b).norm()) for p, b in zip(ps, bs)] + [float(b.norm()) for b in bs]
         for k, i in enumerate(idx):

@@ -54,7 +54,8 @@ Patches installed (all removed on exit)
   ``on_module_forward`` or sets ``wants_module_stack = True``, because they cost
   time on every module call; the forwards of modules inside a model (``module_stack``
   not empty) reach only the observers whose ``inner_forwards`` is true (the default);
-  an observer that watches whole models only sets it False;
+  an observer that watches whole models only sets it False; an observer past its window
+  calls ``runner.narrow_forwards(self, scope)`` to stop getting forwards it no longer reads;
 * ``torch.compile``: compiled code runs eagerly while observed, and the forward hooks skip the
   compile wrapper (its ``_orig_mod`` is the root); see ``compile_guard``;
 * ``nn.Module.train`` (and so ``eval``): ``on_mode_change`` for the outermost call only;
@@ -101,6 +102,7 @@ TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
 
 
 WRAPPER_TYPES = ("DataParallel", "DistributedDataParallel")  # their submodules are named "module.<name>"
+FORWARD_SCOPES = ("all", "unregistered", "outer", "none")  # widest first: see Runner.narrow_forwards
 
 
 def unwrap(module: Any) -> Any:
@@ -161,6 +163,7 @@ class Runner:
         self.finish_window: Any = None  # set by run(): the observers' on_end and results at the end of the window
         self._step_handles: list[Any] = []
         self._listeners: dict[str, list] = {}  # hook -> [(observer, bound method)] of the observers overriding it
+        self._forward_scopes: dict[int, str] = {}  # id(observer) -> the forwards it still wants (narrow_forwards)
 
     # -- for observers ---------------------------------------------------------
     def record_error(self, observer: str, hook: str) -> None:
@@ -216,25 +219,64 @@ class Runner:
         if self._muted:
             return
         listeners = self._listeners.get(hook)
-        self._dispatch(hook, self._find_listeners(hook) if listeners is None else listeners, args)
+        if listeners is None:
+            listeners = self._find_listeners(hook)
+        if listeners:
+            self._dispatch(hook, listeners, args)
+        else:
+            self._stop_if_asked()
 
     def notify_forward(self, module: Any, inputs: Any, output: Any, inner: bool) -> None:
-        """``on_module_forward``; for a module inside a model (``inner``), only to observers with ``inner_forwards``."""
+        """``on_module_forward`` to the observers whose forward scope (see :meth:`narrow_forwards`) covers this module."""
         if self._muted:
             return
-        key = "on_module_forward:inner" if inner else "on_module_forward"
+        listeners = self.forward_listeners(module, inner)
+        if listeners:
+            self._dispatch("on_module_forward", listeners, (module, inputs, output))
+        else:
+            self._stop_if_asked()
+
+    def forward_listeners(self, module: Any, inner: bool) -> list:
+        """``[(observer, bound on_module_forward)]`` for a forward of ``module`` (``inner``: inside a model's forward)."""
+        key = ("on_module_forward:all" if id(module) in self._names else "on_module_forward:unregistered") if inner else "on_module_forward"
         listeners = self._listeners.get(key)
-        self._dispatch("on_module_forward", self._find_listeners(key) if listeners is None else listeners, (module, inputs, output))
+        return self._find_listeners(key) if listeners is None else listeners
+
+    def narrow_forwards(self, observer: Observer, scope: str) -> None:
+        """Which module forwards ``observer.on_module_forward`` gets from now on (an observer past its window says so).
+
+        ``'all'`` (the default; ``inner_forwards = False`` starts at ``'outer'``); ``'outer'``: only forwards called
+        outside any model's forward (whole models, loss modules); ``'unregistered'``: those, and the modules run inside a
+        model that are no submodule of any model seen; ``'none'``. Every forward hook keeps running (the module stack
+        stays exact); only the observer's calls stop, so it must only narrow once it would return at once anyway.
+        """
+        if scope not in FORWARD_SCOPES:
+            raise ValueError(f"forward scope {scope!r}: expected one of {FORWARD_SCOPES}")
+        if self._forward_scopes.get(id(observer)) == scope:
+            return
+        self._forward_scopes[id(observer)] = scope
+        for key in [k for k in self._listeners if k.startswith("on_module_forward")]:
+            del self._listeners[key]  # found again on the next forward; a dispatch in progress keeps its own list
+
+    def _forward_scope(self, observer: Observer) -> str:
+        scope = self._forward_scopes.get(id(observer))
+        return scope if scope is not None else ("all" if getattr(observer, "inner_forwards", True) else "outer")
 
     def _find_listeners(self, key: str) -> list:
         """The observers that override a hook, with their bound methods (found once per hook: hooks run per step)."""
-        hook, _, inner = key.partition(":")
+        hook, _, where = key.partition(":")
         base = getattr(Observer, hook, None)
+        scopes = FORWARD_SCOPES[: FORWARD_SCOPES.index(where or "outer") + 1] if hook == "on_module_forward" else FORWARD_SCOPES
         found = [(obs, getattr(obs, hook)) for obs in self.observers
                  if (base is None or getattr(type(obs), hook, None) is not base or hook in getattr(obs, "__dict__", {}))
-                 and (not inner or getattr(obs, "inner_forwards", True))]
+                 and self._forward_scope(obs) in scopes]
         self._listeners[key] = found
         return found
+
+    def _stop_if_asked(self) -> None:
+        if self._stop_reason is not None and not self._stopping:
+            self._stopping = True
+            raise StopTraining(self._stop_reason)
 
     def _dispatch(self, hook: str, listeners: list, args: tuple) -> None:
         self._muted += 1  # observers' own torch calls do not re-enter the hooks
@@ -252,8 +294,7 @@ class Runner:
         finally:
             self._muted -= 1
         if self._stop_reason is not None and not self._stopping:
-            self._stopping = True
-            raise StopTraining(self._stop_reason)
+            self._stop_if_asked()
 
     def _register_root(self, module: Any) -> None:
         if id(module) in self._root_ids:
@@ -459,9 +500,20 @@ class Runner:
                     del stack[stack.index(mod):]
                 if runner._muted:
                     return
+                if stack:  # inside a model: a registered submodule, or one no model holds
+                    key = "on_module_forward:all" if id(mod) in runner._names else "on_module_forward:unregistered"
+                else:
+                    key = "on_module_forward"
+                listeners = runner._listeners.get(key)
+                if listeners is None:
+                    listeners = runner._find_listeners(key)
+                if not listeners:  # every observer is past its window for this kind of module: nothing to call
+                    if runner._stop_reason is not None and not runner._stopping:
+                        runner._stop_if_asked()
+                    return
                 runner.forward_kwargs = rest[0] if len(rest) == 2 else {}  # model(input_ids=..., labels=...)
                 try:
-                    runner.notify_forward(mod, inputs, rest[-1], bool(stack))
+                    runner._dispatch("on_module_forward", listeners, (mod, inputs, rest[-1]))
                 finally:
                     runner.forward_kwargs = {}
 

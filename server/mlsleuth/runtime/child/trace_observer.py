@@ -94,6 +94,7 @@ class TraceObserver(Observer):
         self.kl_div: dict | None = None
         self.unregistered: dict[int, dict] = {}  # modules with parameters run inside a model but not registered in it
         self._checked_modules: set[int] = set()
+        self._narrowed = False  # past the activation window, forwards of registered inner modules are no longer asked for
         self.state_dict_loads: list[dict] = []
         self.accumulation: list[dict] = []  # per step with several backward passes: k, first micro-batch grad norm, total
         self.rebuilds: list[dict] = []  # a new primary optimizer took over: at which step, over the same parameters?
@@ -160,7 +161,8 @@ class TraceObserver(Observer):
                     except Exception:  # noqa: BLE001 - never break the user's loss call; the failure is reported
                         runner.record_error(obs.name, f"{fname} patch")
                     return original(*args, **kwargs)
-                obs.stages.count(stage, "loss_calls")
+                if stage is not None:  # under a framework only
+                    obs.stages.count(stage, "loss_calls")
                 if not runner._muted:
                     try:
                         obs._record_loss_call(runner, fname, args, kwargs)
@@ -194,16 +196,15 @@ class TraceObserver(Observer):
         if not isinstance(inp, torch.Tensor) or not isinstance(target, torch.Tensor):
             return
         rec = self.loss_calls.get(fname)
-        if rec is None:  # built once: this runs on every loss call of the traced steps
+        if rec is None:  # built once, with what the first call shows: this runs on every loss call of the traced steps
             rec = self.loss_calls[fname] = {"calls": 0, "probability_inputs": 0, "non_log_prob_inputs": 0, "out_of_range": 0,
-                                            "where": self._where(runner), "step": runner.step}
+                                            "where": self._where(runner), "step": runner.step,
+                                            "reduction": kwargs.get("reduction", "mean"), "input_shape": list(inp.shape),
+                                            "target_shape": list(target.shape), "target_dtype": str(target.dtype).replace("torch.", ""),
+                                            "grad_enabled": torch.is_grad_enabled()}
         rec["calls"] += 1
         if self.causal is not None and runner.step == 0:
             self.causal.see_target(target)
-        reduction = kwargs.get("reduction", "mean")
-        rec.setdefault("reduction", reduction)
-        rec.setdefault("input_shape", list(inp.shape))
-        rec.setdefault("target_shape", list(target.shape))
         if fname in ELEMENTWISE_LOSSES and tuple(inp.shape) != tuple(target.shape) and "broadcast" not in rec:
             try:
                 full = torch.broadcast_shapes(inp.shape, target.shape)
@@ -213,15 +214,12 @@ class TraceObserver(Observer):
                 rec["broadcast"] = {"input_shape": list(inp.shape), "target_shape": list(target.shape),
                                     "broadcast_shape": list(full), "step": runner.step, "where": self._where(runner),
                                     "grad_enabled": torch.is_grad_enabled()}
-        rec.setdefault("target_dtype", str(target.dtype).replace("torch.", ""))
-        rec.setdefault("grad_enabled", torch.is_grad_enabled())
-        x = inp.detach()
-        if fname in ("cross_entropy", "nll_loss") and x.dim() >= 1:
-            cdim = 1 if x.dim() >= 2 else 0
-            classes = int(x.shape[cdim])
+        if fname in ("cross_entropy", "nll_loss") and inp.dim() >= 1:
+            cdim = 1 if inp.dim() >= 2 else 0
+            classes = int(inp.shape[cdim])
             rec["classes"] = classes
-            if rec["calls"] <= 20 and x.is_floating_point():
-                xf = x.float()
+            if rec["calls"] <= 20 and inp.is_floating_point():
+                xf = inp.detach().float()
                 if fname == "cross_entropy" and classes > 1 and bool((xf >= 0).all()) and bool(((xf.sum(cdim) - 1).abs() <= 1e-3).all()):
                     rec["probability_inputs"] += 1
                     if "softmax_modules" not in rec:
@@ -234,7 +232,7 @@ class TraceObserver(Observer):
                         rec["max_abs_logsumexp"] = float(lse.abs().max())
             if not target.is_floating_point():
                 ignore = _arg(args, kwargs, 4 if fname == "cross_entropy" else 3, "ignore_index", -100)
-                t = target.detach()
+                t = target  # integer labels: never part of a graph, no detach needed
                 valid = t
                 if t.numel():
                     lo_t, hi_t = torch.aminmax(t)
@@ -271,6 +269,7 @@ class TraceObserver(Observer):
                 if float(t.min()) < 0 or float(t.max()) > 1:
                     rec["out_of_range"] += 1
                     rec.setdefault("out_of_range_step", runner.step)
+            x = inp.detach()
             if (fname == "binary_cross_entropy_with_logits" and x.is_floating_point() and x.numel() > 8
                     and bool((x >= 0).all()) and bool((x <= 1).all())):
                 rec["probability_inputs"] += 1
@@ -450,7 +449,8 @@ class TraceObserver(Observer):
 
         name = runner.root_label(root)
         stage = self.stages.current()
-        self.stages.count(stage, "forwards")
+        if stage is not None:  # under a framework only
+            self.stages.count(stage, "forwards")
         training = torch.is_grad_enabled() and stage not in ("sanity_check", "validate", "test", "predict")
         first = probes.model_input(inputs, runner.forward_kwargs)  # also model(input_ids=...), model(batch_dict)
         self.split_overlap.see(root, (first,), training, runner.step)  # evaluation rows that are near-copies of training rows
@@ -493,7 +493,9 @@ class TraceObserver(Observer):
     def on_backward_start(self, runner: Any, tensors: Any) -> None:
         import torch
 
-        self.stages.count(self.stages.current(), "backwards")
+        stage = self.stages.current()
+        if stage is not None:  # under a framework only
+            self.stages.count(stage, "backwards")
         seq = self._seq()
         first = "B" not in seq
         seq.append("B")
@@ -501,14 +503,17 @@ class TraceObserver(Observer):
         self.modes.on_backward(runner)
         root = tensors if isinstance(tensors, torch.Tensor) else (tensors[0] if tensors else None)
         undo, amp_scale = self.amp.loss_factor(root)  # root * undo: the loss before GradScaler / accelerator.backward
-        if runner.step < DETAILED_STEPS and isinstance(root, torch.Tensor) and root.numel() == 1:
+        scalar = isinstance(root, torch.Tensor) and root.numel() == 1
+        root_value = float(root.detach()) if scalar and (first or runner.step < DETAILED_STEPS) else 0.0  # one read per backward
+        if runner.step < DETAILED_STEPS and scalar:
             # how the loss passed to backward relates to the last loss function's value (1: as is; 1/k: divided)
             last = self._last_loss
             self._last_loss = None
-            if last is not None and float(last.detach()) != 0:
-                self._root_scales.append(float(root.detach()) / amp_scale / float(last.detach()))
-        if first and isinstance(root, torch.Tensor) and root.numel() == 1:
-            value = float(root.detach()) * undo
+            last_value = float(last.detach()) if last is not None else 0.0
+            if last_value != 0:
+                self._root_scales.append(root_value / amp_scale / last_value)
+        if first and scalar:
+            value = root_value * undo
             self._loss_undone = undo * amp_scale != 1.0
             self.losses.append(value)
             if not math.isfinite(value) and self.non_finite_loss is None:
@@ -580,7 +585,7 @@ class TraceObserver(Observer):
                 self._outside_grads |= {id(p) for r in runner.roots for p in r.parameters() if p.grad is not None}
             seq.append("S")
             if "B" in seq:
-                last_b = max(i for i, e in enumerate(seq) if e == "B")
+                last_b = len(seq) - 1 - seq[::-1].index("B")
                 if "Z" in seq[last_b:]:
                     self.misplaced_zero_grad.append(runner.step)
         if runner.step >= DETAILED_STEPS and runner.step % SAMPLE_EVERY:
@@ -660,13 +665,16 @@ class TraceObserver(Observer):
 
     def on_step_end(self, runner: Any, optimizer: Any) -> None:
         self._opt_state[id(optimizer)] = {"zeroed": False, "stale": None}
+        if runner.step >= ACTIVATION_STEPS and not self._narrowed:  # on_module_forward now reads whole models and unregistered modules only
+            self._narrowed = True
+            runner.narrow_forwards(self, "unregistered")
         moved_params = []  # (parameter, snapshot, record): parameters are snapshotted on the sampled steps only
         for p in _params_of(optimizer) if self._snap else ():
             before = self._snap.pop(id(p), None)
             rec = self.params.get(id(p))
             if before is not None and rec is not None:
                 moved_params.append((p, before, rec))
-        deltas, bases = param_stats.update_norms([m[0] for m in moved_params], [m[1] for m in moved_params])
+        deltas, bases = param_stats.update_norms([m[0] for m in moved_params], [m[1] for m in moved_params]) if moved_params else ((), ())
         for (p, before, rec), delta, base in zip(moved_params, deltas, bases):
             rec["update_ratios"].append(delta / base if base > 0 else (math.inf if delta > 0 else 0.0))
             rec.setdefault("changed", False)

@@ -375,10 +375,12 @@ class PinnObserver(Observer):
     # -- hooks ------------------------------------------------------------------------------------------
     def on_module_forward(self, runner: Any, module: Any, inputs: tuple, output: Any) -> None:
         torch = self._torch
-        if runner.module_stack or self.model_input_forwards >= MAX_COORD_CALLS or not torch.is_grad_enabled():
+        if self.model_input_forwards >= MAX_COORD_CALLS or self.model_inputs is None and self._other_forwards >= MAX_COORD_CALLS:
+            # enough ranges, or no coordinates in the first calls (a model of another kind): never looked at again
+            runner.narrow_forwards(self, "none")
             return
-        if self.model_inputs is None and self._other_forwards >= MAX_COORD_CALLS:
-            return  # no coordinates in the first calls: a model of another kind, not looked at on every step
+        if runner.module_stack or not torch.is_grad_enabled():
+            return
         if not inputs or not isinstance(inputs[0], torch.Tensor):
             self._other_forwards += 1
             return
