@@ -102,7 +102,7 @@ class GenericObserver(Observer):
     def on_step_end(self, runner: Any, optimizer: Any) -> None:
         if self.window.active or (self._handle is not None and runner.step >= 1):
             self._close()
-        if self.skipped or runner.step >= ZERO_STEPS and not self.window.active:
+        if runner.step >= ZERO_STEPS and not self.window.active:  # (a skipped window still watches zero outputs)
             runner.narrow_forwards(self, "none")  # on_module_forward would return at once from now on
 
     def _close(self) -> None:
