@@ -73,6 +73,7 @@ class Uses:
     resets: list[ast.AST] = field(default_factory=list)
     decays: list[ast.AST] = field(default_factory=list)  # x *= gamma, x = x * beta + ...: a moving average
     passed: list[tuple[ast.Call, ast.expr]] = field(default_factory=list)  # (call, the argument) for a helper
+    plain_reads: list[ast.AST] = field(default_factory=list)  # the bare value printed, logged, stored or returned
 
 
 def creation_kind(ctx: FileContext, value: ast.AST | None) -> str | None:
@@ -262,6 +263,10 @@ def _classify(ctx: FileContext, node: ast.AST, kind: str, found: Uses) -> None:
             found.reads.append(call)
             return
         found.passed.append((call, node))
+        found.plain_reads.append(node)
+        return
+    if isinstance(parent, (ast.FormattedValue, ast.Return)):
+        found.plain_reads.append(node)
         return
     if kind in (NUMBER, ARRAY) and _in_division(ctx, node):
         found.reads.append(node)

@@ -381,3 +381,64 @@ def test_attribute_reset_elsewhere_or_method_called_once_is_fine():
         print(Evaluator(model, loader).run())
     """
     check(src, RULE)
+
+
+def test_per_epoch_sum_printed_bare():
+    src = """
+    def train(model, loader, optimizer, epochs, history):
+        epoch_loss = 0.0  # expect: accumulator-not-reset
+        total_loss = 0.0
+        for epoch in range(epochs):
+            for x, y in loader:
+                loss = model(x, y)
+                loss.backward()
+                optimizer.step()
+                epoch_loss += loss.item()
+                total_loss += loss.item()
+            history.append(epoch_loss)
+            print(f"epoch {epoch}: {epoch_loss:.3f} (all epochs: {total_loss:.3f})")
+    """
+    check(src, RULE)
+
+
+def test_callback_hooks_read_per_epoch_and_reset_ones():
+    src = """
+    import numpy as np
+    from tensorflow import keras
+
+    class LossHistory(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.batch_losses = []
+            self.all_losses = []
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.batch_losses.append(logs["loss"])
+            self.all_losses.append(logs["loss"])
+
+        def on_epoch_end(self, epoch, logs=None):
+            print(epoch, np.mean(self.batch_losses))  # expect: accumulator-not-reset
+
+        def on_train_end(self, logs=None):
+            print(np.mean(self.all_losses))
+
+    class TestCollector(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.outs = []
+            self.val = []
+
+        def on_test_batch_end(self, batch, logs=None):
+            self.outs.append(logs["loss"])
+
+        def on_test_epoch_end(self, logs=None):
+            print(np.mean(self.outs))
+
+        def on_batch_end(self, batch, logs=None):
+            self.val.append(logs["loss"])
+
+        def on_epoch_end(self, epoch, logs=None):
+            print(np.mean(self.val))
+            self.val.clear()
+    """
+    check(src, RULE)

@@ -20,6 +20,8 @@ _DATA_WORDS = frozenset(
     }
 )
 _PERIOD_WORDS = frozenset({"epoch", "epochs", "episode", "episodes", "round", "rounds", "fold", "folds", "phase", "phases", "ep", "generation", "generations"})
+# Words of a sum's own name that say it is meant for one period (its bare value is reported per period).
+_PER_PERIOD_WORDS = frozenset({"epoch", "episode", "ep", "episodic"})
 _WRAPPERS = frozenset({"enumerate", "tqdm", "trange", "track", "progress_bar", "iter", "notebook", "auto"})
 _TIME_HOOK_WORDS = frozenset({"step", "batch"})
 
@@ -106,6 +108,8 @@ def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found:
             via_call = via_call or call
         if effect.reads:
             reads.append(call)
+    if not reads and kind == acc.NUMBER and set(vo.words(name.rsplit(".", 1)[-1])) & _PER_PERIOD_WORDS:
+        reads = [r for r in found.plain_reads if len(acc.loops_between(ctx, r, outer)) == 1]  # print(epoch_loss)
     if not inner_updates or not reads:
         return None
     if kind == acc.NUMBER and not value_updates:
@@ -149,7 +153,7 @@ class AccumulatorNotReset(Rule):
     category = "evaluation"
     severity = "warning"
     reach = "project"
-    triggers = ("for ", "while ")
+    triggers = ("for ", "while ", "epoch")
 
     def check(self, ctx: FileContext):
         seen: set[tuple[str, int]] = set()
@@ -262,8 +266,9 @@ class AccumulatorNotReset(Rule):
         writers = [m for m, u in per_method.items() if u.updates and _step_hook(m.name)]
         for reader in readers:
             for writer in writers:
-                if _stage(writer.name) != _stage(reader.name) or _stage(reader.name) in ("test", "predict"):
-                    continue
+                stages = {_stage(writer.name), _stage(reader.name)} - {""}
+                if len(stages) > 1 or stages & {"test", "predict"}:
+                    continue  # another stage's hook, or a test run (once)
                 if kind == acc.NUMBER and not per_method[writer].value_updates:
                     continue
                 read = per_method[reader].reads[0]
