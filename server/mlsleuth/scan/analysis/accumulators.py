@@ -59,6 +59,7 @@ _WINDOW_WORDS = frozenset(
 _COUNT_WORDS = frozenset(
     {"size", "sizes", "num", "count", "counts", "len", "length", "bs", "n", "numel", "total", "steps", "step", "tokens", "samples", "seen"}
 )
+_STEP_WORDS = frozenset({"global", "iter", "iters", "iteration", "iterations", "epoch", "epochs", "update", "updates", "episode", "episodes", "calls", "idx", "index", "i", "t"})
 _TIME_WORDS = frozenset({"time", "perf", "counter", "monotonic", "elapsed", "duration", "seconds", "secs"})
 _LIST_ELEMENT_READS = frozenset({"append", "extend", "insert", "pop", "index", "count", "copy"})
 
@@ -276,8 +277,15 @@ def _update(ctx: FileContext, found: Uses, stmt: ast.AST, added: ast.AST, tally:
     found.updates.append(stmt)
     if tally or not _is_count(added):
         found.value_updates.append(stmt)
-    elif isinstance(added, ast.Constant) and _under_if(ctx, stmt):
+    elif isinstance(added, ast.Constant) and _under_if(ctx, stmt) and not _counter_name(stmt):
         found.value_updates.append(stmt)  # if pred == label: correct += 1
+
+
+def _counter_name(stmt: ast.AST) -> bool:
+    """``global_step += 1`` / ``n_updates += 1`` under an ``if``: a step counter, not a tally of correct answers."""
+    target = getattr(stmt, "target", None) or (stmt.targets[0] if isinstance(stmt, ast.Assign) else None)
+    name = dotted(target) if target is not None else None
+    return not name or bool(set(vo.words(name.rsplit(".", 1)[-1])) & (_COUNT_WORDS | _STEP_WORDS))
 
 
 def _under_if(ctx: FileContext, node: ast.AST) -> bool:
