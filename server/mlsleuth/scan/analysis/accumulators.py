@@ -31,12 +31,10 @@ _RESET_METHODS = frozenset(
 _METER_READ_METHODS = frozenset({"compute", "result", "value", "mean", "average", "avg", "summary", "get_average", "get_avg", "get_value"})
 _METER_READ_ATTRS = frozenset({"avg", "average", "mean", "value", "sum", "accuracy", "acc"})
 # Calls that summarise a whole list or array (read it all): builtins, numpy / torch / statistics.
-_AGGREGATES = frozenset(
-    {
-        "sum", "mean", "average", "median", "nanmean", "nansum", "fmean", "concatenate", "cat", "stack", "vstack",
-        "hstack", "array", "asarray", "tensor", "as_tensor", "std", "var",
-    }
-)
+_AGGREGATES = frozenset({"sum", "mean", "average", "median", "nanmean", "nansum", "fmean", "std", "var"})
+# Calls that gather a whole list into one array: a read only when what they build is then summarised.
+_GATHERS = frozenset({"concatenate", "cat", "stack", "vstack", "hstack", "array", "asarray", "tensor", "as_tensor"})
+_SUMMARY_METHODS = frozenset({"mean", "sum", "std", "var", "median", "nanmean", "nansum"})
 # Words of a function's name that say it computes a metric from what it is given.
 _METRIC_WORDS = frozenset(
     {
@@ -153,10 +151,22 @@ def _in_division(ctx: FileContext, node: ast.AST) -> bool:
 
 
 def _metric_call(ctx: FileContext, call: ast.Call) -> bool:
+    """``call`` summarises what it is given: ``np.mean(x)``, ``f1_score(y, p)``, ``torch.cat(x).float().mean()``."""
     qual = ctx.qualname(call.func) or ""
     last = qual.rsplit(".", 1)[-1]
     if last in _AGGREGATES:
         return True
+    if last in _GATHERS:
+        for anc in ctx.ancestors(call):
+            if isinstance(anc, ast.stmt):
+                return False
+            if isinstance(anc, ast.Attribute) and anc.attr in _SUMMARY_METHODS:
+                return True
+            if isinstance(anc, ast.Call) and anc.func is not call and _metric_call(ctx, anc):
+                return True
+        return False
+    if vo.helper_definition(ctx, call) is not None:
+        return False  # a helper of the project: read what it does instead
     return bool(set(vo.words(last)) & _METRIC_WORDS)
 
 

@@ -301,6 +301,18 @@ def test_cumulative_counters_histories_and_moving_averages_are_fine():
             print(epoch, samples_seen / elapsed, ema_loss, np.mean(recent), smoothed.avg, step_losses[-1])
             print(np.mean(step_losses[-100:]), len(train_losses))
         plot(step_losses)
+
+    def dqn(env, agent, episodes, batch_size):
+        replay = []
+        for episode in range(episodes):
+            obs, done = env.reset(), False
+            while not done:
+                action = agent.act(obs)
+                nxt, reward, done, _ = env.step(action)
+                replay.append((obs, action, reward, nxt, done))
+                obs = nxt
+            data = np.array(replay, dtype=object)
+            agent.learn(data[np.random.randint(len(data), size=batch_size)])
     """
     check(src, RULE)
 
