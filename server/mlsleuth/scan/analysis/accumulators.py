@@ -367,6 +367,29 @@ def helper_effect(ctx: FileContext, call: ast.Call, arg: ast.AST, kind: str, dep
     return effect
 
 
+def method_effect(ctx: FileContext, call: ast.Call, name: str, kind: str) -> HelperEffect | None:
+    """What ``self.method(...)`` (a method of the same class) does to the attribute ``name`` (``self.meter``)."""
+    func = dotted(call.func) or ""
+    if not name.startswith("self.") or not func.startswith("self.") or func.count(".") != 1:
+        return None
+    method = ctx.callee_definition(call)
+    if method is None:
+        return None
+    found = uses(ctx, method, name, kind)
+    effect = HelperEffect(
+        updates=bool(found.updates),
+        reads=bool(found.reads),
+        resets=bool(found.resets or found.decays),
+        value_updates=bool(found.value_updates),
+        updates_in_loop=any(inside_loop(ctx, u, method) for u in found.updates),
+    )
+    for inner_call, inner_arg in found.passed:
+        inner = helper_effect(ctx, inner_call, inner_arg, kind, 1)
+        if (inner is None and named_reset(inner_call)) or (inner is not None and inner.resets):
+            effect.resets = True
+    return effect
+
+
 def named_reset(call: ast.Call) -> bool:
     name = dotted(call.func) or ""
     return bool(set(vo.words(name.rsplit(".", 1)[-1])) & {"reset", "clear", "init", "restart", "new", "zero"})

@@ -117,6 +117,7 @@ def test_meter_passed_to_a_helper_in_another_module(tmp_path):
 
 
 def test_trainer_attribute_and_lightning_hooks():
+    # the Trainer's finding is where the period loop calls the method that updates and reads the metric
     src = """
     import torch
     import torchmetrics
@@ -131,12 +132,12 @@ def test_trainer_attribute_and_lightning_hooks():
             self.model.eval()
             for x, y in self.val_loader:
                 self.val_acc.update(self.model(x).argmax(-1), y)
-            return self.val_acc.compute()  # expect: accumulator-not-reset
+            return self.val_acc.compute()
 
         def fit(self, epochs):
             for epoch in range(epochs):
                 self.train_epoch()
-                print(epoch, self.validate())
+                print(epoch, self.validate())  # expect: accumulator-not-reset
 
     class Classifier(L.LightningModule):
         def __init__(self, net):
@@ -452,5 +453,52 @@ def test_callback_hooks_read_per_epoch_and_reset_ones():
         def on_epoch_end(self, epoch, logs=None):
             print(np.mean(self.val))
             self.val.clear()
+    """
+    check(src, RULE)
+
+
+def test_trainer_methods_update_the_attribute_and_fit_reads_it():
+    src = """
+    class SegTrainer:
+        def __init__(self, model, loaders):
+            self.model, self.loaders = model, loaders
+            self.val_meter = AverageMeter()
+            self.train_meter = AverageMeter()
+
+        def validate(self):
+            for x, y in self.loaders["val"]:
+                self.val_meter.update(iou(self.model(x), y))
+
+        def train_epoch(self):
+            self.train_meter.reset()
+            for x, y in self.loaders["train"]:
+                self.train_meter.update(self.model.step(x, y))
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                self.train_epoch()
+                self.validate()
+                print(epoch, self.train_meter.avg, self.val_meter.avg)  # expect: accumulator-not-reset
+    """
+    check(src, RULE)
+
+
+def test_validate_method_called_per_epoch_from_another_object():
+    src = """
+    class Validator:
+        def __init__(self, loader):
+            self.loader = loader
+            self.losses = []
+
+        def __call__(self, model):
+            for x, y in self.loader:
+                self.losses.append(model.loss(x, y).item())
+            return sum(self.losses) / len(self.losses)  # expect: accumulator-not-reset
+
+    def main(model, loaders, epochs):
+        validator = Validator(loaders["val"])
+        for epoch in range(epochs):
+            model.fit_epoch(loaders["train"])
+            print(validator.__call__(model))
     """
     check(src, RULE)

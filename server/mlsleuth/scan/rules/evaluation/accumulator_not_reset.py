@@ -108,6 +108,19 @@ def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found:
             via_call = via_call or call
         if effect.reads:
             reads.append(call)
+    if name.startswith("self."):
+        for call in ctx.calls(outer):
+            effect = acc.method_effect(ctx, call, name, kind)
+            if effect is None:
+                continue
+            if effect.resets:
+                return None
+            if effect.updates_in_loop or (effect.updates and len(acc.loops_between(ctx, call, outer)) >= 2):
+                inner_updates.append(call)
+                if effect.value_updates:
+                    value_updates.append(call)
+            if effect.reads:
+                reads.append(call)
     if not reads and kind == acc.NUMBER and set(vo.words(name.rsplit(".", 1)[-1])) & _PER_PERIOD_WORDS:
         reads = [r for r in found.plain_reads if len(acc.loops_between(ctx, r, outer)) == 1]  # print(epoch_loss)
     if not inner_updates or not reads:
@@ -185,11 +198,12 @@ class AccumulatorNotReset(Rule):
             seen.add(key)
             where = owner or f"line {created.lineno}" if created is not None else owner
             node = verdict.node if verdict.via == "helper" or created is None else created
+            helper = f" (`{dotted(node.func) or 'the helper'}(...)` updates it in its own loop)" if verdict.via == "helper" else ""
             yield self.finding(
                 ctx,
                 node,
                 f"`{name}` (created at {where}, outside the loop at line {outer.lineno}) accumulates over every "
-                f"iteration of that loop and is read each iteration, but nothing resets it there: each "
+                f"iteration of that loop{helper} and is read each iteration, but nothing resets it there: each "
                 f"iteration reports a running value over all iterations so far, not the current one",
                 next_test=f"Print how many items `{name}` holds (its count or length) each iteration of the loop at "
                 f"line {outer.lineno}: it keeps growing instead of starting again.",
