@@ -314,6 +314,13 @@ def test_cumulative_counters_histories_and_moving_averages_are_fine():
                 obs = nxt
             data = np.array(replay, dtype=object)
             agent.learn(data[np.random.randint(len(data), size=batch_size)])
+
+    def bandit(env, policy, horizon):
+        cumulative_regret = 0.0
+        for t in range(1, horizon):
+            for arm in policy.arms:
+                cumulative_regret += env.gap(arm) * policy.pulls(arm, t)
+            print(t, cumulative_regret / t)
     """
     check(src, RULE)
 

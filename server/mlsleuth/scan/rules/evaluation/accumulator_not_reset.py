@@ -22,6 +22,8 @@ _DATA_WORDS = frozenset(
 _PERIOD_WORDS = frozenset({"epoch", "epochs", "episode", "episodes", "round", "rounds", "fold", "folds", "phase", "phases", "ep", "generation", "generations"})
 # Words of a sum's own name that say it is meant for one period (its bare value is reported per period).
 _PER_PERIOD_WORDS = frozenset({"epoch", "episode", "ep", "episodic"})
+# Words of an accumulator's own name that say it is meant to span the whole run.
+_CUMULATIVE_WORDS = frozenset({"cumulative", "cum", "cumsum", "overall", "lifetime", "regret", "history", "hist"})
 _WRAPPERS = frozenset({"enumerate", "tqdm", "trange", "track", "progress_bar", "iter", "notebook", "auto"})
 _TIME_HOOK_WORDS = frozenset({"step", "batch"})
 
@@ -86,7 +88,7 @@ class _Verdict:
 
 def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found: acc.Uses) -> _Verdict | None:
     """The accumulator ``name`` is updated in an inner loop of ``outer``, read in it, and never reset in it."""
-    if found.resets or found.decays:
+    if found.resets or found.decays or set(vo.words(name.rsplit(".", 1)[-1])) & _CUMULATIVE_WORDS:
         return None
     inner_updates = [u for u in found.updates if len(acc.loops_between(ctx, u, outer)) >= 2]
     value_updates = [u for u in found.value_updates if len(acc.loops_between(ctx, u, outer)) >= 2]
@@ -224,7 +226,7 @@ class AccumulatorNotReset(Rule):
             if not name or not name.startswith("self.") or name.count(".") != 1:
                 continue
             kind = acc.creation_kind(ctx, node.value)
-            if kind is None:
+            if kind is None or set(vo.words(name.rsplit(".", 1)[-1])) & _CUMULATIVE_WORDS:
                 continue
             per_method = {m: acc.uses(ctx, m, name, kind) for m in methods}
             if not any(u.updates or u.passed for u in per_method.values()):
