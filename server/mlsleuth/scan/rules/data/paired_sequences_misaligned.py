@@ -26,7 +26,7 @@ def _describe(ctx: FileContext, pairing: ps.Pairing, why: ps.Misalignment, where
 
 @register_rule
 class PairedSequencesMisaligned(Rule):
-    """Two sequences used together by position, but one was reordered on its own (or both are unsorted listings).
+    """Sequences paired by position, but one was reordered alone (or both are unsorted listings).
 
     What it finds: two lists, arrays, tensors or frames combined element by element (`zip(a, b)`, one index
     into both such as `self.images[idx]` and `self.masks[idx]`, `TensorDataset(a, b)`, `train_test_split(a,

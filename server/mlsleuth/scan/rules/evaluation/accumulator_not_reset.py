@@ -139,7 +139,7 @@ _EXTERNAL_RESET = r"\.{attr}\s*(?:\.\s*(?:reset\w*|clear|zero_|fill_)\s*\(|=[^=]
 
 @register_rule
 class AccumulatorNotReset(Rule):
-    """A running total, list or meter that is reported every period but never reset for the period.
+    """A running total, list or meter reported every period but never reset.
 
     What it finds: an accumulator created once before a loop over periods (epochs, episodes,
     evaluation rounds, the calls of a long-lived object's `validate()`): a sum (`total_loss = 0`),

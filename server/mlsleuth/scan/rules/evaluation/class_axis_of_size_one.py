@@ -54,7 +54,7 @@ def _site(ctx: FileContext, call: ast.Call) -> tuple[str, ast.AST] | None:
 
 @register_rule
 class ClassAxisOfSizeOne(Rule):
-    """Argmax, softmax or cross-entropy taken over the single column of a one-output layer.
+    """Argmax, softmax or cross-entropy over the single column of a one-output layer.
 
     What it finds: `argmax`/`argmin` over axis 1 or -1, `softmax`/`log_softmax` over axis -1, or `cross_entropy` /
     `nn.CrossEntropyLoss`, applied to the output of a layer with one output unit (`nn.Linear(d, 1)`, an

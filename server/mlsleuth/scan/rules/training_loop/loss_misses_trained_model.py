@@ -83,7 +83,7 @@ def _index_branch(ctx: FileContext, node: ast.AST, param: str) -> int | None:
 
 @register_rule
 class LossMissesTrainedModel(Rule):
-    """A loss, or a term of it, reaches the model its optimizer trains only through a detached value.
+    """A loss or loss term reaches the model being trained only through a detached value.
 
     What it finds: a backpropagated loss (or one term of a summed loss) whose only path to the module
     held by the optimizer stepped after it runs through `.detach()`, `.data`, `torch.no_grad()` or a
