@@ -276,22 +276,14 @@ class Reader:
             return _union(sub(v) for v in expr.values if v is not None)
         if isinstance(expr, ast.Starred):
             return sub(expr.value)
-        if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
             inner = dict(env or {})
             for gen in expr.generators:
                 it = self.flow(gen.iter, inner, level)
                 for target in ast.walk(gen.target):
                     if isinstance(target, ast.Name):
                         inner[target.id] = it
-            return self.flow(expr.elt, inner, level)
-        if isinstance(expr, ast.DictComp):
-            inner = dict(env or {})
-            for gen in expr.generators:
-                it = self.flow(gen.iter, inner, level)
-                for target in ast.walk(gen.target):
-                    if isinstance(target, ast.Name):
-                        inner[target.id] = it
-            return self.flow(expr.value, inner, level)
+            return self.flow(expr.value if isinstance(expr, ast.DictComp) else expr.elt, inner, level)
         if isinstance(expr, ast.NamedExpr):
             return sub(expr.value)
         if isinstance(expr, ast.Call):

@@ -156,7 +156,7 @@ def _module_call(ctx: FileContext, call: ast.Call, depth: int) -> PureCallee | N
     also ``blk(x)`` in ``for blk in self.blocks`` over an ``nn.ModuleList`` / ``nn.Sequential`` of them."""
     values = tensor_values.layer_bindings(ctx, call.func)
     if not values and isinstance(call.func, ast.Name):
-        values = _container_elements(ctx, call.func)
+        values = tensor_values.loop_layers(ctx, call.func, attributes_only=True)
     if not values:
         return None
     found = [_pure_module(ctx, value, depth) for value in values]
@@ -165,36 +165,6 @@ def _module_call(ctx: FileContext, call: ast.Call, depth: int) -> PureCallee | N
     named = [one for one in found if one is not None and one.where]
     return named[0] if named else found[0]
 
-
-def _container_elements(ctx: FileContext, name: ast.Name) -> list[ast.AST]:
-    """The modules a loop variable runs through: ``for blk in self.blocks`` (or ``enumerate(...)``) where every
-    binding of ``self.blocks`` is an ``nn.ModuleList`` / ``nn.Sequential`` built from a list, a comprehension or
-    arguments; [] when unknown."""
-    for loop in ctx.enclosing_loops(name):
-        if not isinstance(loop, ast.For):
-            continue
-        target, iterated = loop.target, loop.iter
-        if isinstance(iterated, ast.Call) and dotted(iterated.func) == "enumerate" and iterated.args \
-                and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            target, iterated = target.elts[1], iterated.args[0]
-        if not (isinstance(target, ast.Name) and target.id == name.id):
-            continue
-        if not isinstance(iterated, ast.Attribute):
-            return []
-        elements: list[ast.AST] = []
-        for container in tensor_values.layer_bindings(ctx, iterated):
-            if tensor_values.layer_class(ctx, container) not in ("ModuleList", "Sequential") or not isinstance(container, ast.Call):
-                return []
-            args = list(container.args)
-            if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
-                args = list(args[0].elts)
-            elif len(args) == 1 and isinstance(args[0], (ast.ListComp, ast.GeneratorExp)):
-                args = [args[0].elt]
-            if not args or container.keywords or any(isinstance(a, ast.Starred) for a in args):
-                return []
-            elements.extend(args)
-        return elements
-    return []
 
 
 def _pure_module(ctx: FileContext, value: ast.AST, depth: int) -> PureCallee | None:

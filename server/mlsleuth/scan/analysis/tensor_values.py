@@ -447,3 +447,35 @@ def _loader_element(ctx: FileContext, name: ast.Name) -> bool:
         value = stmt.value
         return isinstance(value, ast.Name) and _loader_batch(ctx, value) or _next_of_loader(ctx, value)
     return False
+
+
+def loop_layers(ctx: FileContext, name: ast.Name, *, attributes_only: bool = False) -> list[ast.AST]:
+    """The layers a loop variable runs through: ``for layer in self.layers`` (or ``enumerate(...)``) where every
+    binding of ``self.layers`` is an ``nn.ModuleList`` / ``nn.Sequential`` built from a list, a comprehension or
+    positional arguments; [] when unknown. ``attributes_only``: only ``self.x``-style containers, not local names."""
+    for loop in ctx.enclosing_loops(name):
+        if not isinstance(loop, ast.For):
+            continue
+        target, iterated = loop.target, loop.iter
+        if isinstance(iterated, ast.Call) and dotted(iterated.func) == "enumerate" and iterated.args \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target, iterated = target.elts[1], iterated.args[0]
+        if not (isinstance(target, ast.Name) and target.id == name.id):
+            continue
+        kinds = (ast.Attribute,) if attributes_only else (ast.Name, ast.Attribute)
+        if not isinstance(iterated, kinds):
+            return []
+        elements: list[ast.AST] = []
+        for container in layer_bindings(ctx, iterated):
+            if layer_class(ctx, container) not in ("ModuleList", "Sequential") or not isinstance(container, ast.Call):
+                return []
+            args = list(container.args)
+            if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+                args = list(args[0].elts)
+            elif len(args) == 1 and isinstance(args[0], (ast.ListComp, ast.GeneratorExp)):
+                args = [args[0].elt]
+            if not args or container.keywords or any(isinstance(a, ast.Starred) for a in args):
+                return []
+            elements.extend(args)
+        return elements
+    return []

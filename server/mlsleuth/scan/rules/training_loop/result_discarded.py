@@ -331,7 +331,7 @@ class ResultDiscarded(Rule):
         """``self.dropout(x)`` / ``act(h)`` with the callee bound only to stateless built-in layers."""
         values = tensor_values.layer_bindings(ctx, call.func)
         if not values and isinstance(call.func, ast.Name):
-            values = _container_elements(ctx, call.func)  # for layer in self.layers: layer(x)
+            values = tensor_values.loop_layers(ctx, call.func)  # for layer in self.layers: layer(x)
         if not values or not call.args:
             return None
         classes: set[str] = set()
@@ -535,34 +535,6 @@ def _pure_layer_classes(ctx: FileContext, value: ast.AST, depth: int = 0) -> set
         return found
     return set()
 
-
-def _container_elements(ctx: FileContext, name: ast.Name) -> list[ast.AST]:
-    """The layers a loop variable runs through: ``for layer in self.layers`` (or ``enumerate(...)``) where
-    ``self.layers`` is an ``nn.ModuleList`` / ``nn.Sequential`` built from a list, a comprehension or arguments."""
-    for loop in ctx.enclosing_loops(name):
-        if not isinstance(loop, ast.For):
-            continue
-        target, iterated = loop.target, loop.iter
-        if isinstance(iterated, ast.Call) and dotted(iterated.func) == "enumerate" and iterated.args \
-                and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            target, iterated = target.elts[1], iterated.args[0]
-        if not (isinstance(target, ast.Name) and target.id == name.id):
-            continue
-        containers = tensor_values.layer_bindings(ctx, iterated) if isinstance(iterated, (ast.Name, ast.Attribute)) else []
-        elements: list[ast.AST] = []
-        for container in containers:
-            if tensor_values.layer_class(ctx, container) not in ("ModuleList", "Sequential") or not isinstance(container, ast.Call):
-                return []
-            args = list(container.args)
-            if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
-                args = list(args[0].elts)
-            elif len(args) == 1 and isinstance(args[0], ast.ListComp):
-                args = [args[0].elt]
-            if not args or any(isinstance(a, ast.Starred) for a in args):
-                return []
-            elements.extend(args)
-        return elements
-    return []
 
 
 def _layer_pure(value: ast.AST, cls: str) -> bool:
