@@ -42,7 +42,7 @@ def test_variables_named_after_another_parameter():
         class Encoder(nn.Module):
             def __init__(self, cfg, channels, padding, bn_momentum):
                 super().__init__()
-                self.conv = nn.Conv2d(channels, channels, 3, padding)  # expect: positional-argument-wrong-kind
+                self.conv = nn.Conv2d(channels, channels, 3, 1, padding)
                 self.bn = nn.BatchNorm1d(channels, bn_momentum)  # expect: positional-argument-wrong-kind
                 self.drop_p = cfg.p
 
@@ -74,6 +74,9 @@ def test_correct_positional_and_keyword_calls_are_quiet():
                 self.fc = nn.Linear(out_channels, out_channels, False)
                 self.fc0 = nn.Linear(10, 5, 0)  # 0/1 for a flag: C-style, and what it says
                 self.norm = nn.LayerNorm(out_channels, 1e-6)
+                self.down = nn.MaxPool2d(stride, stride=stride)  # a window as wide as its stride (timm's DLA)
+                self.pool = nn.AvgPool2d(stride)
+                self.conv3 = nn.Conv2d(in_channels, out_channels, 3, padding)  # geometry: not told apart by name
                 self.gn = nn.GroupNorm(32, out_channels, 1e-5)
 
             def forward(self, x, value, mask):

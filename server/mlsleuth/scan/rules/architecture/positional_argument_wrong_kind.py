@@ -53,8 +53,10 @@ def _problem(slot: Param, arg: ast.expr, params: tuple[Param, ...]) -> str | Non
     for other in params:
         if other.name == slot.name or other.name in _TENSOR_SLOTS or not _names(ident, other.name):
             continue
-        if other.kind == "i" and slot.kind == "i":
-            return None  # sizes: `Conv2d(out_channels, out_channels, 3)` (a block's second conv) reuses a width on purpose
+        if slot.kind in ("i", "o") and other.kind in ("i", "o"):
+            # sizes and geometry reuse one value on purpose: `Conv2d(out_channels, out_channels, 3)` (a block's second
+            # conv), `MaxPool2d(stride)` (a window as wide as its stride); only numbers and flags are told apart by name
+            return None
         return f"`{ident}` lands in `{slot.name}`, although its name says it is meant for `{other.name}`"
     return None
 
@@ -69,10 +71,11 @@ class PositionalArgumentWrongKind(Rule):
     `negative_slope=1.0`; `nn.Dropout(True)` drops everything), a number other than 0/1 in a flag
     (`nn.ReLU(0.2)` sets `inplace`), an epsilon of 0.05 or more given by position (`nn.BatchNorm2d(64, 0.8)` sets
     `eps=0.8`, where a momentum was meant), and a variable named after another parameter of the same callee
-    (`F.dropout(x, self.training)` sets `p`; `nn.Conv2d(c_in, c_out, 3, padding)` sets `stride`).
+    where a number or a flag is involved (`F.dropout(x, self.training)` sets `p`; `nn.BatchNorm1d(c, momentum)` sets
+    `eps`); sizes and geometry (`MaxPool2d(stride)`) often reuse one value on purpose and are not compared by name.
     Why it matters: the call is valid, so nothing fails. The layer quietly computes something else: a LeakyReLU with
     slope 1 is the identity and the network collapses towards a linear map, a BatchNorm with eps 0.8 barely
-    normalises, dropout with p=1 zeroes its input, a stride where padding was meant halves the resolution.
+    normalises, dropout with p=1 zeroes its input.
     How to confirm: `print(layer)` shows the configured values (`LeakyReLU(negative_slope=True)`,
     `BatchNorm2d(64, eps=0.8, ...)`); for a functional call, compare the positional order with the signature.
     What to do instead: pass the argument by keyword (`nn.LeakyReLU(0.2, inplace=True)`,
