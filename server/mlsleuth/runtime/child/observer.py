@@ -14,6 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 
+def call_arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
+    """The argument a patched call received as ``name=`` or at position ``index``, else ``default``."""
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if len(args) > index else default
+
+
 class StopTraining(BaseException):
     """Raised by the runner to end the user's script cleanly after the last watched step.
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from observer import call_arg
+
 MAX_CALLS_INSPECTED = 20
 TOLERANCE = 1e-2
 
@@ -57,16 +59,12 @@ def _record(loss_calls: dict, runner: Any, where, args: tuple, kwargs: dict) -> 
         rec["max_abs_logsumexp"] = max(worst, rec.get("max_abs_logsumexp", 0.0))
 
 
-def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
-    return kwargs[name] if name in kwargs else (args[index] if len(args) > index else default)
-
-
 def _record_blank_targets(rec: dict, runner: Any, args: tuple, kwargs: dict) -> None:
     import torch
 
-    targets = _arg(args, kwargs, 1, "targets")
-    lengths = _arg(args, kwargs, 3, "target_lengths")
-    blank = _arg(args, kwargs, 4, "blank", 0)
+    targets = call_arg(args, kwargs, 1, "targets")
+    lengths = call_arg(args, kwargs, 3, "target_lengths")
+    blank = call_arg(args, kwargs, 4, "blank", 0)
     if not isinstance(targets, torch.Tensor) or targets.is_floating_point() or not isinstance(blank, int):
         return
     t = targets.detach()

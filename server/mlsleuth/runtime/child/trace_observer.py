@@ -17,6 +17,7 @@ import param_stats
 import probes
 import rank_sync
 from observer import Observer
+from observer import call_arg as _arg
 from run_user_script import unwrap
 from trace_amp import AmpWatch
 from trace_causal import CausalProbe
@@ -40,12 +41,6 @@ MAX_CLASSES_COUNTED = 1000
 MAX_CALLS_COUNTED = 50  # class balance from the first calls only (a bincount per call costs)
 DETAILED_STEPS = 50  # per-parameter statistics on every step up to here, then on every SAMPLE_EVERY-th
 SAMPLE_EVERY = 10
-
-
-def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
-    if name in kwargs:
-        return kwargs[name]
-    return args[index] if len(args) > index else default
 
 
 class TraceObserver(Observer):

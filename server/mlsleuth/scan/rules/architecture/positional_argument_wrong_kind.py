@@ -35,17 +35,18 @@ def _names(identifier: str, param: str) -> bool:
     return identifier == param or (len(param) >= 3 and identifier.endswith("_" + param))
 
 
-def _problem(slot: Param, arg: ast.expr, params: tuple[Param, ...]) -> str | None:
+def _problem(slot: Param, arg: ast.expr, params: tuple[Param, ...]) -> tuple[str, str] | None:
+    """``(what happened, the keyword the argument was meant for)``, or None when the argument fits its slot."""
     value = _literal(arg)
     if isinstance(value, bool):
         if slot.kind in ("f", "i") and slot.default is not None and float(value) != float(slot.default):
-            return f"`{value}` lands in `{slot.name}` (a number: {float(value):g} instead of the default {slot.default:g}), not in a flag"
+            return (f"`{value}` lands in `{slot.name}` (a number: {float(value):g} instead of the default {slot.default:g}), not in a flag", slot.name)
         return None
     if value is not None:
         if slot.kind == "b" and value not in (0, 1):
-            return f"`{value}` lands in the flag `{slot.name}` (any non-zero number counts as True)"
+            return (f"`{value}` lands in the flag `{slot.name}` (any non-zero number counts as True)", slot.name)
         if slot.kind == "f" and (slot.name == "eps" or slot.name.endswith("_eps")) and abs(float(value)) >= _EPS_AT_LEAST:
-            return f"`{value}` lands in `{slot.name}`, the small constant added for numerical safety (default {slot.default:g})"
+            return (f"`{value}` lands in `{slot.name}`, the small constant added for numerical safety (default {slot.default:g})", slot.name)
         return None
     ident = _identifier(arg)
     if ident is None or slot.name in _TENSOR_SLOTS or slot.name in ident.split("_") or _names(ident, slot.name):
@@ -57,7 +58,7 @@ def _problem(slot: Param, arg: ast.expr, params: tuple[Param, ...]) -> str | Non
             # sizes and geometry reuse one value on purpose: `Conv2d(out_channels, out_channels, 3)` (a block's second
             # conv), `MaxPool2d(stride)` (a window as wide as its stride); only numbers and flags are told apart by name
             return None
-        return f"`{ident}` lands in `{slot.name}`, although its name says it is meant for `{other.name}`"
+        return f"`{ident}` lands in `{slot.name}`, although its name says it is meant for `{other.name}`", other.name
     return None
 
 
@@ -97,19 +98,15 @@ class PositionalArgumentWrongKind(Rule):
             params = positional(qualname)
             if not params:
                 continue
-            for arg, slot in zip(call.args, params):
+            for position, (arg, slot) in enumerate(zip(call.args, params)):
                 if isinstance(arg, ast.Starred):
                     break  # positions after *args are unknown
                 problem = _problem(slot, arg, params)
                 if problem:
+                    what, meant_for = problem
                     short = qualname.replace("torch.nn.functional.", "F.").replace("torch.nn.", "nn.")
                     yield self.finding(
-                        ctx, arg, f"{short}: {problem}",
-                        fix=f"pass it by keyword, e.g. {short}(..., {_suggested(problem, slot)}=...)",
-                        measurements={"callee": qualname, "parameter": slot.name, "position": call.args.index(arg)})
+                        ctx, arg, f"{short}: {what}",
+                        fix=f"pass it by keyword, e.g. {short}(..., {meant_for}=...)",
+                        measurements={"callee": qualname, "parameter": slot.name, "position": position})
                     break
-
-
-def _suggested(problem: str, slot: Param) -> str:
-    marker = "meant for `"
-    return problem.split(marker, 1)[1].split("`", 1)[0] if marker in problem else slot.name
