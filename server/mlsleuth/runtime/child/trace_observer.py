@@ -28,6 +28,7 @@ from trace_log_probs import ctc_patch
 from trace_loop_order import LoopOrderWatch
 from trace_modes import TrainModeWatch
 from trace_numerics import NumericsWatch
+from trace_seeds import SeedWatch
 from trace_split_overlap import SplitOverlapWatch
 from trace_stages import StageTracker
 
@@ -118,6 +119,8 @@ class TraceObserver(Observer):
         self.loop_order = LoopOrderWatch(self._seq)  # clipping after the step; backward passes never stepped
         self.patches += self.loop_order.patches()
         self.patches += self.loaders.patches()
+        self.seeds = SeedWatch()  # global seeds set again to an earlier value while training goes on
+        self.patches += self.seeds.patches()
 
     # -- helpers -------------------------------------------------------------------
     def _seq(self) -> list[str]:
@@ -760,6 +763,7 @@ class TraceObserver(Observer):
 
         self.lm_batches.stop()
         self.loop_order.on_end(runner, self.sequences, reason)
+        self.seeds.on_end(runner)
         self.optimizer_replacements = list(getattr(runner, "optimizer_replacements", []))
         self.frozen: list[dict] = []
         self.not_in_optimizer: list[dict] = []
@@ -858,6 +862,7 @@ class TraceObserver(Observer):
             "split_overlap": self.split_overlap.result(),
             "train_modes": self.modes.result(len(self.lr)),
             "loop_order": self.loop_order.result(),
+            "seeds": self.seeds.result(),
             "optimizer": {"type": self.optimizer_type, "stateful": self.optimizer_stateful,
                           "replacements": self.optimizer_replacements[:50], "replacement_count": len(self.optimizer_replacements),
                           "rebuilds": self.rebuilds[:50]},

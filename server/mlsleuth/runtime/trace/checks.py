@@ -1516,4 +1516,5 @@ from mlsleuth.runtime.trace import (
     checks_rank_metrics,  # noqa: F401 - per-rank metrics reported without a reduction
     checks_ranks,  # noqa: F401
     checks_rl,  # noqa: F401 - registers the RL checks (kept in their own module)
+    checks_seeds,  # noqa: F401 - the global seed reset to an earlier value while training goes on
 )
