@@ -606,10 +606,13 @@ class TraceObserver(Observer):
                     "grad_norms": [], "update_ratios": [], "param_norm0": float(p.detach().float().norm()), "steps_seen": 0,
                     "dtype": str(p.dtype).replace("torch.", ""), "lost_updates": 0,
                 }
+            elif rec["module"] == "(outside the model)" and id(p) in names:  # its model ran for the first time later
+                rec["name"], rec["module"] = names[id(p)]
             rec["steps_seen"] += 1
             g = p.grad
             if not p.requires_grad:  # frozen for this step (a later fine-tuning stage): no gradient is expected
                 rec["frozen_steps"] = rec.get("frozen_steps", 0) + 1
+                rec["_frozen_at_step"] = True
             if g is None:
                 rec["grad_none_steps"] += 1
                 rec["grad_norms"].append(None)
@@ -677,6 +680,9 @@ class TraceObserver(Observer):
             rec["update_ratios"].append(delta / base if base > 0 else (math.inf if delta > 0 else 0.0))
             rec.setdefault("changed", False)
             rec["changed"] = rec["changed"] or delta > 0
+            if rec.pop("_frozen_at_step", False) and delta > 0:  # frozen, and the step moved it anyway
+                rec["frozen_moved_steps"] = rec.get("frozen_moved_steps", 0) + 1
+                rec.setdefault("first_frozen_move", runner.step)
             if p.dtype in self._low_precision and p.grad is not None and p.numel():
                 # low-precision weights: the share of elements with a non-zero gradient that did not move at all
                 moved = p.detach().float() - before.float()
@@ -805,11 +811,16 @@ class TraceObserver(Observer):
     def result(self) -> dict[str, Any]:
         params = []
         for rec in self.params.values():
-            ratios = [r for r in rec["update_ratios"] if r is not None and math.isfinite(r)]
+            ratios = rec["update_ratios"]
+            if len(ratios) == len(rec["grad_norms"]):  # the steps it took part in: a staged head idle for a stage is not "tiny"
+                ratios = [r for r, g in zip(ratios, rec["grad_norms"]) if g] or ratios
+            ratios = [r for r in ratios if r is not None and math.isfinite(r)]
             norms = [g for g in rec["grad_norms"] if g is not None]
             params.append({
                 **{k: rec[k] for k in ("name", "module", "shape", "numel", "requires_grad", "grad_none_steps", "grad_zero_steps", "steps_seen", "param_norm0")},
                 "frozen_steps": rec.get("frozen_steps", 0),
+                "frozen_moved_steps": rec.get("frozen_moved_steps", 0),
+                "first_frozen_move": rec.get("first_frozen_move"),
                 "dtype": rec.get("dtype"),
                 "lost_update_fraction": (rec["lost_updates"] / rec["lost_update_steps"]) if rec.get("lost_update_steps") else None,
                 "changed": rec.get("changed", False),

@@ -1504,6 +1504,7 @@ from mlsleuth.runtime.trace import (
     checks_amp,
     checks_batch_order,  # noqa: F401 - a reordered batch must give reordered outputs
     checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
+    checks_frozen,  # noqa: F401 - frozen parameters the optimizer still moves
     checks_ctc,  # noqa: F401 - CTC targets that share the blank's id
     checks_generic,  # noqa: F401 - mechanisms many families share: overwritten inputs, untrained tensors, zero outputs
     checks_lm,  # noqa: F401
