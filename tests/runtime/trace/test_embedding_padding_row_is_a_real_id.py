@@ -26,7 +26,8 @@ def test_not_found_without_records():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("variant", "modules"), [("relation-ids", {"E", "R"}), ("user-column", {"users"})])
+@pytest.mark.parametrize(("variant", "modules"), [("relation-ids", {"E", "R"}), ("relation-ids-direct", {"E", "R"}),
+                                                 ("user-column", {"users"})])
 def test_real_ids_on_the_padding_row_are_found(variant, modules):
     hits = [f for f in traced(SCRIPT, variant, steps=4) if f.rule == CHECK]
     assert {h.location.module for h in hits} == modules

@@ -1,7 +1,8 @@
 """Embeddings with a padding index, fed ids (argv[1]); buggy and clean variants.
 
 Buggy: 'relation-ids' (a knowledge-graph scorer whose entity and relation tables use padding_idx=0 although ids
-are plain enumerations from 0), 'user-column' (a recommender's user ids arrive as an (N, 1) column, padding_idx=0,
+are plain enumerations from 0; 'relation-ids-direct' calls model.forward(...) itself, so the model's own hooks
+never fire and its tables must still be named by their attributes), 'user-column' (a recommender's user ids arrive as an (N, 1) column, padding_idx=0,
 user 0 is real).
 Clean: 'reserved-pad' (padding_idx=0 and the ids start at 1), 'token-seq' (token sequences padded at the end with
 id 0), 'no-padding' (the same scorer without padding_idx), 'frozen' (a frozen pretrained table with padding_idx=0).
@@ -75,7 +76,8 @@ for _ in range(20):
     else:
         low = 1 if variant == "reserved-pad" else 0
         e1, r = torch.randint(low, N_ENT, (32,)), torch.randint(low, N_REL, (32,))
-        out, y = model(e1, r), torch.randint(low, N_ENT, (32,))
+        out = model.forward(e1, r) if variant == "relation-ids-direct" else model(e1, r)
+        y = torch.randint(low, N_ENT, (32,))
     loss = F.cross_entropy(out, y)
     opt.zero_grad()
     loss.backward()

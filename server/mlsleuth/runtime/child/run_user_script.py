@@ -105,6 +105,30 @@ WRAPPER_TYPES = ("DataParallel", "DistributedDataParallel")  # their submodules 
 FORWARD_SCOPES = ("all", "unregistered", "outer", "none")  # widest first: see Runner.narrow_forwards
 
 
+
+def _path_in_calling_model(module: Any, max_frames: int = 80) -> str:
+    """The dotted path of ``module`` inside the model whose method is running it, when that model's own forward
+    hooks never fired (``model.forward(x)``, ``model.loss(x)``, a Lightning ``training_step`` calling
+    ``self.encoder(x)``): found by walking up the Python stack to frames whose ``self`` is an ``nn.Module`` holding
+    it, the outermost such model last. '' when no calling model holds it (a model called from the script)."""
+    import torch
+
+    path, inner = "", module
+    frame = sys._getframe(2)
+    for _ in range(max_frames):
+        if frame is None:
+            break
+        owner = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
+        if isinstance(owner, torch.nn.Module) and owner is not inner:
+            try:
+                name = next((n for n, sub in owner.named_modules() if sub is inner and n), None)
+            except Exception:  # noqa: BLE001 - a model whose named_modules misbehaves holds nothing we can name
+                name = None
+            if name:
+                path, inner = f"{name}.{path}" if path else name, owner
+        frame = frame.f_back
+    return path
+
 def unwrap(module: Any) -> Any:
     """The model inside a data-parallel wrapper (names then read as the user's model names them), else ``module``."""
     inner = getattr(module, "module", None) if type(module).__name__ in WRAPPER_TYPES else None
@@ -154,6 +178,7 @@ class Runner:
         self._root_ids: set[int] = set()
         self._paramless: dict[int, list] = {}  # id -> [module, forwards seen without parameters] (loss modules)
         self._root_labels: dict[int, str] = {}
+        self._root_paths: dict[int, str] = {}  # id(root) -> its path inside the model whose method called it
         self._patched_sched: set[type] = set()
         self._sched_init_depth = 0
         self._sched_step_depth = 0
@@ -194,6 +219,12 @@ class Runner:
                 label = f"{label}#{len(self._root_labels)}"
             self._root_labels[id(root)] = label
         return label
+
+    def root_prefix(self, root: Any, several: bool) -> str:
+        """What a root's own parameter and module names are prefixed with: its label when there are ``several``
+        roots or when it runs inside another model's method (``'R.'`` for ``self.R`` of a model whose ``forward``
+        was called directly), else nothing."""
+        return f"{self.root_label(root)}." if several or id(root) in self._root_paths else ""
 
     def param_names(self, root: Any) -> dict[int, str]:
         """``{id(parameter): dotted name}`` for a root model."""
@@ -314,9 +345,13 @@ class Runner:
             return
         self._root_ids.add(id(module))
         self.roots.append(module)
-        self._names.setdefault(id(module), (module, ""))
+        path = _path_in_calling_model(module)  # model.forward(x) / model.loss(x) / a Lightning step calling self.net(x)
+        if path:
+            self._root_paths[id(module)] = path
+            self._root_labels.setdefault(id(module), path)
+        self._names.setdefault(id(module), (module, path))
         for name, sub in unwrap(module).named_modules():
-            self._names.setdefault(id(sub), (sub, name))
+            self._names.setdefault(id(sub), (sub, f"{path}.{name}" if path and name else name or path))
 
     # -- patching -----------------------------------------------------------------
     def _patch(self, owner: Any, attribute: str, new: Any) -> None:

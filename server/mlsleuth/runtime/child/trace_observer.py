@@ -636,7 +636,7 @@ class TraceObserver(Observer):
             return
         multi = len(runner.roots) > 1
         for root in runner.roots:
-            prefix = f"{runner.root_label(root)}." if multi else ""
+            prefix = runner.root_prefix(root, multi)
             for mname, m in unwrap(root).named_modules():
                 full = prefix + mname if mname else (prefix.rstrip(".") or "")
                 if full in owners and full not in self.idle_watch:
@@ -656,7 +656,7 @@ class TraceObserver(Observer):
         out: dict[int, tuple[str, str]] = {}
         multi = len(runner.roots) > 1
         for root in runner.roots:
-            prefix = f"{runner.root_label(root)}." if multi else ""
+            prefix = runner.root_prefix(root, multi)
             for mname, m in unwrap(root).named_modules():
                 for pname, p in m.named_parameters(recurse=False):
                     full = f"{mname}.{pname}" if mname else pname
