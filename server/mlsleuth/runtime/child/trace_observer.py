@@ -27,6 +27,7 @@ from trace_loaders import LoaderWatch
 from trace_log_probs import ctc_patch
 from trace_loop_order import LoopOrderWatch
 from trace_modes import TrainModeWatch
+from trace_nan_origin import locate as locate_non_finite
 from trace_numerics import NumericsWatch
 from trace_seeds import SeedWatch
 from trace_split_overlap import SplitOverlapWatch
@@ -76,6 +77,7 @@ class TraceObserver(Observer):
         self.batch_dependence: dict | None = None
         self.batch_order: dict | None = None
         self._captured: tuple | None = None
+        self._last_forwards: dict[int, tuple] = {}  # id(root) -> (root, inputs, kwargs) of its last training forward
         self.causal = CausalProbe()  # every run: causal leakage when the targets are the inputs shifted by one
         self._eval_roots_checked: set[int] = set()
         self._backward_this_step = 0
@@ -454,6 +456,8 @@ class TraceObserver(Observer):
         self.split_overlap.see(root, (first,), training, runner.step)  # evaluation rows that are near-copies of training rows
         if training:
             self._seq().append("F")
+            self._last_forwards.pop(id(root), None)  # latest last: where a non-finite loss is traced back from
+            self._last_forwards[id(root)] = (root, inputs, dict(runner.forward_kwargs))
             if self.input_stats is None and first is not None:
                 self.input_stats = probes.tensor_stats(first)
                 self.input_module = name
@@ -517,6 +521,7 @@ class TraceObserver(Observer):
             if not math.isfinite(value) and self.non_finite_loss is None:
                 self.non_finite_loss = {"step": runner.step, "value": value}
                 runner.request_stop("non-finite")
+                self.non_finite_loss["origin"] = locate_non_finite(runner, list(self._last_forwards.values()))
         # per optimizer: at the first backward after its last step, do its parameters still hold gradients?
         for opt in runner.optimizers:
             state = self._opt_state.get(id(opt))

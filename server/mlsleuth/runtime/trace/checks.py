@@ -701,6 +701,8 @@ def non_finite_loss(run: TraceRun) -> Iterator[Found]:
     """The loss became NaN or Inf.
 
     What it finds: the first traced step whose loss (the tensor passed to backward) is not finite; the trace stops there.
+    The model's last training forward is then run again on the same inputs, and the first module to return NaN/Inf
+    from finite inputs is named (or the loss computation, when the model's outputs were finite).
     Why it matters: one non-finite loss corrupts every parameter it reaches in the next update.
     How to confirm: run `mlsleuth nan SCRIPT` to localise the step, module and op where the first non-finite value appears.
     What to do instead: fix the producing op (log of 0, division by ~0, exp overflow, too-high LR); do not mask it
@@ -708,12 +710,27 @@ def non_finite_loss(run: TraceRun) -> Iterator[Found]:
     """
     nf = run.data.get("non_finite_loss")
     if nf:
+        origin = nf.get("origin") or {}
+        module, where = "(loss)", ""
+        birth = origin.get("birth") or {}
+        if origin.get("module"):
+            module = birth.get("module") or origin["module"]  # the submodule whose own method made it, if any
+            where = (f"; run again on the same batch, module '{origin['module']}' ({origin.get('type')}) was the first to "
+                     "return NaN/Inf from finite inputs")
+            if birth.get("op"):
+                where += (f", and its first non-finite value came from {birth['op']}"
+                          + (f" in a method of '{birth['module']}'" if birth.get("module") else "")
+                          + (f" at {os.path.basename(birth['path'])}:{birth['line']} ({birth.get('code')})" if birth.get("path") else ""))
+        elif any(t.get("output_finite") for t in origin.get("tried") or []):
+            where = "; run again on the same batch, the model's outputs were finite: the loss computation produced it"
         yield Found(
-            "the loss became non-finite; the run was stopped there because every later update is corrupted",
-            observation=f"loss = {nf['value']} at step {nf['step']}",
+            "the loss became non-finite; the run was stopped there because every later update is corrupted"
+            + (f" (born in module '{module}')" if origin.get("module") else ""),
+            observation=f"loss = {nf['value']} at step {nf['step']}{where}",
             next_test=f"mlsleuth nan {run.path or 'SCRIPT'} (localises the step, module and op where the first NaN/Inf appears)",
             fix="fix the op that produces it (log of 0, division by ~0, exp overflow, too-high LR), do not mask it with nan_to_num",
-            measurements=nf, module="(loss)", step=nf["step"], phase="loss")
+            measurements=nf, module=module, step=nf["step"], phase="forward" if origin.get("module") else "loss",
+            op=birth.get("op"), **site_location(run, birth))
 
 
 def restart_period(losses: list[float]) -> int | None:
