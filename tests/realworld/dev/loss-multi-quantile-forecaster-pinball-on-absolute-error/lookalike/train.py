@@ -8,7 +8,7 @@ CONFIG = {
     "context": 48,
     "horizon": 6,
     "quantiles": [0.1, 0.5, 0.9],
-    "epochs": 8,
+    "epochs": 6,
     "batch_size": 128,
     "lr": 3e-3,
 }
