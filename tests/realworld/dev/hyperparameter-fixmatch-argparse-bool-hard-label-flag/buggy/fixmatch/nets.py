@@ -4,7 +4,7 @@ from torch import nn
 def conv_bn(c_in, c_out, stride=1):
     return nn.Sequential(
         nn.Conv2d(c_in, c_out, 3, stride=stride, padding=1, bias=False),
-        nn.BatchNorm2d(c_out, momentum=0.001),
+        nn.BatchNorm2d(c_out),
         nn.LeakyReLU(0.1),
     )
 
