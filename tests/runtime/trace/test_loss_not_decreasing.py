@@ -29,6 +29,10 @@ def test_an_rl_objective_is_not_judged_by_its_loss():
     assert findings_for(CHECK, {"params": [], "losses": flat}), "a flat supervised loss is still reported"
     assert not findings_for(CHECK, {"params": [], "losses": flat, "rl": rl()})
     assert findings_for(CHECK, {"params": [], "losses": flat, "rl": rl(env_steps=0)}), "no environment stepped: not RL"
+    from .rl_measurements import surrogate
+
+    home_made_env = rl(env_steps=0, surrogates=[surrogate(0.0, 1.0)])  # a PPO loss on an environment class of its own
+    assert not findings_for(CHECK, {"params": [], "losses": flat, "rl": home_made_env})
 
 
 def test_one_odd_first_step_does_not_decide():

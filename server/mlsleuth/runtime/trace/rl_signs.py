@@ -48,11 +48,11 @@ def returns_trend(rl: dict[str, Any]) -> dict[str, Any] | None:
 
 def loss_trend_not_applicable(data: dict[str, Any]) -> str | None:
     """Why a falling-loss expectation does not hold for this run (an RL objective), else None."""
-    rl = rl_data(data)
-    if rl is None:
-        return None
-    if has_surrogate(rl):
+    raw = data.get("rl") if isinstance(data.get("rl"), dict) else {}
+    if has_surrogate(raw):  # also with a home-made environment the watch does not recognise as one
         return "the loss is a policy-gradient surrogate"
+    if rl_data(data) is None:
+        return None
     return "the run steps an environment (its losses chase moving targets)"
 
 
