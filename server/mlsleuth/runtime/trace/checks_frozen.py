@@ -17,7 +17,7 @@ MAX_MODULES = 5
 
 @runtime_check("frozen-parameters-still-updated", tool="trace", category="training-loop", severity="warning")
 def frozen_parameters_still_updated(run: Any) -> Iterator[Found]:
-    """Parameters frozen with requires_grad=False still change at every optimizer step.
+    """Frozen (requires_grad=False) parameters still updated.
 
     What it finds: parameters that have ``requires_grad=False`` when ``optimizer.step()`` starts, are still in that
     optimizer, and have moved when the step returns.

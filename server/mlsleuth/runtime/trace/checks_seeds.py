@@ -26,7 +26,7 @@ def _sites(run: Any, sites: list) -> str:
 
 @runtime_check("global-seed-reset-during-training", tool="trace", category="reproducibility", severity="warning")
 def global_seed_reset_during_training(run: Any) -> Iterator[Found]:
-    """The global random seed is set back to the same value while training goes on.
+    """The global seed is reset to the same value mid-training.
 
     What it finds: ``torch.manual_seed`` (directly or through a ``set_seed``/``seed_everything`` helper) or
     ``random.seed`` called with a seed it was already given, after the optimizer's first step, and the same

@@ -34,7 +34,7 @@ def _rebound(ctx: FileContext, name: str) -> bool:
 
 @register_rule
 class ArgparseTypeBool(Rule):
-    """A command-line option declared with `type=bool`: "False" parses as True.
+    """`type=bool` on an argparse option: "False" parses as True.
 
     What it finds: `parser.add_argument("--flag", type=bool, ...)` (or `type=lambda s: bool(s)`) on an `argparse`
     parser, a group of one, or a parser handed in as a parameter. Parsers that handle `bool` themselves
