@@ -52,3 +52,14 @@ def test_calls_properties_and_attribute_reads_stay_silent():
             return callbacks
         """
     check(src, RULE)
+
+
+def test_attribute_reads_outside_training_code_stay_silent():
+    src = """
+        import numpy as np
+
+        ar_iter = np.lib.Arrayterator(np.arange(10))
+        ar_iter.step
+        ar_iter.shape
+        """
+    check(src, RULE)

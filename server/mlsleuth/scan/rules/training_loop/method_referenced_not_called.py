@@ -41,6 +41,8 @@ class MethodReferencedNotCalled(Rule):
     triggers = tuple(_EFFECT_METHODS)
 
     def check(self, ctx: FileContext):
+        if not ctx.imports_any("torch", "lightning", "pytorch_lightning", "transformers", "accelerate"):
+            return  # elsewhere `x.step` may be an attribute read on purpose (typing tests, notebooks showing a value)
         for stmt in ctx.nodes_of(ast.Expr):
             value = stmt.value
             if not isinstance(value, ast.Attribute) or value.attr not in _EFFECT_METHODS:
