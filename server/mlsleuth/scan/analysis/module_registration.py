@@ -119,3 +119,74 @@ def _local_wrapped(ctx: FileContext, nodes: list[ast.AST], name: str) -> bool:
             if any(isinstance(a, ast.Name) and a.id == name or isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name for a in node.args):
                 return True
     return False
+
+
+PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+_VARIABLE = {"torch.autograd.Variable", "torch.autograd.variable.Variable"}
+
+# methods of a tensor that hand back a new tensor even when called on an ``nn.Parameter`` (never ``self``):
+# ``.to(device)``, ``.float()``, ``.cpu()`` and ``.contiguous()`` return the parameter itself when nothing changes,
+# so they are left out except ``.to`` with a device (GPU runs are the ones it is written for) and ``.cuda()``
+NEW_TENSOR_METHODS = {
+    "cuda", "double", "half", "bfloat16", "detach", "clone", "view", "reshape", "unsqueeze", "squeeze",
+    "expand", "expand_as", "t", "transpose", "permute", "flatten", "repeat", "mul", "add", "sub", "div",
+    "exp", "log", "sigmoid", "tanh", "softmax", "abs", "clamp", "sqrt", "pow", "neg",
+}
+_SAME_DTYPE = {"torch.float", "torch.float32"}
+
+
+def is_parameter_call(ctx: FileContext, node: ast.AST | None) -> bool:
+    """``nn.Parameter(...)`` (or ``torch.nn.parameter.Parameter(...)``)."""
+    return isinstance(node, ast.Call) and (ctx.qualname(node) or "") in PARAMETER_CLASSES
+
+
+def requires_grad_tensor(ctx: FileContext, node: ast.AST | None) -> bool:
+    """A torch tensor built with gradient tracking on: ``torch.zeros(..., requires_grad=True)``,
+    ``Variable(t, requires_grad=True)``, or anything ending in ``.requires_grad_()`` / ``.requires_grad_(True)``
+    that is not itself an ``nn.Parameter``."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "requires_grad_":
+        flag = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
+        return (flag is None or isinstance(flag, ast.Constant) and flag.value is True) and not is_parameter_call(ctx, func.value)
+    flag = next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
+    if not (isinstance(flag, ast.Constant) and flag.value is True):
+        return False
+    qn = ctx.qualname(node) or ""
+    return qn in _VARIABLE or qn.startswith("torch.") and qn not in PARAMETER_CLASSES and qn.count(".") == 1
+
+
+def learned_tensor_kind(ctx: FileContext, node: ast.AST) -> str | None:
+    """'parameter' for ``nn.Parameter(...)``, 'requires_grad' for a tensor built with gradient tracking on, else None."""
+    if is_parameter_call(ctx, node):
+        return "parameter"
+    if requires_grad_tensor(ctx, node):
+        return "requires_grad"
+    return None
+
+
+def converted_parameter(ctx: FileContext, expr: ast.AST) -> ast.AST | None:
+    """The operation that turns a freshly built ``nn.Parameter`` into a plain tensor in ``expr``:
+    ``nn.Parameter(t).cuda()``, ``nn.Parameter(t).to(device)``, ``nn.Parameter(t) * 0.02``,
+    ``nn.Parameter(t)[None]``. The result is an ordinary non-leaf tensor, no longer a Parameter."""
+    if isinstance(expr, ast.BinOp):
+        if is_parameter_call(ctx, expr.left) or is_parameter_call(ctx, expr.right):
+            return expr
+        return None
+    if isinstance(expr, ast.Subscript) and is_parameter_call(ctx, expr.value):
+        return expr
+    if isinstance(expr, ast.Attribute) and expr.attr in {"T", "mT", "data"} and is_parameter_call(ctx, expr.value):
+        return expr
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        receiver, method = expr.func.value, expr.func.attr
+        if is_parameter_call(ctx, receiver):
+            if method in NEW_TENSOR_METHODS:
+                return expr
+            if method == "to" and (expr.args or expr.keywords):
+                first = expr.args[0] if expr.args else None
+                dtype_only = first is not None and (ctx.qualname(first) or "") in _SAME_DTYPE and len(expr.args) == 1
+                return None if dtype_only or any(k.arg == "dtype" for k in expr.keywords) and not expr.args else expr
+            return None
+        return converted_parameter(ctx, receiver) if method in {"requires_grad_", "to", "float", "contiguous"} else None
+    return None
