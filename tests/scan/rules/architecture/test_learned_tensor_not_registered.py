@@ -95,6 +95,12 @@ def test_parameters_in_plain_list_and_dict():
             def forward(self, bands):
                 return sum(g * b for g, b in zip(self.gains, bands))
 
+        class Enhancer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bank = FilterBank(8)
+                self.out = nn.Conv1d(1, 1, 3)
+
         class Policy(nn.Module):
             def __init__(self, actions):
                 super().__init__()
@@ -304,5 +310,25 @@ def test_optimizer_in_another_module_of_the_package(tmp_path):
                 opt = torch.optim.Adam(list(net.parameters()) + [net.log_scale])
             ''',
         },
+        R,
+    )
+
+
+def test_module_with_no_registered_state_at_all_stays_silent():
+    # optimizer(model.parameters()) on it raises "empty parameter list": loud, not silent; test fixtures
+    # build such modules on purpose (a model "with no layers")
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class EmptyModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.parameter = torch.rand(3, 3, requires_grad=True)
+
+            def forward(self, x):
+                return self.parameter.sum() * x
+        """,
         R,
     )

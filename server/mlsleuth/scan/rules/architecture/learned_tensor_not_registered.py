@@ -14,7 +14,7 @@ from mlsleuth.scan.analysis.module_registration import (
     requires_grad_tensor,
     wrapped_names,
 )
-from mlsleuth.scan.analysis.torch_idioms import grad_off, is_module_class
+from mlsleuth.scan.analysis.torch_idioms import grad_off, is_module_class, module_kind
 from mlsleuth.scan.prefilter import MODULE_CLASS
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -69,6 +69,29 @@ def _handed_over(ctx: FileContext, attr: str) -> bool:
     return ctx.project is not None and ctx.project.package_matches(ctx, pattern)
 
 
+def _registers_other_state(ctx: FileContext, cls: ast.ClassDef) -> bool:
+    """``cls`` has parameters of its own besides the unregistered tensor (a layer, a Parameter, a registered one), or
+    a base class other than ``nn.Module``/``LightningModule`` that may hold some. A module with none at all hands an
+    empty list to ``optimizer(model.parameters())``, which raises: a loud error, not a silent one."""
+    for base in cls.bases:
+        qn = ctx.qualname(base) or ""
+        if qn.rsplit(".", 1)[-1] not in {"Module", "LightningModule"}:
+            return True
+    for _attr, _stmt, value, _m in _assignments(ctx, cls):
+        if is_parameter_call(ctx, value) or module_kind(ctx, value) in {"params", "mode"}:
+            return True
+    return any(isinstance(c.func, ast.Attribute) and c.func.attr in _REGISTERING for c in ctx.calls(cls))
+
+
+def _used_as_submodule(ctx: FileContext, cls: ast.ClassDef) -> bool:
+    """``cls`` is built as a part of another module, in this file or its package (``self.act = Dice(d)``,
+    ``nn.Sequential(..., Dice(d))``): its lost tensors hide among the parent's registered parameters."""
+    pattern = re.compile(r"(self\.\w+\s*=\s*|Sequential\(|ModuleList\(|append\()[^\n]*\b" + re.escape(cls.name) + r"\(")
+    if pattern.search(ctx.source):
+        return True
+    return ctx.project is not None and ctx.project.package_matches(ctx, pattern)
+
+
 @register_rule
 class LearnedTensorNotRegistered(Rule):
     """A module's learned tensor kept where `nn.Module` never registers it.
@@ -111,7 +134,9 @@ class LearnedTensorNotRegistered(Rule):
                 continue
             if any(ctx.method(cls, name) is not None for name in _OWN_REGISTRY):
                 continue
-            yield from self._check_class(ctx, cls)
+            found = list(self._check_class(ctx, cls))
+            if found and (_registers_other_state(ctx, cls) or _used_as_submodule(ctx, cls)):
+                yield from found
 
     def _check_class(self, ctx: FileContext, cls: ast.ClassDef):
         assignments = _assignments(ctx, cls)
