@@ -269,3 +269,31 @@ def test_private_generators_that_vary_or_are_built_once_stay_silent():
         return rng.permutation(n)
     """
     check(src, {RESEED})
+
+
+def test_sampler_steps_and_periodic_validation_images_stay_silent():
+    # a diffusion sampler's scheduler.step(residual, t, sample) and an environment's env.step(a) are not
+    # optimizer steps; a fixed generator for the validation images every N steps is deliberate
+    src = """
+    import torch
+
+    def compare(scheduler, other, sample, model):
+        for t in scheduler.timesteps:
+            residual = model(sample, t)
+            g = torch.manual_seed(0)
+            out = scheduler.step(residual, t, sample, generator=g).prev_sample
+            g = torch.manual_seed(0)
+            ref = other.step(residual, t, sample, generator=g).prev_sample
+            assert torch.allclose(out, ref)
+
+    def train(unet, pipeline, opt, loader, args):
+        for step, batch in enumerate(loader):
+            loss = unet(batch).mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            if step % args.validation_steps == 0:
+                generator = torch.Generator().manual_seed(args.seed)
+                images = [pipeline(args.prompt, generator=generator) for _ in range(4)]
+    """
+    check(src, {RESEED})

@@ -36,12 +36,14 @@ def _direct_loop(ctx: FileContext, node: ast.AST) -> ast.AST | None:
 
 
 def _steps_in(ctx: FileContext, loop: ast.AST) -> ast.Call | None:
-    """A ``backward()`` or ``optimizer.step()`` call in ``loop``'s own body (not in a nested loop)."""
+    """A ``backward()`` or ``optimizer.step()`` call in ``loop``'s own body (not in a nested loop). A ``step`` given
+    positional arguments is not an optimizer's (``env.step(action)``, a diffusion sampler's
+    ``scheduler.step(residual, t, sample)``): optimizers and LR schedulers step with none."""
     for node in ctx.walk_scope(loop):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("backward", "step")
+            and (node.func.attr == "backward" or node.func.attr == "step" and not node.args)
             and _direct_loop(ctx, node) is loop
         ):
             return node
@@ -283,13 +285,24 @@ def _for_evaluation(*names: str) -> bool:
 
 
 def _training_loop_site(ctx: FileContext, call: ast.Call, seed: ast.expr) -> tuple[ast.AST, str] | None:
-    """``(loop, why)`` when ``call`` sits directly in a loop whose own body runs ``backward()``/``step()`` and the
-    seed does not change between its passes. A loop that only calls a training helper (an epoch loop that also
-    corrupts a fixed evaluation set) is not one."""
+    """``(loop, why)`` when ``call`` sits directly in a loop whose own body runs ``backward()``/``step()``, outside
+    any ``if`` in that loop, and the seed does not change between its passes. A loop that only calls a training
+    helper (an epoch loop that also corrupts a fixed evaluation set) is not one."""
     loop = _direct_loop(ctx, call)
     if loop is None or not _same_every_iteration(ctx, seed, loop):
         return None
+    if any(isinstance(a, ast.If) for a in _ancestors_until(ctx, call, loop)):
+        return None  # built under a condition: periodic evaluation (fixed sample images every N steps), not every step
     step = _steps_in(ctx, loop)
     if step is None:
         return None
     return loop, f"the loop at line {loop.lineno} (which runs {ctx.segment(step, 40)}) goes round"
+
+
+def _ancestors_until(ctx: FileContext, node: ast.AST, stop: ast.AST) -> list[ast.AST]:
+    out = []
+    for anc in ctx.ancestors(node):
+        if anc is stop:
+            break
+        out.append(anc)
+    return out
