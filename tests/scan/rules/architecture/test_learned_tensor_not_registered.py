@@ -332,3 +332,35 @@ def test_module_with_no_registered_state_at_all_stays_silent():
         """,
         R,
     )
+
+
+def test_concatenated_token_is_not_handed_over(tmp_path):
+    # a class token concatenated in forward is still lost; the module is a part of a model in another file
+    check_project(
+        tmp_path,
+        {
+            "vit/blocks.py": '''
+                import torch
+                import torch.nn as nn
+
+                class ClassToken(nn.Module):
+                    def __init__(self, dim):
+                        super().__init__()
+                        self.cls = torch.zeros(1, 1, dim).requires_grad_()  # expect: learned-tensor-not-registered
+
+                    def forward(self, x):
+                        return torch.cat([self.cls.expand(x.size(0), -1, -1), x], dim=1)
+            ''',
+            "vit/model.py": '''
+                import torch.nn as nn
+                from vit.blocks import ClassToken
+
+                class ViT(nn.Module):
+                    def __init__(self, dim):
+                        super().__init__()
+                        self.token = ClassToken(dim)
+                        self.head = nn.Linear(dim, 10)
+            ''',
+        },
+        R,
+    )

@@ -61,9 +61,16 @@ def _setup_methods(ctx: FileContext, cls: ast.ClassDef) -> set[ast.AST]:
 
 
 def _handed_over(ctx: FileContext, attr: str) -> bool:
-    """``.attr`` put by hand in a list or an optimizer in this file or the files of its package (``Adam([self.w])``,
-    ``params.append(model.w)``, ``list(model.parameters()) + [model.w]``): the author collects it on purpose."""
-    pattern = re.compile(r"(\[[^\]\n]*|append\(\s*|extend\(\s*|optim\.\w+\(\s*)[\w.\]\[]*\." + re.escape(attr) + r"\b")
+    """``.attr`` given by hand to an optimizer or a parameter list in this file or the files of its package
+    (``Adam([self.w])``, ``{"params": [self.log_alpha]}``, ``list(model.parameters()) + [model.w]``,
+    ``params.append(model.w)``): the author collects it on purpose. A list that is only concatenated
+    (``torch.cat([self.cls, x])``) does not count."""
+    a = re.escape(attr)
+    listed = r"\[[^\]\n]*\." + a + r"\b"
+    pattern = re.compile(
+        r"(optim\.\w+\(|(Adam|SGD|RMSprop|LBFGS|Adagrad|Adadelta|Optimizer)\w*\(|params\w*[\"']?\s*[:=]|\+)\s*" + listed
+        + r"|(append|extend)\(\s*[\w.]*\." + a + r"\s*\)"
+    )
     if pattern.search(ctx.source):
         return True
     return ctx.project is not None and ctx.project.package_matches(ctx, pattern)
