@@ -364,3 +364,62 @@ def test_concatenated_token_is_not_handed_over(tmp_path):
         },
         R,
     )
+
+
+def test_zeros_or_ones_constant_used_where_it_does_nothing():
+    # recommender activation (zeros times the input) and a speech gain (times ones)
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Dice(nn.Module):
+            def __init__(self, emb_size, dim=2, device="cpu"):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(emb_size)
+                if dim == 2:
+                    self.alpha = torch.zeros((emb_size,)).to(device)  # expect: learned-tensor-not-registered
+                else:
+                    self.alpha = torch.zeros((emb_size, 1)).to(device)
+
+            def forward(self, x):
+                p = torch.sigmoid(self.bn(x))
+                return self.alpha * (1 - p) * x + p * x
+
+        class GainStage(nn.Module):
+            def __init__(self, channels):
+                super().__init__()
+                self.conv = nn.Conv1d(channels, channels, 3, padding=1)
+                self.gain = torch.ones(1, channels, 1)  # expect: learned-tensor-not-registered
+
+            def forward(self, wave):
+                return self.conv(wave) * self.gain.to(wave.device)
+        """,
+        R,
+    )
+
+
+def test_constant_tables_masks_and_states_stay_silent():
+    check(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Decoder(nn.Module):
+            def __init__(self, h, n):
+                super().__init__()
+                self.rnn = nn.GRU(4, h)
+                self.h0 = torch.zeros(1, 1, h)                  # an initial state passed to the RNN
+                self.mask = torch.ones(n, n)                    # filled in below
+                self.mask[0, 0] = 0
+                self.count = torch.zeros(n)                     # a running statistic, updated in forward
+                self.offset = torch.zeros(n, requires_grad=False)   # declared constant
+                self.shift = torch.ones(n)                      # added: x + 1 is not an identity
+
+            def forward(self, x):
+                self.count += 1
+                out, _ = self.rnn(x, self.h0.expand(1, x.size(1), -1).contiguous())
+                return out * self.mask[0] + self.offset + (out + self.shift) / self.count
+        """,
+        R,
+    )

@@ -76,6 +76,61 @@ def _handed_over(ctx: FileContext, attr: str) -> bool:
     return ctx.project is not None and ctx.project.package_matches(ctx, pattern)
 
 
+_FILLS = {"torch.zeros": 0, "torch.zeros_like": 0, "torch.ones": 1, "torch.ones_like": 1}
+# ways of reading a tensor that keep its values: moved, cast, reshaped, indexed
+_SAME_VALUES = {"to", "cuda", "cpu", "float", "double", "half", "type_as", "unsqueeze", "squeeze", "view", "reshape",
+                "expand", "expand_as", "view_as", "reshape_as", "t", "transpose", "permute", "flatten", "contiguous"}
+
+
+def _constant_fill(ctx: FileContext, value: ast.AST) -> int | None:
+    """0 or 1 for ``torch.zeros(...)`` / ``torch.ones(...)`` (possibly moved, cast or reshaped) built without
+    ``requires_grad`` (an explicit ``requires_grad=False`` says it is a constant on purpose), else None."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SAME_VALUES:
+        value = value.func.value
+    if not isinstance(value, ast.Call) or any(k.arg == "requires_grad" for k in value.keywords):
+        return None
+    return _FILLS.get(ctx.qualname(value) or "")
+
+
+def _written_in_place(ctx: FileContext, cls: ast.ClassDef, attr: str) -> bool:
+    """Something writes into ``self.attr`` (``self.attr[i] = v``, ``self.attr += 1``, ``self.attr.copy_(...)``,
+    ``self.attr.data = ...``) or rebinds it through another object (``model.attr = ...``)."""
+    for node in ctx.subtree(cls):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(node, ast.Assign) and _self_attr(t) == attr:
+                    continue  # a binding of the attribute itself: counted by the caller
+                while isinstance(t, (ast.Subscript, ast.Attribute)) and _self_attr(t) != attr:
+                    t = t.value
+                if _self_attr(t) == attr:
+                    return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_") \
+                and not node.func.attr.startswith("_") and _self_attr(node.func.value) == attr:
+            return True
+    return bool(re.search(r"(?<!self)\." + re.escape(attr) + r"\s*(\[[^\]\n]*\])?\s*[-+*/]?=(?!=)", ctx.source))
+
+
+def _identity_use(ctx: FileContext, cls: ast.ClassDef, attr: str, fill: int, setup_method) -> ast.BinOp | None:
+    """A ``BinOp`` outside the setup method with ``self.attr`` (moved, reshaped or indexed) as an operand where its
+    value makes the operation an identity or a zero: zeros in ``+ - * @``, ones in ``*`` or as a divisor."""
+    for node in ctx.subtree(cls):
+        if not isinstance(node, ast.BinOp) or ctx.enclosing_function(node) is setup_method:
+            continue
+        for side in ("left", "right"):
+            operand = getattr(node, side)
+            while isinstance(operand, ast.Subscript) or isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute) \
+                    and operand.func.attr in _SAME_VALUES:
+                operand = operand.value if isinstance(operand, ast.Subscript) else operand.func.value
+            if _self_attr(operand) != attr:
+                continue
+            if fill == 0 and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.MatMult)):
+                return node
+            if fill == 1 and (isinstance(node.op, ast.Mult) or isinstance(node.op, ast.Div) and side == "right"):
+                return node
+    return None
+
+
 def _registers_other_state(ctx: FileContext, cls: ast.ClassDef) -> bool:
     """``cls`` has parameters of its own besides the unregistered tensor (a layer, a Parameter, a registered one), or
     a base class other than ``nn.Module``/``LightningModule`` that may hold some. A module with none at all hands an
@@ -109,10 +164,15 @@ class LearnedTensorNotRegistered(Rule):
     another method; `self.w = nn.Parameter(t).cuda()` / `.to(device)` / `.double()` / `* 0.02` / `[None]`
     (the result is a new, non-leaf tensor, no longer a Parameter); a plain Python `list`/`dict`
     attribute of `nn.Parameter`s or `requires_grad` tensors (not `nn.ParameterList`/`ParameterDict`);
-    and `nn.Parameter(...)` built inside `forward` outside a lazy-initialisation `if`. Silent when the
-    tensor is also wrapped in `nn.Parameter`, registered (`register_parameter`, `register_buffer`,
-    `setattr`), handed to an optimizer or parameter list by hand, or when the class defines its own
-    `parameters()`/`state_dict()`. Plain constant tensors without `requires_grad` are not reported.
+    `nn.Parameter(...)` built inside `forward` outside a lazy-initialisation `if`; and a plain
+    `torch.zeros`/`torch.ones` attribute, never written again, that another method uses where its value
+    makes the operation do nothing (`self.alpha * x` with zeros, `x * self.gain` with ones): a constant
+    there only makes sense as a value meant to be learned. Silent when the tensor is also wrapped in
+    `nn.Parameter`, registered (`register_parameter`, `register_buffer`, `setattr`), handed to an
+    optimizer or parameter list by hand, when the class defines its own `parameters()`/`state_dict()`,
+    and when the module has no registered state at all and is not built as a part of another module
+    (the optimizer then raises on its empty parameter list). Other constant tensors (tables, masks,
+    initial states, anything built with `requires_grad=False`) are not reported.
     Why it matters: `model.parameters()` lists only registered parameters, so the optimizer never
     updates these tensors: the value meant to be learned stays at its initialisation while the loss
     still falls through the other weights. They are also missing from `state_dict()` (a reloaded
@@ -130,7 +190,7 @@ class LearnedTensorNotRegistered(Rule):
     id = "learned-tensor-not-registered"
     category = "architecture"
     severity = "warning"
-    triggers = ("requires_grad", "Parameter", "Variable")
+    triggers = ("requires_grad", "Parameter", "Variable", "zeros", "ones")
     requires = (("torch",), ("class",), (MODULE_CLASS,))
 
     def check(self, ctx: FileContext):
@@ -185,6 +245,7 @@ class LearnedTensorNotRegistered(Rule):
                     next_test=f"print('{attr}' in dict(model.named_parameters())): False",
                 )
         yield from self._flag_enabled_later(ctx, cls, assignments, registered, reported, setup, reads)
+        yield from self._identity_constants(ctx, cls, assignments, registered, reported, setup)
         yield from self._containers(ctx, cls, wrapped, registered)
         yield from self._built_in_forward(ctx, cls)
 
@@ -249,6 +310,36 @@ class LearnedTensorNotRegistered(Rule):
                     observation=f"line {tensors[attr].lineno}: {ctx.segment(tensors[attr], 80)}",
                     next_test=f"print('{attr}' in dict(model.named_parameters())): False",
                 )
+
+    def _identity_constants(self, ctx, cls, assignments, registered, reported, setup):
+        """``self.alpha = torch.zeros(d)`` (no requires_grad, never written again) that another method multiplies or
+        adds (``self.alpha * x``), or ``torch.ones`` it multiplies by: a term that does nothing as long as the value
+        stays constant, which only makes sense for a value meant to be learned."""
+        by_attr: dict[str, list] = {}
+        for attr, stmt, value, method in assignments:
+            by_attr.setdefault(attr, []).append((stmt, value, method))
+        for attr, entries in by_attr.items():
+            if attr in registered or attr in reported:
+                continue
+            fills = {_constant_fill(ctx, value) if method in setup else None for _s, value, method in entries}
+            if len(fills) != 1 or None in fills or _written_in_place(ctx, cls, attr):
+                continue
+            fill = fills.pop()
+            stmt, value, method = entries[0]
+            use = _identity_use(ctx, cls, attr, fill, method)
+            if use is None or _handed_over(ctx, attr):
+                continue
+            reported.add(attr)
+            effect = "the product is always zero" if fill == 0 and isinstance(use.op, (ast.Mult, ast.MatMult)) else "the operation changes nothing"
+            yield self.finding(
+                ctx,
+                stmt,
+                f"`self.{attr}` in `{cls.name}` is a plain tensor of {'zeros' if fill == 0 else 'ones'} that "
+                f"`{ctx.enclosing_function_name(use)}` uses in `{ctx.segment(use, 50)}`: {effect} while it stays constant, and "
+                f"nothing registers it as a parameter, so no optimizer can ever change it",
+                observation=f"line {stmt.lineno}: {ctx.segment(value, 60)}; used at line {use.lineno}",
+                next_test=f"print('{attr}' in dict(model.named_parameters()), model.{attr}) after training: False, still {fill}s",
+            )
 
     def _containers(self, ctx, cls, wrapped, registered):
         for attr, node, kinds in plain_containers(ctx, cls, learned_tensor_kind):
