@@ -190,6 +190,7 @@ class LearnedTensorNotRegistered(Rule):
     id = "learned-tensor-not-registered"
     category = "architecture"
     severity = "warning"
+    reach = "project"  # the package's other files: who builds the module, who hands the tensor to an optimizer
     triggers = ("requires_grad", "Parameter", "Variable", "zeros", "ones")
     requires = (("torch",), ("class",), (MODULE_CLASS,))
 
