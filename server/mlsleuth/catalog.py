@@ -167,6 +167,7 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("train-mode-not-restored", "train-mode-never-set", "trained-in-eval-mode"),
     ("clip-grad-misplaced", "clip-after-optimizer-step"),
     ("modules-in-plain-container", "unregistered-submodule"),
+    ("learned-tensor-not-registered", "trainable-tensor-not-optimized", "learnable-value-in-plain-tensor"),
     ("optimizer-misses-parameters", "param-not-in-optimizer"),
     ("optimizer-rebuilt-in-loop", "optimizer-rebuilt-each-step"),
     ("padding-counted-in-loss", "padding-scored-as-target"),

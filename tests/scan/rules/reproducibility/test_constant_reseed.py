@@ -156,3 +156,144 @@ def test_sweeps_varying_seeds_and_private_generators_stay_silent():
             train(model, optimizer, loader)
     """
     check(src, {RESEED})
+
+
+def test_private_generator_rebuilt_per_sample_per_call_and_per_step():
+    # vision dataset with a seed from __init__, an audio transform with a module constant, a helper called
+    # from forward, an RL rollout loop that trains, a tabular noise step through an alias of numpy
+    src = """
+    import random
+    import numpy as np
+    import numpy.random as npr
+    import torch
+    from torch import nn
+    from torch.utils.data import Dataset
+
+    SEED = 1234
+
+    class Crops(Dataset):
+        def __init__(self, images, cfg):
+            self.images = images
+            self.cfg = cfg
+            self.seed = cfg.seed
+
+        def __len__(self):
+            return len(self.images)
+
+        def __getitem__(self, idx):
+            rng = np.random.default_rng(self.seed)  # expect: constant-reseed
+            top = rng.integers(0, 32)
+            return self.images[idx][top:top + 224]
+
+    class TimeShift:
+        def __call__(self, wave):
+            g = torch.Generator()
+            g.manual_seed(SEED)  # expect: constant-reseed
+            shift = int(torch.randint(0, 1600, (1,), generator=g))
+            return torch.roll(wave, shift)
+
+    def token_dropout(ids, p):
+        keep = random.Random(0).random()  # expect: constant-reseed
+        return ids if keep > p else ids[1:]
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(100, 8)
+
+        def forward(self, ids):
+            return self.emb(token_dropout(ids, 0.1))
+
+    def rollout_and_train(policy, opt, env, steps):
+        for t in range(steps):
+            rs = npr.RandomState(42)  # expect: constant-reseed
+            eps = rs.rand()
+            obs = env.reset()
+            loss = policy(torch.as_tensor(obs)).sum() * eps
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+    """
+    check(src, {RESEED})
+
+
+def test_private_generators_that_vary_or_are_built_once_stay_silent():
+    src = """
+    import numpy as np
+    import torch
+    from torch import nn
+    from torch.utils.data import Dataset, get_worker_info
+
+    SEED = 7
+
+    class Crops(Dataset):
+        def __init__(self, images, seed=0):
+            self.images = images
+            self.seed = seed
+            self.rng = np.random.default_rng(seed)         # built once
+            self.epoch = 0
+
+        def set_epoch(self, epoch):
+            self.epoch = epoch
+
+        def __len__(self):
+            return len(self.images)
+
+        def __getitem__(self, idx):
+            a = np.random.default_rng(self.seed + idx).integers(0, 32)          # per index
+            b = np.random.default_rng((self.seed, self.epoch, idx)).random()    # per epoch and index
+            c = np.random.default_rng().random()                                 # fresh entropy
+            info = get_worker_info()
+            d = np.random.default_rng(info.seed if info else 0).random()         # per worker
+            e = self.rng.integers(0, 8)
+            f = np.random.default_rng(self.epoch).random()                       # changed by set_epoch
+            return self.images[idx][a:], b, c, d, e, f
+
+    class ValCrops(Dataset):
+        def __getitem__(self, idx):
+            rng = np.random.default_rng(SEED)      # a fixed evaluation view on purpose
+            return rng.random()
+
+    class Noise(nn.Module):
+        def forward(self, x, seed):
+            g = torch.Generator().manual_seed(seed)   # the caller chooses the seed per call
+            return x + torch.randn(x.shape, generator=g)
+
+    class Unused:
+        def __call__(self, x):
+            np.random.default_rng(0)                  # built but never drawn from
+            return x
+
+    def make_fixed_split(n):
+        rng = np.random.default_rng(SEED)             # runs once: a reproducible split
+        return rng.permutation(n)
+    """
+    check(src, {RESEED})
+
+
+def test_sampler_steps_and_periodic_validation_images_stay_silent():
+    # a diffusion sampler's scheduler.step(residual, t, sample) and an environment's env.step(a) are not
+    # optimizer steps; a fixed generator for the validation images every N steps is deliberate
+    src = """
+    import torch
+
+    def compare(scheduler, other, sample, model):
+        for t in scheduler.timesteps:
+            residual = model(sample, t)
+            g = torch.manual_seed(0)
+            out = scheduler.step(residual, t, sample, generator=g).prev_sample
+            g = torch.manual_seed(0)
+            ref = other.step(residual, t, sample, generator=g).prev_sample
+            assert torch.allclose(out, ref)
+
+    def train(unet, pipeline, opt, loader, args):
+        for step, batch in enumerate(loader):
+            loss = unet(batch).mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            if step % args.validation_steps == 0:
+                generator = torch.Generator().manual_seed(args.seed)
+                images = [pipeline(args.prompt, generator=generator) for _ in range(4)]
+    """
+    check(src, {RESEED})

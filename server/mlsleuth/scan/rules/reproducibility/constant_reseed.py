@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import function_summaries, value_origins
+from mlsleuth.scan.analysis import function_summaries, split_roles, value_origins
 from mlsleuth.scan.analysis.context import FileContext, constant, keyword
-from mlsleuth.scan.analysis.torch_idioms import is_dataset_class
+from mlsleuth.scan.analysis.seeded_generators import drawn_from, fixed_across_calls, seeded_generator
+from mlsleuth.scan.analysis.torch_idioms import is_dataset_class, is_module_class
 from mlsleuth.scan.prefilter import STEP_CALL, call_to
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -24,6 +25,9 @@ _SEEDERS = {
 }
 
 _SEEDER_NAMES = {q.rpartition(".")[2] for q in _SEEDERS} | {"seed_everything"}
+_GENERATOR_NAMES = ("default_rng", "RandomState", "Random", "manual_seed")
+# methods that run once per sample or per call: a dataset's item, a transform, a module's forward
+_PER_CALL = {"__getitem__", "__getitems__", "__call__", "forward"}
 
 
 def _direct_loop(ctx: FileContext, node: ast.AST) -> ast.AST | None:
@@ -32,12 +36,14 @@ def _direct_loop(ctx: FileContext, node: ast.AST) -> ast.AST | None:
 
 
 def _steps_in(ctx: FileContext, loop: ast.AST) -> ast.Call | None:
-    """A ``backward()`` or ``optimizer.step()`` call in ``loop``'s own body (not in a nested loop)."""
+    """A ``backward()`` or ``optimizer.step()`` call in ``loop``'s own body (not in a nested loop). A ``step`` given
+    positional arguments is not an optimizer's (``env.step(action)``, a diffusion sampler's
+    ``scheduler.step(residual, t, sample)``): optimizers and LR schedulers step with none."""
     for node in ctx.walk_scope(loop):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("backward", "step")
+            and (node.func.attr == "backward" or node.func.attr == "step" and not node.args)
             and _direct_loop(ctx, node) is loop
         ):
             return node
@@ -68,12 +74,42 @@ class ConstantReseed(Rule):
     category = "reproducibility"
     severity = "warning"
     reach = "project"
-    triggers = ("seed",)
-    # per sample, or in a loop with backward()/step(); and a seeding call
-    # per sample, or in a loop that trains (here or through a helper); and a seeding call (maybe a helper's)
-    requires = (("__getitem", "backward", STEP_CALL, "epoch"), (call_to(*_SEEDER_NAMES), "seed("))
+    triggers = ("seed", "default_rng", "RandomState", "Random")
+    # per sample, per call or in a loop that trains (here or through a helper); and a seeding call (maybe a
+    # helper's) or a seeded private generator
+    requires = (("__getitem", "__call__", "def forward", "backward", STEP_CALL, "epoch"),
+                (call_to(*_SEEDER_NAMES, *_GENERATOR_NAMES), "seed("))
 
     def check(self, ctx: FileContext):
+        yield from self._global_reseeds(ctx)
+        yield from self._rebuilt_generators(ctx)
+
+    def _rebuilt_generators(self, ctx: FileContext):
+        """A private generator built with a fixed seed inside code that runs per sample, per call or per step."""
+        for call in ctx.calls():
+            gen = seeded_generator(ctx, call)
+            if gen is None:
+                continue
+            func = ctx.enclosing_function(call)
+            where = _per_call_site(ctx, call, func, gen.seed) if func is not None else None
+            if where is None:
+                where = _training_loop_site(ctx, call, gen.seed)
+            if where is None:
+                continue
+            scope, why = where
+            draw = drawn_from(ctx, gen, scope)
+            if draw is None:
+                continue
+            yield self.finding(
+                ctx,
+                call,
+                f"{ctx.segment(call, 50)} builds a new generator with the same seed each time {why}: every run of "
+                f"it draws the same \"random\" numbers",
+                observation=f"{ctx.segment(call, 60)} at line {call.lineno}, drawn from at line {draw.lineno}",
+                next_test="Print the first draw of this generator on two consecutive samples or steps: the values are identical.",
+            )
+
+    def _global_reseeds(self, ctx: FileContext):
         for call in ctx.calls():
             if not _seeder(ctx, call) and "seed" not in ctx.segment(call, 200).lower():
                 continue  # a helper that seeds is named for it or passed the seed
@@ -203,3 +239,70 @@ def _trains_same_model(ctx: FileContext, loop: ast.AST) -> ast.Call | None:
                 continue
             return node
     return None
+
+
+def _per_call_site(ctx: FileContext, call: ast.Call, func: ast.AST, seed: ast.expr) -> tuple[ast.AST, str] | None:
+    """``(scope, why)`` when ``func`` runs once per sample or call (a dataset's ``__getitem__``, a ``__call__``, a
+    module's ``forward``, or a function of this file that one of them calls) and ``seed`` is the same each run.
+    Classes and functions named for evaluation (``ValDataset``, ``eval_transform``) want a fixed draw: silent."""
+    if not fixed_across_calls(ctx, seed, func):
+        return None
+    cls = ctx.enclosing_class(func)
+    if cls is not None and _runs_per_call(ctx, cls, func):
+        if _for_evaluation(cls.name, func.name):
+            return None
+        return func, f"`{cls.name}.{func.name}` runs"
+    for caller in _per_call_methods(ctx):
+        for inner in ctx.calls(caller):
+            if ctx.callee_definition(inner) is func:
+                owner = ctx.enclosing_class(caller)
+                if _for_evaluation(owner.name if owner else "", caller.name, func.name):
+                    return None
+                name = f"{owner.name}.{caller.name}" if owner else caller.name
+                return func, f"`{func.name}` runs (called from `{name}` at line {inner.lineno})"
+    return None
+
+
+def _runs_per_call(ctx: FileContext, cls: ast.ClassDef, func: ast.AST) -> bool:
+    name = getattr(func, "name", "")
+    if name in ("__getitem__", "__getitems__", "__call__"):
+        return ctx.method(cls, name) is func
+    return name == "forward" and ctx.method(cls, name) is func and is_module_class(ctx, cls)
+
+
+def _per_call_methods(ctx: FileContext) -> list[ast.AST]:
+    found = []
+    for cls in ctx.classes:
+        for name in _PER_CALL:
+            method = ctx.method(cls, name)
+            if method is not None and _runs_per_call(ctx, cls, method):
+                found.append(method)
+    return found
+
+
+def _for_evaluation(*names: str) -> bool:
+    return any(split_roles.name_role(n) in (split_roles.VAL, split_roles.TEST) for n in names if n)
+
+
+def _training_loop_site(ctx: FileContext, call: ast.Call, seed: ast.expr) -> tuple[ast.AST, str] | None:
+    """``(loop, why)`` when ``call`` sits directly in a loop whose own body runs ``backward()``/``step()``, outside
+    any ``if`` in that loop, and the seed does not change between its passes. A loop that only calls a training
+    helper (an epoch loop that also corrupts a fixed evaluation set) is not one."""
+    loop = _direct_loop(ctx, call)
+    if loop is None or not _same_every_iteration(ctx, seed, loop):
+        return None
+    if any(isinstance(a, ast.If) for a in _ancestors_until(ctx, call, loop)):
+        return None  # built under a condition: periodic evaluation (fixed sample images every N steps), not every step
+    step = _steps_in(ctx, loop)
+    if step is None:
+        return None
+    return loop, f"the loop at line {loop.lineno} (which runs {ctx.segment(step, 40)}) goes round"
+
+
+def _ancestors_until(ctx: FileContext, node: ast.AST, stop: ast.AST) -> list[ast.AST]:
+    out = []
+    for anc in ctx.ancestors(node):
+        if anc is stop:
+            break
+        out.append(anc)
+    return out
