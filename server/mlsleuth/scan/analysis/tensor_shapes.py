@@ -275,8 +275,10 @@ def _compute(ctx: FileContext, expr: ast.AST, env: _Env | None, depth: int) -> o
         return broadcast(left, right)
     if isinstance(expr, (ast.List, ast.Tuple)) and expr.elts:
         parts = [_shape(ctx, e, env, depth) for e in expr.elts]
-        if all(p == SCALAR for p in parts) and isinstance(expr, ast.List):
-            return _exact(len(parts))
+        if isinstance(expr, ast.List):
+            if all(p == SCALAR for p in parts):
+                return _exact(len(parts))
+            return Shape((len(parts),), (), False)  # rows of values whose shape is not known
         if isinstance(expr, ast.Tuple):
             return tuple(_value(ctx, e, env, depth + 1) for e in expr.elts)
     return None
@@ -811,18 +813,20 @@ def _batch_field(ctx: FileContext, iterated: ast.AST | None, key: object, depth:
     if loader is None:
         return generic
     lctx, call = loader
-    if keyword(call, "collate_fn") is not None and constant(keyword(call, "collate_fn")) is not None:
+    collate = keyword(call, "collate_fn")
+    if collate is not None and not (isinstance(collate, ast.Constant) and collate.value is None) \
+            or len(call.args) > 4 or any(kw.arg is None for kw in call.keywords):
         return None
     size = keyword(call, "batch_size")
     if size is not None and isinstance(size, ast.Constant) and size.value is None:
         return None
     dataset = argument(call, 0, "dataset")
     sample = _sample(lctx, dataset, key, depth) if dataset is not None else None
-    if sample is None:
-        return generic
-    if not sample.exact:
+    if sample is _NOT_A_TENSOR:
         return None
-    return Shape((BATCH,) + sample.head)
+    if not isinstance(sample, Shape):
+        return generic
+    return Shape((BATCH,) + sample.head, sample.tail, sample.exact)
 
 
 def _loader_call(ctx: FileContext, iterated: ast.AST | None) -> tuple[FileContext, ast.Call] | None | bool:
@@ -845,7 +849,12 @@ def _loader_call(ctx: FileContext, iterated: ast.AST | None) -> tuple[FileContex
     return None
 
 
-def _sample(ctx: FileContext, dataset: ast.AST, key: object, depth: int) -> Shape | None:
+_NOT_A_TENSOR = "not a tensor"
+
+
+def _sample(ctx: FileContext, dataset: ast.AST, key: object, depth: int) -> object:
+    """The shape of field ``key`` of one sample of ``dataset``; :data:`_NOT_A_TENSOR` for a field that collates
+    into something else (a list, a dict, strings); None when unknown."""
     bound = vo.value(ctx, dataset) if isinstance(dataset, ast.Name) else dataset
     if not isinstance(bound, ast.Call):
         return None
@@ -867,8 +876,11 @@ def _sample(ctx: FileContext, dataset: ast.AST, key: object, depth: int) -> Shap
     answers = set()
     for returned in vo.returns(getitem):
         element = _element(returned, key)
-        if element is None or isinstance(element, (ast.List, ast.Dict)):
-            return None  # default_collate turns a list in a sample into a list of batched tensors
+        if isinstance(element, (ast.List, ast.Dict, ast.Tuple, ast.Constant)) and not (
+                isinstance(element, ast.Constant) and isinstance(element.value, (int, float))):
+            return _NOT_A_TENSOR  # default_collate turns a list in a sample into a list of batched tensors
+        if element is None:
+            return None
         answers.add(_shape(dctx, element, None, depth))
     if len(answers) != 1:
         return None
