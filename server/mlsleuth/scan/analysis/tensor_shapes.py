@@ -236,6 +236,20 @@ def shape_of(ctx: FileContext, expr: ast.AST | None) -> Shape | None:
     return found if isinstance(found, Shape) else None
 
 
+def shape_in_forward(ctx: FileContext, expr: ast.AST | None) -> Shape | None:
+    """Like :func:`shape_of`, and inside a module's ``forward(self, x, ...)`` with ``x`` taken as a batch whose
+    first axis is the batch and whose rank is unknown, ``(N, ...)``: what the layers of ``forward`` make of any
+    batch. Only layers that fix a rank (an RNN built with ``batch_first=True``, a convolution) give exact shapes."""
+    func = ctx.enclosing_function(expr) if expr is not None else None
+    if func is None or func.name != "forward" or ctx.enclosing_class(func) is None:
+        return shape_of(ctx, expr)
+    params = vo.function_params(func)
+    if len(params) < 2 or params[0] != "self":
+        return shape_of(ctx, expr)
+    found = _value(ctx, expr, _Env(func, {params[1]: Shape((BATCH,), (), False)}), 0)
+    return found if isinstance(found, Shape) else None
+
+
 def _value(ctx: FileContext, expr: ast.AST | None, env: _Env | None, depth: int) -> object:
     """A :class:`Shape`, a tuple of such answers (a module that returns a tuple), or None."""
     if expr is None or depth > MAX_DEPTH:
@@ -642,6 +656,18 @@ def _constructions(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, a
             return None
         out.append((ctx, inner))
     return out
+
+
+def called_layer(ctx: FileContext, call: ast.Call) -> tuple[str, ast.Call] | None:
+    """``(class name, construction)`` when ``call`` runs a built-in ``torch.nn`` layer (``self.bn(x)``,
+    ``norm(x)``) and every binding of the callee builds that same class; None otherwise."""
+    cons = _constructions(ctx, call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if not cons:
+        return None
+    names = {tv.layer_class(mctx, c) for mctx, c in cons}
+    if len(names) != 1 or None in names:
+        return None
+    return names.pop(), cons[-1][1]  # type: ignore[return-value]
 
 
 def _module_call(ctx: FileContext, call: ast.Call, env: _Env | None, depth: int) -> object:
