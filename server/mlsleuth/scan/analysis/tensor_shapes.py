@@ -329,7 +329,7 @@ def _name(ctx: FileContext, name: ast.Name, env: _Env | None, depth: int) -> obj
         return env.params[name.id]
     field = tv.loader_field(ctx, name)
     if field is not None:
-        return _batch_field(ctx, field[0], field[1], depth)
+        return _batch_field(ctx, field[0] if field[0] is not None else _step_loader(ctx, name), field[1], depth)
     reaching = _reaching(ctx, name)
     if reaching is not None:
         stmt, val = reaching
@@ -410,7 +410,8 @@ def _subscript(ctx: FileContext, expr: ast.Subscript, env: _Env | None, depth: i
     if tv.is_loader_batch(ctx, owner) and isinstance(owner, ast.Name):
         key = constant(expr.slice)
         if isinstance(key, (int, str)) and not isinstance(key, bool):
-            return _batch_field(ctx, tv.batch_source(ctx, owner), key, depth)
+            source = tv.batch_source(ctx, owner)
+            return _batch_field(ctx, source if source is not None else _step_loader(ctx, owner), key, depth)
         return None
     if tv.array_kind(ctx, owner) == tv.PANDAS and not (isinstance(owner, ast.Attribute) and owner.attr in ("loc", "iloc")):
         key = expr.slice
@@ -638,7 +639,7 @@ def _shape_method(ctx: FileContext, method: str, receiver: ast.AST, call: ast.Ca
 # -- layers and models -----------------------------------------------------------------------------
 
 
-def _constructions(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, ast.Call]] | None:
+def _constructions(ctx: FileContext, func: ast.AST, depth: int = 0) -> list[tuple[FileContext, ast.Call]] | None:
     """Every construction the callee ``func`` may be (``self.fc``, a local name, a model variable), or None."""
     if isinstance(func, ast.Attribute) and func.attr == "forward":
         func = func.value
@@ -647,6 +648,19 @@ def _constructions(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, a
         bound = vo.value(ctx, func)
         if bound is not None and bound is not func:
             values = [bound]
+    if not values and isinstance(func, ast.Name) and vo.is_parameter(ctx, func) and depth < 3:
+        where = ctx.enclosing_function(func)
+        sites = vo.all_call_sites(ctx, where) if where is not None else []
+        found: list[tuple[FileContext, ast.Call]] = []
+        for sctx, site in sites[:6]:
+            arg = vo.argument_for(site, where, func.id)
+            inner = vo.unwrap_module(sctx, arg) if isinstance(arg, ast.Call) else arg
+            more = [(sctx, inner)] if isinstance(inner, ast.Call) else (
+                _constructions(sctx, arg, depth + 1) if isinstance(arg, (ast.Name, ast.Attribute)) else None)
+            if not more:
+                return None
+            found.extend(more)
+        return found if found and len(sites) <= 6 else None
     if not values:
         return None
     out = []
@@ -833,15 +847,21 @@ def _batch_field(ctx: FileContext, iterated: ast.AST | None, key: object, depth:
     """Field ``key`` of a batch drawn from ``iterated``: ``(N,) + sample`` when the dataset says what a sample
     is, else ``(N, ...)``; None when a collate function or ``batch_size=None`` reshapes batches."""
     loader = _loader_call(ctx, iterated)
-    if loader is False:
-        return None
     generic = Shape((BATCH,), (), False)
+    if isinstance(loader, ast.Name):  # a loader handed to a training function: what every caller hands it
+        func = ctx.enclosing_function(loader)
+        sites = vo.all_call_sites(ctx, func) if func is not None and depth < MAX_DEPTH - 4 else []
+        answers = {_batch_field(sctx, vo.argument_for(site, func, loader.id), key, depth + 2) for sctx, site in sites[:6]}
+        if len(sites) > 6 or len(answers) != 1:
+            return generic
+        found = answers.pop()
+        return found if found is not None else generic
     if loader is None:
         return generic
     lctx, call = loader
     collate = keyword(call, "collate_fn")
     if collate is not None and not (isinstance(collate, ast.Constant) and collate.value is None) \
-            or len(call.args) > 4 or any(kw.arg is None for kw in call.keywords):
+            or len(call.args) > 6 or any(kw.arg is None for kw in call.keywords):
         return None
     size = keyword(call, "batch_size")
     if size is not None and isinstance(size, ast.Constant) and size.value is None:
@@ -855,8 +875,8 @@ def _batch_field(ctx: FileContext, iterated: ast.AST | None, key: object, depth:
     return Shape((BATCH,) + sample.head, sample.tail, sample.exact)
 
 
-def _loader_call(ctx: FileContext, iterated: ast.AST | None) -> tuple[FileContext, ast.Call] | None | bool:
-    """The ``DataLoader(...)`` construction a loop iterates, None when unknown, False when not a plain loader."""
+def _loader_call(ctx: FileContext, iterated: ast.AST | None) -> tuple[FileContext, ast.Call] | ast.Name | None:
+    """The ``DataLoader(...)`` construction a loop iterates, the parameter it comes in through, or None."""
     expr = iterated
     for _ in range(4):
         if isinstance(expr, ast.Call) and (dotted(expr.func) or "") in ("enumerate", "iter", "tqdm", "tqdm.tqdm") \
@@ -869,10 +889,31 @@ def _loader_call(ctx: FileContext, iterated: ast.AST | None) -> tuple[FileContex
         break
     if expr is None:
         return None
+    if isinstance(expr, ast.Name) and vo.is_parameter(ctx, expr):
+        return expr
     bound = vo.value(ctx, expr) if isinstance(expr, ast.Name) else ctx.resolve(expr)
     if isinstance(bound, ast.Call) and (vo.normalize(ctx.qualname(bound)) or "").endswith("DataLoader"):
         return ctx, bound
     return None
+
+
+_STEP_LOADERS = {"training_step": "train_dataloader", "validation_step": "val_dataloader",
+                 "test_step": "test_dataloader", "predict_step": "predict_dataloader"}
+
+
+def _step_loader(ctx: FileContext, node: ast.AST) -> ast.AST | None:
+    """A Lightning step's loader: the ``DataLoader(...)`` that every return of the same class's matching
+    ``*_dataloader`` method builds (``training_step`` -> ``train_dataloader``), else None."""
+    func = ctx.enclosing_function(node)
+    cls = ctx.enclosing_class(func) if func is not None else None
+    method = _STEP_LOADERS.get(getattr(func, "name", ""))
+    if cls is None or method is None:
+        return None
+    hit = ctx.method(cls, method)
+    returns = vo.returns(hit) if hit is not None else []
+    if len(returns) != 1 or not isinstance(returns[0], ast.Call):
+        return None
+    return returns[0]
 
 
 _NOT_A_TENSOR = "not a tensor"
@@ -881,7 +922,7 @@ _NOT_A_TENSOR = "not a tensor"
 def _sample(ctx: FileContext, dataset: ast.AST, key: object, depth: int) -> object:
     """The shape of field ``key`` of one sample of ``dataset``; :data:`_NOT_A_TENSOR` for a field that collates
     into something else (a list, a dict, strings); None when unknown."""
-    bound = vo.value(ctx, dataset) if isinstance(dataset, ast.Name) else dataset
+    bound = vo.value(ctx, dataset) if isinstance(dataset, (ast.Name, ast.Attribute)) else dataset
     if not isinstance(bound, ast.Call):
         return None
     qual = vo.normalize(ctx.qualname(bound)) or ""

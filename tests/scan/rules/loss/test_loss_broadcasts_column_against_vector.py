@@ -249,6 +249,76 @@ def test_wrong_side_fixed_and_tuple_returning_model():
     check(src, RULE)
 
 
+def test_lightning_step_reads_its_own_train_dataloader():
+    src = """
+        import lightning as L
+        import pandas as pd
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        class Yield(L.LightningModule):
+            def __init__(self, features, target):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 1))
+                self.data = TensorDataset(torch.tensor(features, dtype=torch.float32),
+                                          torch.tensor(target, dtype=torch.float32))
+
+            def forward(self, x):
+                return self.net(x)
+
+            def training_step(self, batch, batch_idx):
+                x, y = batch
+                loss = F.mse_loss(self(x), y)  # expect: loss-broadcasts-column-against-vector
+                self.log("train_loss", loss)
+                return loss
+
+            def train_dataloader(self):
+                return DataLoader(self.data, batch_size=64, shuffle=True)
+
+        crops = pd.read_csv("crops.csv")
+        model = Yield(crops.drop(columns=["yield"]).values, crops["yield"].values)
+    """
+    check(src, RULE)
+
+
+def test_loader_model_and_criterion_through_a_training_function():
+    src = """
+        import pandas as pd
+        import torch
+        from torch import nn
+        from torch.utils.data import Dataset, DataLoader
+
+        class Households(Dataset):
+            def __init__(self, table):
+                self.x = torch.tensor(table[:, :-1], dtype=torch.float32)
+                self.y = torch.tensor(table[:, -1], dtype=torch.float32)
+
+            def __len__(self):
+                return len(self.y)
+
+            def __getitem__(self, i):
+                return self.x[i], self.y[i]
+
+        def train_epoch(net, loader, criterion, optimizer, device):
+            net.train()
+            for step, (inputs, targets) in enumerate(loader):
+                inputs, targets = inputs.to(device), targets.to(device)
+                optimizer.zero_grad()
+                loss = criterion(net(inputs), targets)  # expect: loss-broadcasts-column-against-vector
+                loss.backward()
+                optimizer.step()
+
+        def main():
+            table = pd.read_csv("energy.csv").to_numpy()
+            net = nn.Sequential(nn.Linear(7, 64), nn.ReLU(), nn.Linear(64, 1))
+            opt = torch.optim.Adam(net.parameters())
+            train_epoch(net, DataLoader(Households(table), batch_size=256, shuffle=True), nn.MSELoss(), opt, "cpu")
+    """
+    check(src, RULE)
+
+
 # -- clean look-alikes -------------------------------------------------------------------------------
 
 
