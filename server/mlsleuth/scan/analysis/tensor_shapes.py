@@ -672,8 +672,8 @@ def _constructions(ctx: FileContext, func: ast.AST, depth: int = 0) -> list[tupl
     return out
 
 
-def called_layer(ctx: FileContext, call: ast.Call) -> tuple[str, ast.Call] | None:
-    """``(class name, construction)`` when ``call`` runs a built-in ``torch.nn`` layer (``self.bn(x)``,
+def called_layer(ctx: FileContext, call: ast.Call) -> tuple[str, FileContext, ast.Call] | None:
+    """``(class name, file, construction)`` when ``call`` runs a built-in ``torch.nn`` layer (``self.bn(x)``,
     ``norm(x)``) and every binding of the callee builds that same class; None otherwise."""
     cons = _constructions(ctx, call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
     if not cons:
@@ -681,7 +681,7 @@ def called_layer(ctx: FileContext, call: ast.Call) -> tuple[str, ast.Call] | Non
     names = {tv.layer_class(mctx, c) for mctx, c in cons}
     if len(names) != 1 or None in names:
         return None
-    return names.pop(), cons[-1][1]  # type: ignore[return-value]
+    return names.pop(), cons[-1][0], cons[-1][1]  # type: ignore[return-value]
 
 
 def _module_call(ctx: FileContext, call: ast.Call, env: _Env | None, depth: int) -> object:

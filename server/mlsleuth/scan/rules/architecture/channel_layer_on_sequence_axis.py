@@ -47,9 +47,9 @@ class ChannelLayerOnSequenceAxis(Rule):
             if len(call.args) != 1 or call.keywords:
                 continue
             layer = ts.called_layer(ctx, call)
-            if layer is None or layer[0] not in _LAYERS:
-                continue
-            name, construction = layer
+            if layer is None or layer[0] not in _LAYERS or layer[1] is not ctx:
+                continue  # (a layer built in another file: its name is not in this file's text, the gate's)
+            name, _, construction = layer
             shape = ts.shape_in_forward(ctx, call.args[0])
             if shape is None or shape.rank != 3 or shape.head[0] != ts.BATCH:
                 continue

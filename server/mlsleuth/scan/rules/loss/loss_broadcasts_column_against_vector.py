@@ -11,6 +11,7 @@ from mlsleuth.scan.analysis.single_output import one_output_layer
 from mlsleuth.scan.registry import Rule, register_rule
 
 _LOUD = ("binary_cross_entropy", "binary_cross_entropy_with_logits")
+_LOSS_WORDS = (*(q.rsplit(".", 1)[-1] for q in vo.ELEMENTWISE_LOSS_CLASSES), *vo.ELEMENTWISE_LOSS_CLASSES.values())
 _SQUARING = frozenset({"torch.abs", "torch.square", "torch.pow", "numpy.abs", "numpy.square"})
 _REDUCING = frozenset({"torch.mean", "torch.sum", "numpy.mean", "numpy.sum"})
 
@@ -85,11 +86,12 @@ class LossBroadcastsColumnAgainstVector(Rule):
     category = "loss"
     severity = "warning"
     reach = "project"
-    triggers = ("Loss", "_loss", "mean", "sum")
+    triggers = ("Loss", "_loss", "binary_cross_entropy", "mean", "sum")
 
     def check(self, ctx: FileContext):
         seen: set[int] = set()
-        for call in ctx.calls():
+        losses = ctx.calls() if any(word in ctx.source for word in _LOSS_WORDS) else []
+        for call in losses:
             loss = vo.elementwise_loss_call(ctx, call)
             if loss is None or loss.input is None or loss.target is None:
                 continue
