@@ -290,8 +290,8 @@ def _compute(ctx: FileContext, expr: ast.AST, env: _Env | None, depth: int) -> o
     if isinstance(expr, (ast.List, ast.Tuple)) and expr.elts:
         parts = [_shape(ctx, e, env, depth) for e in expr.elts]
         if isinstance(expr, ast.List):
-            if all(p == SCALAR for p in parts):
-                return _exact(len(parts))
+            if all(p is not None and p.exact and p == parts[0] for p in parts):  # rows of one shape
+                return Shape((len(parts),) + parts[0].head)  # type: ignore[union-attr]
             return Shape((len(parts),), (), False)  # rows of values whose shape is not known
         if isinstance(expr, ast.Tuple):
             return tuple(_value(ctx, e, env, depth + 1) for e in expr.elts)
