@@ -323,8 +323,36 @@ def _reaching(ctx: FileContext, name: ast.Name) -> tuple[ast.AST, ast.expr | Non
     return best
 
 
+_IN_PLACE_RESHAPES = frozenset({"unsqueeze_", "squeeze_", "resize_", "resize", "t_", "transpose_", "swapaxes_",
+                                 "swapdims_", "as_strided_", "resize_as_", "set_"})
+
+
+def _reshaped_in_place(ctx: FileContext, scope: ast.AST) -> set[str]:
+    """Names (``y``, ``self.y``) whose shape a statement of ``scope`` changes in place: ``y.unsqueeze_(1)``,
+    ``arr.resize(...)``, ``arr.shape = (-1, 1)``. Their bound values do not tell their shape."""
+    cache = ctx.__dict__.setdefault("_tensor_shapes_in_place", {})
+    key = id(scope)
+    if key not in cache:
+        names = set()
+        for node in ctx.subtree(scope):
+            target = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _IN_PLACE_RESHAPES:
+                target = node.func.value
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(t, ast.Attribute) and t.attr == "shape":
+                        target = t.value
+            text = dotted(target) if target is not None else None
+            if text is not None:
+                names.add(text)
+        cache[key] = names
+    return cache[key]
+
+
 def _name(ctx: FileContext, name: ast.Name, env: _Env | None, depth: int) -> object:
     func = ctx.enclosing_function(name)
+    if name.id in _reshaped_in_place(ctx, ctx.tree):  # anywhere in the file: a name is not followed by scope here
+        return None
     if env is not None and func is env.func and name.id in env.params and vo.is_parameter(ctx, name):
         return env.params[name.id]
     field = tv.loader_field(ctx, name)
@@ -394,7 +422,9 @@ def _attribute(ctx: FileContext, expr: ast.Attribute, env: _Env | None, depth: i
     owner = expr.value
     if isinstance(owner, ast.Name) and owner.id == "self":
         cls = ctx.enclosing_class(expr)
-        values = ctx.self_attributes(cls).get(expr.attr, []) if cls is not None else []
+        if cls is None or f"self.{expr.attr}" in _reshaped_in_place(ctx, cls):
+            return None
+        values = ctx.self_attributes(cls).get(expr.attr, [])
         shapes = {_shape(ctx, v, None, depth) for v in values}
         return shapes.pop() if len(shapes) == 1 else None
     if expr.attr in ("data", "values", "real"):

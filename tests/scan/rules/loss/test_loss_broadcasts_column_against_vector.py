@@ -471,6 +471,39 @@ def test_branch_rebinding_is_not_guessed():
     check(src, RULE)
 
 
+def test_targets_reshaped_in_place():
+    src = """
+        import pandas as pd
+        import torch
+        from torch import nn
+        from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+        df = pd.read_csv("d.csv")
+        X = torch.tensor(df[["a", "b"]].values, dtype=torch.float32)
+        y = torch.tensor(df["y"].values, dtype=torch.float32)
+        y.unsqueeze_(1)
+        targets = df["y"].values
+        targets.shape = (-1, 1)
+
+        class Rows(Dataset):
+            def __init__(self):
+                self.y = torch.tensor(df["y"].values)
+                self.y.resize_(len(df), 1)
+
+            def __getitem__(self, i):
+                return X[i], self.y[i]
+
+        model = nn.Linear(2, 1)
+        for xb, yb in DataLoader(TensorDataset(X, y), batch_size=8):
+            nn.MSELoss()(model(xb), yb).backward()
+        for xb, yb in DataLoader(TensorDataset(X, torch.tensor(targets)), batch_size=8):
+            nn.MSELoss()(model(xb), yb).backward()
+        for xb, yb in DataLoader(Rows(), batch_size=8):
+            nn.MSELoss()(model(xb), yb).backward()
+    """
+    check(src, RULE)
+
+
 def test_custom_collate_makes_the_batch_unknown():
     src = """
         import torch
