@@ -70,6 +70,34 @@ def test_instance_norm_after_a_projection_of_the_sequence():
     check(src, RULE)
 
 
+def test_loader_windows_of_sensor_channels():
+    src = """
+        import pandas as pd
+        import torch
+        from torch import nn
+        from torch.utils.data import Dataset, DataLoader
+
+        class Windows(Dataset):
+            def __init__(self, path, width):
+                frame = pd.read_csv(path)
+                self.signal = torch.tensor(frame[["ax", "ay", "az"]].values, dtype=torch.float32)
+                self.width = width
+
+            def __len__(self):
+                return len(self.signal) - self.width
+
+            def __getitem__(self, i):
+                return self.signal[i:i + self.width], 0
+
+        norm = nn.BatchNorm1d(3)
+        conv = nn.Conv1d(3, 16, 5)
+        for window, _ in DataLoader(Windows("imu.csv", 128), batch_size=32, shuffle=True):
+            window = norm(window)  # expect: channel-layer-on-sequence-axis
+            feats = conv(norm(window.transpose(1, 2)))
+    """
+    check(src, RULE)
+
+
 def test_transposed_pooled_and_convolutional_inputs_are_fine():
     src = """
         import torch
