@@ -905,7 +905,7 @@ def _batch_field(ctx: FileContext, iterated: ast.AST | None, key: object, depth:
     return Shape((BATCH,) + sample.head, sample.tail, sample.exact)
 
 
-def _loader_call(ctx: FileContext, iterated: ast.AST | None) -> tuple[FileContext, ast.Call] | ast.Name | None:
+def _loader_call(ctx: FileContext, iterated: ast.AST | None, depth: int = 0) -> tuple[FileContext, ast.Call] | ast.Name | None:
     """The ``DataLoader(...)`` construction a loop iterates, the parameter it comes in through, or None."""
     expr = iterated
     for _ in range(4):
@@ -920,11 +920,41 @@ def _loader_call(ctx: FileContext, iterated: ast.AST | None) -> tuple[FileContex
     if expr is None:
         return None
     if isinstance(expr, ast.Name) and vo.is_parameter(ctx, expr):
-        return expr
-    bound = vo.value(ctx, expr) if isinstance(expr, ast.Name) else ctx.resolve(expr)
-    if isinstance(bound, ast.Call) and (vo.normalize(ctx.qualname(bound)) or "").endswith("DataLoader"):
+        return expr if depth == 0 else None
+    index = None
+    if isinstance(expr, ast.Name):
+        unpacked = vo.unpacking_call(ctx, expr)
+        bound: ast.AST | None = unpacked[0].value if unpacked is not None else vo.value(ctx, expr)
+        index = unpacked[1] if unpacked is not None else None
+    else:
+        bound = ctx.resolve(expr)
+    if not isinstance(bound, ast.Call):
+        return None
+    if index is None and (vo.normalize(ctx.qualname(bound)) or "").endswith("DataLoader"):
         return ctx, bound
-    return None
+    return _helper_loader(ctx, bound, index, depth)
+
+
+def _helper_loader(ctx: FileContext, call: ast.Call, index: int | None, depth: int) -> tuple[FileContext, ast.Call] | None:
+    """``make_loaders()`` / ``tr, va = make_loaders()``: the ``DataLoader(...)`` a helper of the file or the project
+    returns (element ``index`` of the tuple it returns), when it has one ``return``."""
+    if depth > 2:
+        return None
+    found = vo.helper_definition(ctx, call)
+    if found is None:
+        return None
+    hctx, helper = found
+    returns = vo.returns(helper)
+    if len(returns) != 1:
+        return None
+    value = returns[0]
+    if index is not None:
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts) \
+                or index >= len(value.elts):
+            return None
+        value = value.elts[index]
+    inner = _loader_call(hctx, value, depth + 1)
+    return inner if isinstance(inner, tuple) else None
 
 
 _STEP_LOADERS = {"training_step": "train_dataloader", "validation_step": "val_dataloader",

@@ -319,6 +319,42 @@ def test_loader_model_and_criterion_through_a_training_function():
     check(src, RULE)
 
 
+def test_loaders_returned_by_a_helper_of_another_module(tmp_path):
+    check_project(tmp_path, {
+        "loaders.py": """
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+            FEATURES = ["temp", "hour", "weekday", "holiday"]
+
+            def get_loaders(frame, cut):
+                x = torch.tensor(frame[FEATURES].values, dtype=torch.float32)
+                load = torch.tensor(frame["load"].values, dtype=torch.float32)
+                train_dl = DataLoader(TensorDataset(x[:cut], load[:cut]), batch_size=128, shuffle=True)
+                return train_dl, DataLoader(TensorDataset(x[cut:], load[cut:]), batch_size=512)
+        """,
+        "fit.py": """
+            import pandas as pd
+            import torch
+            import torch.nn.functional as F
+            from torch import nn
+            from loaders import get_loaders
+
+            def fit(model, dl, opt):
+                for x, y in dl:
+                    loss = F.l1_loss(model(x), y)  # expect: loss-broadcasts-column-against-vector
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+
+            if __name__ == "__main__":
+                train_dl, val_dl = get_loaders(pd.read_csv("grid.csv"), 20000)
+                net = nn.Sequential(nn.Linear(4, 64), nn.GELU(), nn.Linear(64, 1))
+                fit(net, train_dl, torch.optim.AdamW(net.parameters()))
+        """,
+    }, RULE)
+
+
 # -- clean look-alikes -------------------------------------------------------------------------------
 
 
