@@ -714,6 +714,46 @@ def called_layer(ctx: FileContext, call: ast.Call) -> tuple[str, FileContext, as
     return names.pop(), cons[-1][0], cons[-1][1]  # type: ignore[return-value]
 
 
+_REORDERING = frozenset({"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims", "t", "T", "mT",
+                         "rearrange", "einsum"})
+
+
+def feeds_batch_first_rnn(ctx: FileContext, call: ast.Call) -> ast.Call | None:
+    """The call of an RNN built with ``batch_first=True`` that reads the result of ``call`` as its input, directly
+    (``self.lstm(self.bn(x))``) or through a name whose next use it is (``x = self.bn(x)`` then ``self.lstm(x)``).
+    Such a consumer declares the layout: the result is ``(N, L, C)``. None when anything else reads it first."""
+    parent = ctx.parent(call)
+    consumer = None
+    if isinstance(parent, ast.Call) and parent.args[:1] == [call]:
+        consumer = parent
+    elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        func = ctx.enclosing_function(call)
+        later = sorted((n for n in ctx.walk_scope(func or ctx.tree)
+                        if isinstance(n, ast.Name) and n.id == name and n.lineno > (parent.end_lineno or parent.lineno)),
+                       key=lambda n: (n.lineno, n.col_offset))
+        if later and isinstance(later[0].ctx, ast.Load):
+            use = ctx.parent(later[0])
+            consumer = use if isinstance(use, ast.Call) and use.args[:1] == [later[0]] else None
+    if consumer is None:
+        return None
+    layer = called_layer(ctx, consumer)
+    if layer is None or layer[0] not in _RNNS:
+        return None
+    first = keyword(layer[2], "batch_first")
+    return consumer if first is not None and constant(first) is True else None
+
+
+def reorders_axes(ctx: FileContext, expr: ast.AST) -> bool:
+    """``expr`` transposes, permutes or rearranges axes somewhere (``x.transpose(1, 2)``, ``x.T``, ``einsum``)."""
+    for node in ctx.subtree(expr):
+        if isinstance(node, ast.Attribute) and node.attr in _REORDERING:
+            return True
+        if isinstance(node, ast.Name) and node.id in _REORDERING:
+            return True
+    return False
+
+
 def _module_call(ctx: FileContext, call: ast.Call, env: _Env | None, depth: int) -> object:
     func = call.func
     if not call.args or any(isinstance(a, ast.Starred) for a in call.args):

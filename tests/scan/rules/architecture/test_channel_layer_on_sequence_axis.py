@@ -98,6 +98,50 @@ def test_loader_windows_of_sensor_channels():
     check(src, RULE)
 
 
+def test_input_of_a_batch_first_rnn():
+    src = """
+        from torch import nn
+
+        class Gesture(nn.Module):
+            def __init__(self, steps=40, joints=21 * 3):
+                super().__init__()
+                self.norm = nn.BatchNorm1d(steps)
+                self.gru = nn.GRU(joints, 96, batch_first=True)
+                self.drop = nn.Dropout1d(0.1)
+                self.lstm = nn.LSTM(96, 96, batch_first=True)
+                self.cls = nn.Linear(96, 10)
+
+            def forward(self, poses):
+                x = self.norm(poses)  # expect: channel-layer-on-sequence-axis
+                h, _ = self.gru(x)
+                h, _ = self.lstm(self.drop(h))  # expect: channel-layer-on-sequence-axis
+                return self.cls(h[:, -1])
+    """
+    check(src, RULE)
+
+
+def test_rnn_inputs_normalised_on_the_feature_axis():
+    src = """
+        from torch import nn
+
+        class Fine(nn.Module):
+            def __init__(self, joints=63):
+                super().__init__()
+                self.norm = nn.BatchNorm1d(joints)
+                self.gru = nn.GRU(joints, 96, batch_first=True)
+                self.seq_first = nn.LSTM(joints, 96)
+
+            def forward(self, poses):
+                x = self.norm(poses.transpose(1, 2))
+                h, _ = self.gru(x.transpose(1, 2))
+                h2, _ = self.gru(self.norm(poses.permute(0, 2, 1)).permute(0, 2, 1))
+                flat = self.norm(poses.flatten(0, 1))
+                h3, _ = self.seq_first(self.norm(poses))
+                return h, h2, flat, h3
+    """
+    check(src, RULE)
+
+
 def test_transposed_pooled_and_convolutional_inputs_are_fine():
     src = """
         import torch

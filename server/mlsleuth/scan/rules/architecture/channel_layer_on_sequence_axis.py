@@ -22,11 +22,12 @@ class ChannelLayerOnSequenceAxis(Rule):
 
     What it finds: `nn.BatchNorm1d`, `nn.InstanceNorm1d` or `nn.Dropout1d` called on a tensor that the shape
     analysis shows to be a batch-first sequence with its features last, `(N, L, C)`: the output of an RNN built with
-    `batch_first=True` (or a `Linear` applied to it), a loader batch whose dataset yields `(L, C)` samples. For the
-    normalisations the layer's feature count must equal the last axis (`BatchNorm1d(C)`), so the code meant the
-    features; for `Dropout1d` the last axis must be a known feature width and axis 1 of unknown length. A
-    `transpose(1, 2)` / `permute(0, 2, 1)` in between makes it `(N, C, L)` and silences the rule; `(N, C)` features
-    after a `Linear` are left alone.
+    `batch_first=True` (or a `Linear` applied to it), a loader batch whose dataset yields `(L, C)` samples, or the
+    input of such an RNN (the layer's result goes straight into it, or through a name whose next use it is). For
+    the normalisations on a known shape the layer's feature count must equal the last axis (`BatchNorm1d(C)`), so
+    the code meant the features; for `Dropout1d` the last axis must be a known feature width and axis 1 of unknown
+    length. A `transpose(1, 2)` / `permute(0, 2, 1)` in between makes it `(N, C, L)` and silences the rule; `(N, C)`
+    features after a `Linear` are left alone.
     Why it matters: these layers take axis 1 as the channel axis and expect `(N, C)` or `(N, C, L)`. On `(N, L, C)`
     they treat the time steps as channels: BatchNorm1d then fails unless the sequence length happens to equal the
     feature count (and then silently normalises per time step); InstanceNorm1d normalises each time step across its
@@ -52,6 +53,14 @@ class ChannelLayerOnSequenceAxis(Rule):
             name, _, construction = layer
             shape = ts.shape_in_forward(ctx, call.args[0])
             if shape is None or shape.rank != 3 or shape.head[0] != ts.BATCH:
+                rnn = ts.feeds_batch_first_rnn(ctx, call)
+                if rnn is not None and not ts.reorders_axes(ctx, call.args[0]):
+                    yield self.finding(
+                        ctx, call, f"{name} output goes into `{ctx.segment(rnn.func, 40)}` (line {rnn.lineno}), an RNN "
+                                   f"built with batch_first=True, so its input is a batch-first (N, L, C) sequence: "
+                                   f"the layer takes axis 1, the sequence, for its channels, so {_EFFECT[name]}; "
+                                   f"transpose to (N, C, L) around it or use LayerNorm",
+                        measurements={"layer": name, "input_shape": "(N, L, C)", "consumer_line": rnn.lineno})
                 continue
             length, features = shape.head[1], shape.head[2]
             if not isinstance(features, int) or isinstance(features, bool):
