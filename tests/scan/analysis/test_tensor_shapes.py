@@ -152,6 +152,23 @@ def test_unknown_stays_unknown(code):
     assert set(got.values()) == {None}, got
 
 
+def test_pandas_rows_and_bounded_slices():
+    got = shapes("""
+        import pandas as pd
+
+        frame = pd.read_csv("d.csv")
+        row = frame.iloc[3]
+        series = frame["y"]
+        SHOW(row["y"], series, frame[["a", "b"]], frame[frame["y"] > 0], series[:100], frame.values[:, 1:])
+    """)
+    assert got['row["y"]'] is None  # a field of one row: a scalar, not a column
+    assert got["series"] == "(?,)"
+    assert got['frame[["a", "b"]]'] == "(?, 2)"
+    assert got['frame[frame["y"] > 0]'] is None
+    assert got["series[:100]"] == "(?,)"
+    assert got["frame.values[:, 1:]"] == "(?, ?)"
+
+
 def test_broadcast_rules():
     assert broadcast(Shape(("N", 1)), Shape(("N",))) == Shape(("N", "N"))
     assert broadcast(Shape(("N", 3)), Shape((3,))) == Shape(("N", 3))

@@ -84,7 +84,7 @@ _KEEP_METHODS = frozenset({
     "float", "double", "half", "bfloat16", "long", "int", "bool", "to", "cpu", "cuda", "detach", "clone",
     "contiguous", "type_as", "type", "requires_grad_", "sigmoid", "tanh", "relu", "exp", "log", "log1p", "abs",
     "sqrt", "neg", "clamp", "clip", "round", "floor", "ceil", "sign", "square", "numpy", "astype", "copy",
-    "to_numpy", "tolist", "pin_memory", "nan_to_num", "reciprocal", "expm1", "rsqrt", "softmax", "log_softmax",
+    "to_numpy", "pin_memory", "nan_to_num", "reciprocal", "expm1", "rsqrt", "softmax", "log_softmax",
 })
 # pandas methods that keep a frame a frame and a column a column
 _FRAME_KEEP_METHODS = frozenset({"drop", "dropna", "fillna", "replace", "sort_values", "sort_index", "copy", "astype"})
@@ -443,14 +443,17 @@ def _subscript(ctx: FileContext, expr: ast.Subscript, env: _Env | None, depth: i
             source = tv.batch_source(ctx, owner)
             return _batch_field(ctx, source if source is not None else _step_loader(ctx, owner), key, depth)
         return None
-    if tv.array_kind(ctx, owner) == tv.PANDAS and not (isinstance(owner, ast.Attribute) and owner.attr in ("loc", "iloc")):
+    inner = _value(ctx, owner, env, depth + 1)
+    if tv.array_kind(ctx, owner) == tv.PANDAS:
+        # columns of a frame known to be one (2-D): ``df["y"]`` is a Series, ``df[["a", "b"]]`` a frame
         key = expr.slice
+        if not (isinstance(inner, Shape) and inner.rank == 2):
+            return None
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            return _exact(None)  # one column: a Series
-        if isinstance(key, ast.List):
+            return _exact(None)
+        if isinstance(key, ast.List) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in key.elts):
             return _exact(None, len(key.elts))
         return None
-    inner = _value(ctx, owner, env, depth + 1)
     if isinstance(inner, tuple):
         index = _int(expr.slice)
         return inner[index] if index is not None and -len(inner) <= index < len(inner) else None
@@ -465,7 +468,7 @@ def _index(ctx: FileContext, shape: Shape, items: list[ast.AST]) -> Shape | None
     kinds = []
     for item in items:
         if isinstance(item, ast.Slice):
-            kinds.append("keep")
+            kinds.append("keep" if item.lower is None and item.upper is None and item.step is None else "part")
         elif isinstance(item, ast.Constant) and item.value is None:
             kinds.append("new")
         elif isinstance(item, ast.Constant) and item.value is Ellipsis:
@@ -514,8 +517,8 @@ def _apply(axes: list, kinds: list[str]) -> list | None:
             continue
         if i >= len(axes):
             return None
-        if kind == "keep":
-            out.append(axes[i])
+        if kind in ("keep", "part"):
+            out.append(axes[i] if kind == "keep" else None)  # a part of an axis: its size is not known
         i += 1
     return out + axes[i:]
 
