@@ -444,15 +444,16 @@ def _subscript(ctx: FileContext, expr: ast.Subscript, env: _Env | None, depth: i
             return _batch_field(ctx, source if source is not None else _step_loader(ctx, owner), key, depth)
         return None
     inner = _value(ctx, owner, env, depth + 1)
-    if tv.array_kind(ctx, owner) == tv.PANDAS:
+    key = expr.slice
+    names = isinstance(key, ast.Constant) and isinstance(key.value, str) or isinstance(key, ast.List)
+    if names and tv.array_kind(ctx, owner) == tv.PANDAS:
         # columns of a frame known to be one (2-D): ``df["y"]`` is a Series, ``df[["a", "b"]]`` a frame
-        key = expr.slice
         if not (isinstance(inner, Shape) and inner.rank == 2):
             return None
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        if isinstance(key, ast.Constant):
             return _exact(None)
-        if isinstance(key, ast.List) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in key.elts):
-            return _exact(None, len(key.elts))
+        if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in key.elts):  # type: ignore[attr-defined]
+            return _exact(None, len(key.elts))  # type: ignore[attr-defined]
         return None
     if isinstance(inner, tuple):
         index = _int(expr.slice)
