@@ -176,6 +176,7 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("causal-mask-missing", "causal-leakage"),
     ("best-state-dict-by-reference", "restored-state-is-live-weights"),
     ("checkpoint-without-scheduler-state", "resume-without-scheduler-state"),
+    ("loss-broadcasts-column-against-vector", "loss-target-broadcast"),
 )
 
 

@@ -479,3 +479,59 @@ def loop_layers(ctx: FileContext, name: ast.Name, *, attributes_only: bool = Fal
             elements.extend(args)
         return elements
     return []
+
+
+def loader_field(ctx: FileContext, name: ast.Name) -> tuple[ast.AST | None, int] | None:
+    """``(iterated, position)`` when ``name`` is field ``position`` of a loader batch: ``for x, y in loader``
+    (``iterated`` is what the loop runs over, ``enumerate``/``tqdm`` included), or ``x, y = batch`` for a whole
+    batch ``batch`` (``iterated`` None when the batch is a Lightning step's parameter). None otherwise."""
+    found = _loop_over_loader(ctx, name)
+    if found is not None:
+        loop, whole = found
+        if whole:
+            return None
+        target = loop.target
+        if isinstance(loop.iter, ast.Call) and (dotted(loop.iter.func) or "") == "enumerate" \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target = target.elts[1]
+        return _position(target, name.id, loop.iter)
+    scope = ctx.enclosing_function(name) or ctx.tree
+    before = [e for e in vo.bindings(ctx, scope).get(name.id, []) if e[0] <= name.lineno]
+    if not before:
+        return None
+    stmt = before[-1][1]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)):
+        return None
+    value = stmt.value
+    if _next_of_loader(ctx, value):
+        inner = value.args[0]  # type: ignore[attr-defined]
+        return _position(stmt.targets[0], name.id, inner)
+    if isinstance(value, ast.Name) and _loader_batch(ctx, value):
+        return _position(stmt.targets[0], name.id, batch_source(ctx, value))
+    return None
+
+
+def batch_source(ctx: FileContext, batch: ast.Name) -> ast.AST | None:
+    """What the whole batch ``batch`` was drawn from (the loop's iterable, ``next(iter(loader))``'s loader), or
+    None (a Lightning step's parameter, or unknown)."""
+    if vo.is_parameter(ctx, batch):
+        return None
+    bound = vo.value(ctx, batch)
+    if bound is not None and bound is not batch and _next_of_loader(ctx, bound):
+        return bound.args[0]  # type: ignore[attr-defined]
+    found = _loop_over_loader(ctx, batch)
+    return found[0].iter if found is not None and found[1] else None
+
+
+def is_loader_batch(ctx: FileContext, expr: ast.AST) -> bool:
+    """``expr`` is a whole batch of a loader (a loop variable over one, a Lightning step's ``batch``)."""
+    return _loader_batch(ctx, expr)
+
+
+def _position(target: ast.AST, name: str, iterated: ast.AST | None) -> tuple[ast.AST | None, int] | None:
+    if not isinstance(target, ast.Tuple) or any(isinstance(e, ast.Starred) for e in target.elts):
+        return None
+    for i, elt in enumerate(target.elts):
+        if isinstance(elt, ast.Name) and elt.id == name:
+            return iterated, i
+    return None

@@ -967,23 +967,24 @@ class LossCall:
     via: str | None = None  # how the criterion object was found, for messages
 
 
-def _loss_object(ctx: FileContext, func_expr: ast.AST, depth: int = 0) -> tuple[str, str] | None:
-    """(loss name, description) when ``func_expr`` evaluates to a known loss module."""
+def _loss_object(ctx: FileContext, func_expr: ast.AST, depth: int = 0,
+                 classes: dict[str, str] = LOSS_CLASSES) -> tuple[str, str] | None:
+    """(loss name, description) when ``func_expr`` evaluates to a loss module of ``classes``."""
     if depth > 3:
         return None
     if isinstance(func_expr, ast.Call):
         qual = normalize(ctx.qualname(func_expr))
-        if qual in LOSS_CLASSES:
-            return LOSS_CLASSES[qual], f"{ctx.segment(func_expr, 60)} (line {func_expr.lineno})"
+        if qual in classes:
+            return classes[qual], f"{ctx.segment(func_expr, 60)} (line {func_expr.lineno})"
         return None
     bound = value(ctx, func_expr)
     if isinstance(bound, ast.Subscript):  # criterion = CONFIG["criterion"]
         entry = dict_entry(ctx, bound)
         if entry is not None and isinstance(entry[1], ast.Call):
-            return _loss_object(entry[0], entry[1], depth + 1)
+            return _loss_object(entry[0], entry[1], depth + 1, classes)
         return None
     if isinstance(bound, ast.Call):
-        return _loss_object(ctx, bound, depth + 1)
+        return _loss_object(ctx, bound, depth + 1, classes)
     if isinstance(bound, ast.Name) and is_parameter(ctx, bound):
         func = ctx.enclosing_function(bound)
         sites = call_sites(ctx, func) if func is not None else []
@@ -991,7 +992,7 @@ def _loss_object(ctx: FileContext, func_expr: ast.AST, depth: int = 0) -> tuple[
         desc = None
         for site in sites:
             arg = argument_for(site, func, bound.id)
-            found = _loss_object(ctx, arg, depth + 1) if arg is not None else None
+            found = _loss_object(ctx, arg, depth + 1, classes) if arg is not None else None
             if found is None:
                 return None
             kinds.add(found[0])
@@ -1047,6 +1048,31 @@ def _arg(call: ast.Call, position: int, name: str) -> ast.expr | None:
         if kw.arg == name:
             return kw.value
     return None
+
+
+# Losses computed element by element and then reduced: their input and target must have one shape.
+ELEMENTWISE_LOSS_CLASSES = {
+    "torch.nn.MSELoss": "mse_loss", "torch.nn.L1Loss": "l1_loss", "torch.nn.SmoothL1Loss": "smooth_l1_loss",
+    "torch.nn.HuberLoss": "huber_loss", "torch.nn.BCELoss": "binary_cross_entropy",
+    "torch.nn.BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
+}
+ELEMENTWISE_LOSS_FUNCTIONS = {f"torch.nn.functional.{name}": name for name in ELEMENTWISE_LOSS_CLASSES.values()}
+
+
+def elementwise_loss_call(ctx: FileContext, call: ast.Call) -> LossCall | None:
+    """``F.mse_loss(x, y)``, ``crit(x, y)`` with ``crit = nn.MSELoss()``, ``self.crit(x, y)``: an elementwise loss
+    of :data:`ELEMENTWISE_LOSS_CLASSES` (module or functional form), with its input and target."""
+    qual = normalize(ctx.qualname(call))
+    if qual in ELEMENTWISE_LOSS_FUNCTIONS:
+        return LossCall(ELEMENTWISE_LOSS_FUNCTIONS[qual], call, _arg(call, 0, "input"), _arg(call, 1, "target"))
+    if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+        return None
+    if not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    found = _loss_object(ctx, call.func, classes=ELEMENTWISE_LOSS_CLASSES)
+    if found is None:
+        return None
+    return LossCall(found[0], call, _arg(call, 0, "input"), _arg(call, 1, "target"), via=found[1])
 
 
 _LOSS_FUNCTION_NAMES = {q.rpartition(".")[2] for q in LOSS_FUNCTIONS}

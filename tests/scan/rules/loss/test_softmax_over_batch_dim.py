@@ -32,3 +32,32 @@ def test_softmax_dim0_on_vectors_and_attention_over_last_dim_are_fine():
         return pooled, attn, top
     """
     check(src, {'softmax-over-batch-dim'})
+
+
+def test_shape_analysis_shows_the_batch_axis():
+    src = """
+        import torch.nn.functional as F
+        from torch import nn
+
+        class Intent(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.LSTM(300, 128, batch_first=True)
+                self.fc = nn.Linear(128, 7)
+
+            def forward(self, x):
+                out, _ = self.rnn(x)
+                return F.softmax(self.fc(out[:, -1]), dim=0)  # expect: softmax-over-batch-dim
+
+        class Pool(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.GRU(300, 128)
+                self.score = nn.Linear(128, 1)
+
+            def forward(self, x):
+                out, _ = self.rnn(x)
+                weights = F.softmax(self.score(out), dim=0)
+                return (weights * out).sum(dim=0)
+    """
+    check(src, {"softmax-over-batch-dim"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis import tensor_shapes, value_origins
 from mlsleuth.scan.analysis.context import (
     FileContext,
     argument,
@@ -58,6 +58,9 @@ def _class_axis_evidence(ctx: FileContext, call: ast.Call) -> str | None:
         axis = constant(argument(node, 1 if call_method(node) == "topk" else 0, "dim"))
         if found is not None and found.node is call and axis in (1, -1):
             return f"{ctx.segment(node, 50)} at line {node.lineno} reads classes along dim {axis}"
+    shape = tensor_shapes.shape_in_forward(ctx, source)
+    if shape is not None and shape.rank == 2 and shape.head[0] == tensor_shapes.BATCH:
+        return f"the shape analysis reads its input as {shape.text()}, batch first"
     return None
 
 
@@ -67,8 +70,9 @@ class SoftmaxOverBatchDim(Rule):
 
     What it finds: `softmax`/`log_softmax` with `dim=0` whose output is the prediction of a
     classification loss, is read with `argmax(dim=1)`, or whose input is also passed to
-    `cross_entropy`/`nll_loss` as a (batch, classes) tensor. A `dim=0` softmax on a 1-D vector or over a
-    sequence axis is not flagged.
+    `cross_entropy`/`nll_loss` as a (batch, classes) tensor, or whose input the shape analysis shows to be
+    `(N, k)` with the batch first (a model's output for a loader's batch, a `Linear` on the last step of a
+    batch-first RNN). A `dim=0` softmax on a 1-D vector or over a sequence axis is not flagged.
     Why it matters: normalising over the batch makes each example's scores depend on the other examples
     in the batch; class scores no longer sum to one per example, predictions change with batch size
     and composition, and evaluation with a different batch size gives different answers.
@@ -80,6 +84,7 @@ class SoftmaxOverBatchDim(Rule):
     id = "softmax-over-batch-dim"
     category = "loss"
     severity = "warning"
+    reach = "project"
     triggers = ("softmax",)
     requires = ((call_to("softmax", "log_softmax"),),)  # what _dim_constant reads
 
