@@ -283,6 +283,9 @@ def added(ctx: FileContext, expr: ast.AST, loop: ast.AST, depth: int = 0) -> Amo
         return Amount(BATCHES, expr, loop, measured=False)
     if batch_size_of(ctx, expr, loop):
         return Amount(SAMPLES, expr, loop, measured=False)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div) and batch_size_of(ctx, expr.right, loop):
+        inner = added(ctx, expr.left, loop, depth + 1)  # correct / y.size(0): this batch's mean
+        return Amount(BATCH_MEANS, expr, loop, comparison=inner.comparison) if inner is not None and inner.unit == SAMPLES and inner.measured else None
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
         for size, other in ((expr.right, expr.left), (expr.left, expr.right)):
             if batch_size_of(ctx, size, loop) and not batch_size_of(ctx, other, loop):
@@ -311,7 +314,7 @@ def added(ctx: FileContext, expr: ast.AST, loop: ast.AST, depth: int = 0) -> Amo
         qual = ctx.qualname(expr) or ""
         if qual in _MEAN_METRICS and constant(keyword(expr, "normalize")) is not False:
             return Amount(BATCH_MEANS, expr, loop)
-        return None
+        return _helper_returns(ctx, expr, depth)
     if _model_output_loss(ctx, expr):
         return Amount(BATCH_MEANS, expr, loop)
     if isinstance(expr, ast.Name):
@@ -320,6 +323,21 @@ def added(ctx: FileContext, expr: ast.AST, loop: ast.AST, depth: int = 0) -> Amo
             found = added(ctx, bound, loop, depth + 1)
             return Amount(found.unit, found.source, loop, comparison=found.comparison, measured=found.measured) if found else None
     return None
+
+
+def _helper_returns(ctx: FileContext, call: ast.Call, depth: int) -> Amount | None:
+    """The unit a helper of the project returns (``def accuracy(out, y): return (out.argmax(1) == y).float().mean()``)."""
+    target = vo.helper_definition(ctx, call)
+    if target is None:
+        return None
+    hctx, func = target
+    found = [added(hctx, ret, func, depth + 1) for ret in vo.returns(func)]
+    if not found or any(f is None for f in found) or len({f.unit for f in found}) != 1:  # type: ignore[union-attr]
+        return None
+    first = found[0]
+    if not first.measured:  # type: ignore[union-attr]
+        return None
+    return Amount(first.unit, call, None, comparison=first.comparison)  # type: ignore[union-attr]
 
 
 def _elementwise_loss(ctx: FileContext, call: ast.Call) -> bool:
@@ -400,6 +418,57 @@ def accumulated(ctx: FileContext, expr: ast.AST, at: ast.AST) -> Amount | None:
     )
 
 
+def summed_list(ctx: FileContext, expr: ast.AST, at: ast.AST) -> Amount | None:
+    """The unit of ``sum(xs)`` / ``np.sum(xs)`` where ``xs`` is a list gathered over one loop of batches."""
+    if not (isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords):
+        return None
+    qual = ctx.qualname(expr) or dotted(expr.func) or ""
+    if qual not in ("sum", "numpy.sum", "math.fsum"):
+        return None
+    gathered = _gathered(ctx, expr.args[0], at)
+    if gathered is None:
+        return None
+    loop, appends = gathered
+    units = [added(ctx, call.args[0], loop) for call in appends]
+    if any(u is None for u in units) or len({u.unit for u in units}) != 1:  # type: ignore[union-attr]
+        return None
+    return Amount(units[0].unit, appends[0], loop, comparison=all(u.comparison for u in units),  # type: ignore[union-attr]
+                  measured=all(u.measured for u in units))  # type: ignore[union-attr]
+
+
+def _gathered(ctx: FileContext, expr: ast.AST, at: ast.AST) -> tuple[ast.AST, list[ast.Call]] | None:
+    """(loop, its ``xs.append(v)`` calls) for a list ``xs`` created empty in this function and appended to once per
+    batch, unconditionally, in one loop over batches that ends before ``at``; None for anything else."""
+    name = dotted(expr)
+    scope = ctx.enclosing_function(at)
+    if not name or scope is None:
+        return None
+    appends: list[ast.Call] = []
+    created = False
+    for node in ctx.walk_scope(scope):
+        if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) == name and node.lineno < at.lineno:  # type: ignore[attr-defined]
+            parent = ctx.parent(node)
+            if isinstance(parent, ast.Attribute) and isinstance(ctx.parent(parent), ast.Call) and parent.attr == "append":
+                call = ctx.parent(parent)
+                if len(call.args) != 1:  # type: ignore[union-attr]
+                    return None
+                appends.append(call)  # type: ignore[arg-type]
+            elif isinstance(parent, ast.Attribute) and parent.attr in ("extend", "insert", "pop", "clear", "remove"):
+                return None
+            elif isinstance(parent, ast.Assign) and node in parent.targets:
+                if accumulators.creation_kind(ctx, parent.value) != accumulators.LIST:
+                    return None
+                created = True
+            elif isinstance(parent, (ast.AugAssign, ast.Subscript, ast.Tuple, ast.For)):
+                return None
+    if not created or len(appends) != 1:
+        return None
+    loop = _batch_loop_of(ctx, appends[0])
+    if loop is None or _under_if(ctx, appends[0], loop) or (loop.end_lineno or 0) >= at.lineno:
+        return None
+    return loop, appends
+
+
 def _inside(ctx: FileContext, node: ast.AST, loop: ast.AST) -> bool:
     return any(a is loop for a in ctx.ancestors(node))
 
@@ -422,6 +491,9 @@ def count(ctx: FileContext, expr: ast.AST, loop: ast.AST, at: ast.AST, depth: in
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and constant(expr.right) == 1:
         return Amount(BATCHES, expr, loop) if isinstance(expr.left, ast.Name) and expr.left.id == index else None
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and len(expr.args) == 1:
+        gathered = _gathered(ctx, expr.args[0], at)
+        if gathered is not None:
+            return Amount(BATCHES, expr, loop, measured=False) if gathered[0] is loop else None
         return _length(ctx, expr, loop)
     if isinstance(expr, (ast.Name, ast.Attribute)):
         running = accumulated(ctx, expr, at)
@@ -479,8 +551,10 @@ def _dataset_like(ctx: FileContext, expr: ast.AST) -> bool:
         local = vo.file_class(ctx, dotted(bound.func) or "")
         if local is not None and torch_idioms.is_dataset_class(ctx, local):
             return True
+    if isinstance(bound, ast.Call) and (ctx.qualname(bound) or "").endswith("DataLoader"):
+        return False
     words = vo.words(last)
-    return bool(words) and (words[-1] in ("dataset", "ds") or (words[-1].endswith("set") and words[-1] not in ("offset", "subset", "reset", "onset", "set")))
+    return bool(words) and (words[-1] in ("dataset", "ds", "data", "samples", "examples") or (words[-1].endswith("set") and words[-1] not in ("offset", "subset", "reset", "onset", "set")))
 
 
 def _subset_sampler(ctx: FileContext, sampler: ast.AST | None) -> ast.Call | None:

@@ -332,3 +332,51 @@ def test_sum_reset_each_batch_is_not_a_running_sum():
                 writer.add_scalar("loss", batch_loss / len(y), step)
         """
     check(src, RULE)
+
+
+def test_per_batch_accuracy_from_a_helper_summed_then_divided_by_the_samples():
+    src = """
+        def batch_accuracy(logits, labels):
+            correct = (logits.argmax(dim=1) == labels).sum()
+            return correct / labels.size(0)
+
+        def evaluate(model, val_loader):
+            acc_sum = 0.0
+            for images, labels in val_loader:
+                acc_sum += batch_accuracy(model(images), labels).item()
+            return acc_sum / len(val_loader.dataset)  # expect: metric-divided-by-wrong-count
+        """
+    check(src, RULE)
+
+
+def test_rl_behaviour_cloning_losses_collected_in_a_list():
+    src = """
+        import numpy as np
+        import torch.nn.functional as F
+
+        def bc_epoch(policy, expert_loader, expert_dataset, opt):
+            losses = []
+            for obs, act in expert_loader:
+                loss = F.cross_entropy(policy(obs), act)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+            per_sample = sum(losses) / len(expert_dataset)  # expect: metric-divided-by-wrong-count
+            per_batch = sum(losses) / len(losses)
+            return per_sample, per_batch, np.mean(losses)
+        """
+    check(src, RULE)
+
+
+def test_weighted_list_over_its_own_length_is_a_sum_over_batches():
+    src = """
+        import torch.nn.functional as F
+
+        def epoch(model, loader):
+            weighted = []
+            for x, y in loader:
+                weighted.append(F.mse_loss(model(x), y).item() * x.size(0))
+            return sum(weighted) / len(weighted)  # expect: metric-divided-by-wrong-count
+        """
+    check(src, RULE)

@@ -68,7 +68,7 @@ class MetricDividedByWrongCount(Rule):
     id = "metric-divided-by-wrong-count"
     category = "evaluation"
     severity = "warning"
-    triggers = ("+=",)
+    triggers = ("+=", ".append(")
     requires = (("/",),)
 
     def check(self, ctx: FileContext):
@@ -80,9 +80,14 @@ class MetricDividedByWrongCount(Rule):
             else:
                 top, bottom = node.target, node.value  # type: ignore[attr-defined]
             numerator = _numerator(top)
-            if not isinstance(numerator, (ast.Name, ast.Attribute)) or _scaled_after(ctx, node):
+            if _scaled_after(ctx, node):
                 continue
-            amount = mu.accumulated(ctx, numerator, node)
+            if isinstance(numerator, (ast.Name, ast.Attribute)):
+                amount = mu.accumulated(ctx, numerator, node)
+            elif isinstance(numerator, ast.Call):
+                amount = mu.summed_list(ctx, numerator, node)
+            else:
+                continue
             if amount is None or not amount.measured or amount.loop is None:
                 continue
             divisor = mu.count(ctx, bottom, amount.loop, node)
