@@ -13,7 +13,8 @@ A count also says which part of the data it covers: ``VISITED`` (counted by the 
 length of its sampler or of the indices the sampler draws from), ``ALL`` (everything the loader holds:
 ``len(loader)``, ``len(loader.dataset)``, the dataset it was built on) or ``SUPERSET`` (the dataset
 that the loader's ``Subset`` indexes into). And a loop may visit only part of what its loader holds: a
-``SubsetRandomSampler`` over a bigger dataset, or a ``break`` after a number of batches.
+``SubsetRandomSampler`` over a bigger dataset, a ``break`` after a number of batches, or one process's
+``DistributedSampler`` shard.
 
 :func:`accumulated` reads the unit of a running sum (a local or ``self.attr`` set to zero before the
 loop and only added to inside it), :func:`count` the unit of a divisor, :func:`partial_visit` whether
@@ -23,6 +24,7 @@ the loop sees only part of its loader's data. A rule compares them; this module 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import accumulators
@@ -32,7 +34,7 @@ from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
 
 SAMPLES, BATCH_MEANS, BATCHES = "samples", "batch means", "batches"
-BREAK, SAMPLER = "break", "sampler"
+BREAK, SAMPLER, SHARD = "break", "sampler", "shard"
 VISITED, ALL, SUPERSET, OTHER = "visited", "all", "superset", "other"
 
 _CONVERSIONS = frozenset({"item", "detach", "cpu", "numpy", "tolist", "float", "double", "data", "cuda", "to", "clone"})
@@ -50,6 +52,8 @@ _MEAN_METRICS = frozenset(
     {"sklearn.metrics.accuracy_score", "sklearn.metrics.mean_squared_error", "sklearn.metrics.mean_absolute_error"}
 )
 _SUBSET_SAMPLERS = frozenset({"SubsetRandomSampler", "SubsetSampler"})
+# A call whose name says it combines values across processes: dist.all_reduce, accelerator.gather_for_metrics, reduce_tensor.
+_COMBINES = re.compile(r"reduce|gather|(?:^|_)sync(?:_|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -557,12 +561,18 @@ def _dataset_like(ctx: FileContext, expr: ast.AST) -> bool:
     return bool(words) and (words[-1] in ("dataset", "ds", "data", "samples", "examples") or (words[-1].endswith("set") and words[-1] not in ("offset", "subset", "reset", "onset", "set")))
 
 
-def _subset_sampler(ctx: FileContext, sampler: ast.AST | None) -> ast.Call | None:
-    """The ``SubsetRandomSampler(indices)`` construction a loader's ``sampler=`` holds."""
+def _sampler_call(ctx: FileContext, sampler: ast.AST | None) -> ast.Call | None:
+    """The construction a loader's ``sampler=`` holds."""
     if sampler is None:
         return None
     bound = vo.value(ctx, sampler) if isinstance(sampler, ast.Name) else ctx.resolve(sampler)
-    if isinstance(bound, ast.Call) and (ctx.qualname(bound) or dotted(bound.func) or "").rsplit(".", 1)[-1] in _SUBSET_SAMPLERS:
+    return bound if isinstance(bound, ast.Call) else None
+
+
+def _subset_sampler(ctx: FileContext, sampler: ast.AST | None) -> ast.Call | None:
+    """The ``SubsetRandomSampler(indices)`` construction a loader's ``sampler=`` holds."""
+    bound = _sampler_call(ctx, sampler)
+    if bound is not None and (ctx.qualname(bound) or dotted(bound.func) or "").rsplit(".", 1)[-1] in _SUBSET_SAMPLERS:
         return bound
     return None
 
@@ -588,7 +598,8 @@ def partial_visit(ctx: FileContext, loop: ast.AST) -> tuple[str, ast.AST, str] |
 
     A ``break`` under a test of the ``enumerate`` index or of a counter the loop increments
     (``if i >= max_batches: break``) stops after a number of batches; a ``SubsetRandomSampler``
-    draws only some indices of the loader's dataset.
+    draws only some indices of the loader's dataset; a ``DistributedSampler`` gives each process its
+    shard, which counts as part only when nothing in the function combines the processes' values.
     """
     counters = {loop_index(loop)} - {None}
     for node in ctx.walk_scope(loop):
@@ -601,10 +612,22 @@ def partial_visit(ctx: FileContext, loop: ast.AST) -> tuple[str, ast.AST, str] |
         if isinstance(test, ast.Compare) and any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(test)):
             return BREAK, node, f"stops after a number of batches (`{ctx.segment(test, 60)}`, line {node.lineno})"
     for lctx, loader, _dataset in _loader_dataset(ctx, loop):
-        sampler = _subset_sampler(lctx, keyword(loader, "sampler"))
-        if sampler is not None and lctx is ctx:
+        if lctx is not ctx:
+            continue
+        sampler = _subset_sampler(ctx, keyword(loader, "sampler"))
+        if sampler is not None:
             return SAMPLER, sampler, f"draws only the indices of `{ctx.segment(sampler, 60)}` (line {sampler.lineno})"
+        shard = _sampler_call(ctx, keyword(loader, "sampler"))
+        if shard is not None and (ctx.qualname(shard) or "").endswith("DistributedSampler") and not _combines_ranks(ctx, loop):
+            return SHARD, shard, (f"reads only this process's shard (`{ctx.segment(shard, 50)}`, line {shard.lineno})"
+                                  " and nothing combines the ranks' sums")
     return None
+
+
+def _combines_ranks(ctx: FileContext, loop: ast.AST) -> bool:
+    """The function around ``loop`` calls something that combines values across processes (all_reduce, gather...)."""
+    scope = ctx.enclosing_function(loop) or ctx.tree
+    return any(_COMBINES.search(dotted(call.func) or "") for call in ctx.calls(scope))
 
 
 def _guard(ctx: FileContext, node: ast.AST, loop: ast.AST) -> ast.AST | None:

@@ -380,3 +380,42 @@ def test_weighted_list_over_its_own_length_is_a_sum_over_batches():
             return sum(weighted) / len(weighted)  # expect: metric-divided-by-wrong-count
         """
     check(src, RULE)
+
+
+def test_one_process_shard_divided_by_the_whole_dataset_unless_the_ranks_are_combined():
+    src = """
+        import torch
+        import torch.distributed as dist
+        from torch.utils.data import DataLoader, DistributedSampler
+
+        def evaluate(model, test_set):
+            loader = DataLoader(test_set, batch_size=128, sampler=DistributedSampler(test_set, shuffle=False))
+            correct = 0
+            for x, y in loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+            return correct / len(loader.dataset)  # expect: metric-divided-by-wrong-count
+
+        def evaluate_reduced(model, test_set):
+            loader = DataLoader(test_set, batch_size=128, sampler=DistributedSampler(test_set, shuffle=False))
+            correct = 0
+            for x, y in loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+            t = torch.tensor([correct], device="cuda")
+            dist.all_reduce(t)
+            correct = t.item()
+            return correct / len(loader.dataset)
+        """
+    check(src, RULE)
+
+
+def test_count_of_correct_answers_through_names_is_reported_here():
+    src = """
+        def evaluate(model, loader):
+            correct = 0
+            n_batches = len(loader)
+            for x, y in loader:
+                hits = (model(x).argmax(1) == y).sum()
+                correct += hits.item()
+            return correct / n_batches  # expect: metric-divided-by-wrong-count
+        """
+    check(src, BOTH)

@@ -47,8 +47,9 @@ class MetricDividedByWrongCount(Rule):
     `enumerate` index + 1); sums of per-batch means (`loss.item()` of a mean-reduced loss, a model output's
     `.loss`, `(pred == y).float().mean()`) divided by a number of samples (`len(loader.dataset)`,
     `len(test_set)`, a `+= y.size(0)` counter); a sum over the part of the data the loop visits (a loader
-    with a `SubsetRandomSampler`, a `break` after some batches) divided by the size of the whole dataset,
-    or a loader over a `Subset` divided by the length of the dataset it indexes. The units of each update
+    with a `SubsetRandomSampler`, a `break` after some batches, one process's `DistributedSampler` shard
+    when nothing all-reduces or gathers) divided by the size of the whole dataset, or a loader over a
+    `Subset` divided by the length of the dataset it indexes. The units of each update
     are read from what it adds (torch losses followed to their construction, also through parameters);
     a sum of unknown unit, an update under an `if`, or a sum rescaled after the division stays silent.
     Correct pairs stay silent: `loss.item() * bs` over `len(dataset)`, `loss.item()` over `len(loader)`,
@@ -93,14 +94,14 @@ class MetricDividedByWrongCount(Rule):
             divisor = mu.count(ctx, bottom, amount.loop, node)
             if divisor is None:
                 continue
-            problem = self._problem(ctx, amount, divisor)
+            problem = self._problem(ctx, node, amount, divisor)
             if problem is not None:
                 yield self.finding(ctx, node, f"`{ctx.segment(node, 80)}`: {problem}", next_test=self._next_test(amount, divisor))
 
-    def _problem(self, ctx: FileContext, amount: mu.Amount, divisor: mu.Amount) -> str | None:
+    def _problem(self, ctx: FileContext, division: ast.AST, amount: mu.Amount, divisor: mu.Amount) -> str | None:
         summed = f"the numerator is {_UNIT_TEXT[amount.unit]} (`{ctx.segment(amount.source, 70)}`, line {amount.source.lineno})"  # type: ignore[attr-defined]
         if amount.unit == mu.SAMPLES and divisor.unit == mu.BATCHES:
-            if amount.comparison and self._sibling_reports(amount, divisor):
+            if amount.comparison and self._sibling_reports(division, amount):
                 return None  # metric-averaged-over-batches reports a count of correct answers over len(loader)
             return f"{summed} but the denominator counts batches: the result is about batch_size times too large"
         if amount.unit == mu.BATCH_MEANS and divisor.unit == mu.SAMPLES:
@@ -119,12 +120,16 @@ class MetricDividedByWrongCount(Rule):
         return None
 
     @staticmethod
-    def _sibling_reports(amount: mu.Amount, divisor: mu.Amount) -> bool:
-        source = divisor.source
+    def _sibling_reports(division: ast.AST, amount: mu.Amount) -> bool:
+        """The shape ``metric-averaged-over-batches`` reports: ``correct / len(loader)`` written out, where every
+        update adds a reduced comparison directly (``correct += (pred == y).sum().item()``)."""
+        right = division.right if isinstance(division, ast.BinOp) else None
         iterable = mu.loop_iterable(amount.loop)
+        update = amount.source
         return (
-            isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "len"
-            and iterable is not None and dotted(source.args[0]) == dotted(iterable)
+            isinstance(right, ast.Call) and isinstance(right.func, ast.Name) and right.func.id == "len" and len(right.args) == 1
+            and iterable is not None and dotted(right.args[0]) == dotted(iterable)
+            and isinstance(update, ast.AugAssign) and isinstance(mu.strip(update.value), ast.Call)
         )
 
     @staticmethod
