@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check, findings
+from scan.helpers import check, check_project, findings
 
 RULE = {"metric-divided-by-wrong-count"}
 BOTH = RULE | {"metric-averaged-over-batches"}
@@ -419,3 +419,34 @@ def test_count_of_correct_answers_through_names_is_reported_here():
             return correct / n_batches  # expect: metric-divided-by-wrong-count
         """
     check(src, BOTH)
+
+
+def test_accuracy_helper_and_loss_module_from_other_modules(tmp_path):
+    check_project(
+        tmp_path,
+        {
+            "metrics.py": """
+                def batch_acc(scores, target):
+                    return (scores.argmax(-1) == target).float().mean()
+                """,
+            "losses.py": """
+                import torch.nn as nn
+
+                def make_criterion():
+                    return nn.L1Loss(reduction="sum")
+                """,
+            "evaluate.py": """
+                from metrics import batch_acc
+
+                def evaluate(model, loader, criterion):
+                    acc, err, seen = 0.0, 0.0, 0
+                    for x, y in loader:
+                        out = model(x)
+                        acc += batch_acc(out, y).item()
+                        err += criterion(out, y).item()
+                        seen += y.size(0)
+                    return acc / seen, err / seen  # expect: metric-divided-by-wrong-count
+                """,
+        },
+        RULE,
+    )
