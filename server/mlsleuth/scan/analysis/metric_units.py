@@ -378,18 +378,18 @@ def accumulated(ctx: FileContext, expr: ast.AST, at: ast.AST) -> Amount | None:
     same unit.
     """
     name = dotted(expr)
-    scope = ctx.enclosing_function(at)
-    if not name or scope is None:
+    if not name:
         return None
     updates: list[ast.AugAssign] = []
+    rescaled: list[ast.AugAssign] = []
     creations: list[ast.AST] = []
-    for node in ctx.walk_scope(scope):
+    for node in _statements_naming(ctx, ctx.enclosing_function(at) or ctx.tree, name):
         if isinstance(node, ast.AugAssign) and dotted(node.target) == name:
             if node is at:
                 continue
             if not isinstance(node.op, ast.Add):
                 if node.lineno < at.lineno:
-                    return None  # scaled or divided before: not a plain sum any more
+                    rescaled.append(node)
                 continue
             if node.lineno > getattr(at, "lineno", 0):
                 continue
@@ -401,8 +401,12 @@ def accumulated(ctx: FileContext, expr: ast.AST, at: ast.AST) -> Amount | None:
                 if accumulators.creation_kind(ctx, value) != accumulators.NUMBER:
                     return None
                 creations.append(node)
-    if not creations or not updates:
+    if not creations:
         return None
+    last = max(c.lineno for c in creations)  # type: ignore[attr-defined]
+    updates = [u for u in updates if u.lineno > last]  # a name reused for a second loop: only what follows its reset
+    if not updates or any(r.lineno > last for r in rescaled):
+        return None  # scaled or divided in place before: not a plain sum any more
     loops = {id(loop): loop for u in updates if (loop := _batch_loop_of(ctx, u)) is not None}
     if len(loops) != 1 or any(_batch_loop_of(ctx, u) is None for u in updates):
         return None
@@ -420,6 +424,33 @@ def accumulated(ctx: FileContext, expr: ast.AST, at: ast.AST) -> Amount | None:
         comparison=all(u.comparison for u in units),  # type: ignore[union-attr]
         measured=all(u.measured for u in units),  # type: ignore[union-attr]
     )
+
+
+def _occurrences(ctx: FileContext, scope: ast.AST) -> dict[str, list[ast.AST]]:
+    """Every name and attribute chain used in ``scope`` (not in nested functions), by its dotted text (computed once)."""
+    cache = ctx.__dict__.setdefault("_metric_units_names", {})
+    found = cache.get(scope)
+    if found is None:
+        found = {}
+        for node in ctx.walk_scope(scope):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                text = dotted(node)
+                if text:
+                    found.setdefault(text, []).append(node)
+        cache[scope] = found
+    return found
+
+
+def _statements_naming(ctx: FileContext, scope: ast.AST, name: str) -> list[ast.AST]:
+    """The assignments and augmented assignments whose target is (or unpacks to) ``name``, in source order."""
+    found: list[ast.AST] = []
+    for node in _occurrences(ctx, scope).get(name, []):
+        parent = ctx.parent(node)
+        if isinstance(parent, (ast.Tuple, ast.List)):
+            parent = ctx.parent(parent)
+        if isinstance(parent, (ast.Assign, ast.AugAssign)) and parent not in found and node is not getattr(parent, "value", None):
+            found.append(parent)
+    return found
 
 
 def summed_list(ctx: FileContext, expr: ast.AST, at: ast.AST) -> Amount | None:
@@ -444,13 +475,12 @@ def _gathered(ctx: FileContext, expr: ast.AST, at: ast.AST) -> tuple[ast.AST, li
     """(loop, its ``xs.append(v)`` calls) for a list ``xs`` created empty in this function and appended to once per
     batch, unconditionally, in one loop over batches that ends before ``at``; None for anything else."""
     name = dotted(expr)
-    scope = ctx.enclosing_function(at)
-    if not name or scope is None:
+    if not name:
         return None
     appends: list[ast.Call] = []
     created = False
-    for node in ctx.walk_scope(scope):
-        if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) == name and node.lineno < at.lineno:  # type: ignore[attr-defined]
+    for node in _occurrences(ctx, ctx.enclosing_function(at) or ctx.tree).get(name, []):
+        if node.lineno < at.lineno:  # type: ignore[attr-defined]
             parent = ctx.parent(node)
             if isinstance(parent, ast.Attribute) and isinstance(ctx.parent(parent), ast.Call) and parent.attr == "append":
                 call = ctx.parent(parent)

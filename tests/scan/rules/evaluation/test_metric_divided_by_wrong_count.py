@@ -450,3 +450,74 @@ def test_accuracy_helper_and_loss_module_from_other_modules(tmp_path):
         },
         RULE,
     )
+
+
+def test_names_reused_by_a_training_and_a_validation_loop_with_a_module_level_criterion():
+    src = """
+        import torch
+        import torch.nn as nn
+
+        def train_model(model, criterion, optimizer, epochs, train_loader, val_loader):
+            for epoch in range(epochs):
+                model.train()
+                running_loss = 0.0
+                running_corrects = 0
+                for i, (inputs, labels) in enumerate(train_loader):
+                    optimizer.zero_grad()
+                    outputs = model(inputs)
+                    loss = criterion(outputs, labels)
+                    loss.backward()
+                    optimizer.step()
+                    running_loss += loss.item()
+                    running_corrects += torch.sum(outputs.argmax(1) == labels).item()
+                train_loss = running_loss / len(train_loader.dataset)  # expect: metric-divided-by-wrong-count
+                train_acc = running_corrects / len(train_loader.dataset) * 100
+                model.eval()
+                running_loss = 0.0
+                running_corrects = 0
+                for i, (inputs, labels) in enumerate(val_loader):
+                    with torch.no_grad():
+                        outputs = model(inputs)
+                        loss = criterion(outputs, labels)
+                    running_loss += loss.item() * inputs.size(0)
+                    running_corrects += torch.sum(outputs.argmax(1) == labels).item()
+                val_loss = running_loss / len(val_loader.dataset)
+                val_acc = running_corrects / len(val_loader.dataset) * 100
+            return train_loss, train_acc, val_loss, val_acc
+
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        train_model(model, criterion, torch.optim.SGD(model.parameters(), lr=0.1), 3, None, None)
+        """
+    check(src, RULE)
+
+
+def test_script_level_train_validation_split_by_samplers_over_one_dataset():
+    src = """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, SubsetRandomSampler
+
+        dataset = MyDataset("data/")
+        indices = list(range(len(dataset)))
+        np.random.shuffle(indices)
+        split = int(0.2 * len(dataset))
+        train_idx, val_idx = indices[split:], indices[:split]
+        train_loader = DataLoader(dataset, batch_size=32, sampler=SubsetRandomSampler(train_idx))
+        val_loader = DataLoader(dataset, batch_size=32, sampler=SubsetRandomSampler(val_idx))
+        model = nn.Linear(8, 3)
+        criterion = nn.CrossEntropyLoss()
+
+        for epoch in range(10):
+            val_loss, correct = 0.0, 0
+            with torch.no_grad():
+                for x, y in val_loader:
+                    out = model(x)
+                    val_loss += criterion(out, y).item() * x.size(0)
+                    correct += (out.argmax(1) == y).sum().item()
+            print(val_loss / len(val_loader.dataset), correct / len(val_loader.dataset))  # expect: metric-divided-by-wrong-count
+            print(val_loss / len(val_idx), correct / len(val_idx))
+        """
+    check(src, RULE)
+    assert len(findings(src, "metric-divided-by-wrong-count")) == 2
