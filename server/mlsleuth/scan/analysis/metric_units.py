@@ -283,7 +283,7 @@ def added(ctx: FileContext, expr: ast.AST, loop: ast.AST, depth: int = 0) -> Amo
     if depth > 3:
         return None
     expr = strip(expr)
-    if isinstance(expr, ast.Constant) and expr.value == 1:
+    if isinstance(expr, ast.Constant) and expr.value == 1 and not isinstance(expr.value, bool):
         return Amount(BATCHES, expr, loop, measured=False)
     if batch_size_of(ctx, expr, loop):
         return Amount(SAMPLES, expr, loop, measured=False)
