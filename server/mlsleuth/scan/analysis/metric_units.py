@@ -27,17 +27,22 @@ import ast
 import re
 from dataclasses import dataclass
 
-from mlsleuth.scan.analysis import accumulators
+from mlsleuth.scan.analysis import accumulators, tensor_values, torch_idioms
 from mlsleuth.scan.analysis import subsets as subset_index
-from mlsleuth.scan.analysis import tensor_values, torch_idioms
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    constant,
+    dotted,
+    keyword,
+)
 
 SAMPLES, BATCH_MEANS, BATCHES = "samples", "batch means", "batches"
 BREAK, SAMPLER, SHARD = "break", "sampler", "shard"
 VISITED, ALL, SUPERSET, OTHER = "visited", "all", "superset", "other"
 
-_CONVERSIONS = frozenset({"item", "detach", "cpu", "numpy", "tolist", "float", "double", "data", "cuda", "to", "clone"})
+_CONVERSIONS = frozenset({"item", "detach", "cpu", "numpy", "tolist", "float", "double", "data", "cuda", "to", "type", "clone"})
 _WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "trange"})
 _FUNCTIONAL_LOSSES = frozenset(
     {
@@ -72,10 +77,10 @@ class Amount:
 
 
 def strip(expr: ast.AST) -> ast.AST:
-    """``x.detach().cpu().item()`` -> ``x``; ``float(x)`` -> ``x``; ``x.data`` -> ``x``."""
+    """``x.detach().cpu().item()`` -> ``x``; ``float(x)`` -> ``x``; ``x.data`` -> ``x``; ``x.type(torch.FloatTensor)`` -> ``x``."""
     while True:
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _CONVERSIONS and (
-            not expr.args or expr.func.attr == "to"
+            not expr.args or expr.func.attr in ("to", "type")
         ):
             expr = expr.func.value
         elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("float", "int") and len(expr.args) == 1:
@@ -163,7 +168,7 @@ def _under_if(ctx: FileContext, node: ast.AST, loop: ast.AST) -> bool:
 # -- what one update adds --------------------------------------------------------------------
 
 
-def _is_comparison(ctx: FileContext, expr: ast.AST) -> bool:
+def is_comparison(ctx: FileContext, expr: ast.AST) -> bool:
     expr = strip(expr)
     if isinstance(expr, ast.Name):
         bound = vo.local_value(ctx, expr)
@@ -264,9 +269,7 @@ def loss_reduction(ctx: FileContext, expr: ast.AST) -> str | None:
 
 def _model_output_loss(ctx: FileContext, expr: ast.AST) -> bool:
     """``outputs.loss`` / ``outputs["loss"]`` where ``outputs`` is what a call returned (a model's output)."""
-    if isinstance(expr, ast.Attribute) and expr.attr == "loss":
-        holder = expr.value
-    elif isinstance(expr, ast.Subscript) and constant(expr.slice) == "loss":
+    if isinstance(expr, ast.Attribute) and expr.attr == "loss" or isinstance(expr, ast.Subscript) and constant(expr.slice) == "loss":
         holder = expr.value
     else:
         return False
@@ -299,7 +302,7 @@ def added(ctx: FileContext, expr: ast.AST, loop: ast.AST, depth: int = 0) -> Amo
                 return None
         return None
     reduced = _reduction_of(ctx, expr)
-    if reduced is not None and _is_comparison(ctx, reduced[1]):
+    if reduced is not None and is_comparison(ctx, reduced[1]):
         return Amount(SAMPLES if reduced[0] == "sum" else BATCH_MEANS, expr, loop, comparison=True)
     if reduced is not None and reduced[0] == "mean":
         inner = strip(reduced[1])
@@ -524,6 +527,12 @@ def count(ctx: FileContext, expr: ast.AST, loop: ast.AST, at: ast.AST, depth: in
     index = loop_index(loop)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and constant(expr.right) == 1:
         return Amount(BATCHES, expr, loop) if isinstance(expr.left, ast.Name) and expr.left.id == index else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        for batches, size in ((expr.left, expr.right), (expr.right, expr.left)):
+            found = count(ctx, batches, loop, at, depth + 1)
+            if found is not None and found.unit == BATCHES and found.cover == ALL and configured_batch_size(size):
+                return Amount(SAMPLES, expr, loop, ALL)  # len(loader) * batch_size: about the samples of the loader
+        return None
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and len(expr.args) == 1:
         gathered = _gathered(ctx, expr.args[0], at)
         if gathered is not None:
@@ -539,6 +548,15 @@ def count(ctx: FileContext, expr: ast.AST, loop: ast.AST, at: ast.AST, depth: in
                 found = count(ctx, bound, loop, at, depth + 1)
                 return Amount(found.unit, found.source, loop, found.cover) if found else None
     return None
+
+
+def configured_batch_size(expr: ast.AST) -> bool:
+    """``batch_size``, ``args.batch_size``, ``BATCH_SIZE``, ``cfg.bs``, ``loader.batch_size``: a configured batch size."""
+    name = dotted(expr)
+    if not name:
+        return False
+    words = vo.words(name.rsplit(".", 1)[-1])
+    return words[-2:] == ["batch", "size"] or "".join(words) in ("batchsize", "bs")
 
 
 def _length(ctx: FileContext, call: ast.Call, loop: ast.AST) -> Amount | None:

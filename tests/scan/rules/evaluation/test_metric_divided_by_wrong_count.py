@@ -521,3 +521,24 @@ def test_script_level_train_validation_split_by_samplers_over_one_dataset():
         """
     check(src, RULE)
     assert len(findings(src, "metric-divided-by-wrong-count")) == 2
+
+
+def test_mean_losses_over_number_of_batches_times_batch_size():
+    src = """
+        import torch.nn as nn
+
+        def fit(model, train_loader, opt, args):
+            crit = nn.HuberLoss()
+            epoch_loss, weighted = 0.0, 0.0
+            for seq, target in train_loader:
+                opt.zero_grad()
+                loss = crit(model(seq), target)
+                loss.backward()
+                opt.step()
+                epoch_loss += loss.item()
+                weighted += loss.item() * seq.size(0)
+            bad = epoch_loss / (len(train_loader) * args.batch_size)  # expect: metric-divided-by-wrong-count
+            near = weighted / (len(train_loader) * args.batch_size)
+            return bad, near
+        """
+    check(src, RULE)
