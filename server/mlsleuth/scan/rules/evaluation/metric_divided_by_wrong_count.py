@@ -45,13 +45,16 @@ class MetricDividedByWrongCount(Rule):
     from the sum's. Sums over samples (`correct += (pred == y).sum()`, `loss.item() * x.size(0)`, a loss
     built with `reduction="sum"`) divided by a number of batches (`len(loader)`, a `+= 1` counter, the
     `enumerate` index + 1); sums of per-batch means (`loss.item()` of a mean-reduced loss, a model output's
-    `.loss`, `(pred == y).float().mean()`) divided by a number of samples (`len(loader.dataset)`,
-    `len(test_set)`, a `+= y.size(0)` counter); a sum over the part of the data the loop visits (a loader
+    `.loss`, `(pred == y).float().mean()`, a helper returning one) divided by a number of samples
+    (`len(loader.dataset)`, `len(test_set)`, a `+= y.size(0)` counter, `len(loader) * batch_size`); a sum over the part of the data the loop visits (a loader
     with a `SubsetRandomSampler`, a `break` after some batches, one process's `DistributedSampler` shard
     when nothing all-reduces or gathers) divided by the size of the whole dataset, or a loader over a
     `Subset` divided by the length of the dataset it indexes. The units of each update
-    are read from what it adds (torch losses followed to their construction, also through parameters);
-    a sum of unknown unit, an update under an `if`, or a sum rescaled after the division stays silent.
+    are read from what it adds (torch losses followed to their construction, also through parameters
+    and other modules); sums kept in a number or summed from a list, in functions or at script level.
+    A sum of unknown unit, an update under an `if`, a loader of one-sample batches, or a quotient
+    rescaled afterwards stays silent; `correct / len(loader)` written out is left to
+    `metric-averaged-over-batches`.
     Correct pairs stay silent: `loss.item() * bs` over `len(dataset)`, `loss.item()` over `len(loader)`,
     `correct / total` with `total += y.size(0)`, a sampler's subset over `len(sampler)` or `len(indices)`.
     Why it matters: the reported number is off by a factor of about the batch size (a loss too small by
