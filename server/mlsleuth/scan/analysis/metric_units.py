@@ -36,6 +36,7 @@ from mlsleuth.scan.analysis.context import (
     constant,
     dotted,
     keyword,
+    same_tree,
 )
 
 SAMPLES, BATCH_MEANS, BATCHES = "samples", "batch means", "batches"
@@ -143,8 +144,13 @@ def _one_sample_batches(loader: ast.Call) -> bool:
 
 
 def batch_loop(ctx: FileContext, loop: ast.AST) -> bool:
-    """``loop`` draws batches of several samples from a data loader."""
-    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not tensor_values.is_loader(ctx, loop.iter):
+    """``loop`` draws batches of several samples from a data loader (also one of a table of loaders:
+    ``dataloaders[phase]``)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop_iterable(loop)
+    table = isinstance(iterable, ast.Subscript) and tensor_values.is_loader(ctx, iterable.value)
+    if not table and not tensor_values.is_loader(ctx, loop.iter):
         return False
     built = _loaders(ctx, loop_iterable(loop))
     return not (built and any(_one_sample_batches(call) for _c, call in built))
@@ -538,6 +544,8 @@ def count(ctx: FileContext, expr: ast.AST, loop: ast.AST, at: ast.AST, depth: in
         if gathered is not None:
             return Amount(BATCHES, expr, loop, measured=False) if gathered[0] is loop else None
         return _length(ctx, expr, loop)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):
+        return _sizes_table(ctx, expr, loop)
     if isinstance(expr, (ast.Name, ast.Attribute)):
         running = accumulated(ctx, expr, at)
         if running is not None:
@@ -547,6 +555,21 @@ def count(ctx: FileContext, expr: ast.AST, loop: ast.AST, at: ast.AST, depth: in
             if bound is not None and bound is not expr and not _inside(ctx, bound, loop):
                 found = count(ctx, bound, loop, at, depth + 1)
                 return Amount(found.unit, found.source, loop, found.cover) if found else None
+    return None
+
+
+def _sizes_table(ctx: FileContext, expr: ast.Subscript, loop: ast.AST) -> Amount | None:
+    """``dataset_sizes[phase]`` where ``dataset_sizes = {x: len(image_datasets[x]) for x in ...}``: samples."""
+    table = vo.local_value(ctx, expr.value) if isinstance(expr.value, ast.Name) else None
+    if isinstance(table, ast.DictComp):
+        values = [table.value]
+    elif isinstance(table, ast.Dict):
+        values = list(table.values)
+    else:
+        return None
+    lengths = [v for v in values if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "len" and len(v.args) == 1]
+    if lengths and len(lengths) == len(values) and all(_dataset_like(ctx, v.args[0]) for v in lengths):
+        return Amount(SAMPLES, expr, loop, OTHER)
     return None
 
 
@@ -563,16 +586,16 @@ def _length(ctx: FileContext, call: ast.Call, loop: ast.AST) -> Amount | None:
     """``len(loader)``, ``len(loader.dataset)``, ``len(loader.sampler)``, ``len(the loader's dataset)``..."""
     arg = call.args[0]
     iterable = loop_iterable(loop)
-    loader_name = dotted(iterable) if iterable is not None else None
+    if iterable is not None and same_tree(arg, iterable):
+        return Amount(BATCHES, call, loop, ALL)
+    if iterable is not None and isinstance(arg, ast.Attribute) and same_tree(arg.value, iterable):
+        if arg.attr == "dataset":  # len(loader.dataset), len(dataloaders[phase].dataset)
+            return Amount(SAMPLES, call, loop, ALL)
+        if arg.attr == "sampler":
+            return Amount(SAMPLES, call, loop, VISITED)
     text = dotted(arg)
     if text is None:
-        return None
-    if loader_name and text == loader_name:
-        return Amount(BATCHES, call, loop, ALL)
-    if loader_name and text == loader_name + ".dataset":
-        return Amount(SAMPLES, call, loop, ALL)
-    if loader_name and text == loader_name + ".sampler":
-        return Amount(SAMPLES, call, loop, VISITED)
+        return Amount(SAMPLES, call, loop, OTHER) if _dataset_like(ctx, arg) else None
     for lctx, loader, dataset in _loader_dataset(ctx, loop):
         if lctx is not ctx:
             continue
@@ -591,6 +614,8 @@ def _length(ctx: FileContext, call: ast.Call, loop: ast.AST) -> Amount | None:
 
 def _dataset_like(ctx: FileContext, expr: ast.AST) -> bool:
     """``x.dataset``, a dataset construction, or a name that says dataset (``test_dataset``, ``valset``, ``ds``)."""
+    if isinstance(expr, ast.Subscript):  # image_datasets[phase], splits["test"]
+        return _dataset_like(ctx, expr.value)
     text = dotted(expr) or ""
     last = text.rsplit(".", 1)[-1]
     if last == "dataset":
@@ -606,7 +631,7 @@ def _dataset_like(ctx: FileContext, expr: ast.AST) -> bool:
     if isinstance(bound, ast.Call) and (ctx.qualname(bound) or "").endswith("DataLoader"):
         return False
     words = vo.words(last)
-    return bool(words) and (words[-1] in ("dataset", "ds", "data", "samples", "examples") or (words[-1].endswith("set") and words[-1] not in ("offset", "subset", "reset", "onset", "set")))
+    return bool(words) and (words[-1] in ("dataset", "datasets", "ds", "data", "samples", "examples") or (words[-1].endswith("set") and words[-1] not in ("offset", "subset", "reset", "onset", "set")))
 
 
 def _sampler_call(ctx: FileContext, sampler: ast.AST | None) -> ast.Call | None:

@@ -542,3 +542,32 @@ def test_mean_losses_over_number_of_batches_times_batch_size():
             return bad, near
         """
     check(src, RULE)
+
+
+def test_phase_tables_of_loaders_and_dataset_sizes():
+    src = """
+        import torch
+        import torch.nn as nn
+
+        def train_model(model, dataloaders, image_datasets, optimizer, num_epochs=25):
+            criterion = nn.CrossEntropyLoss()
+            dataset_sizes = {x: len(image_datasets[x]) for x in ["train", "val"]}
+            for epoch in range(num_epochs):
+                for phase in ["train", "val"]:
+                    running_loss = 0.0
+                    running_corrects = 0
+                    weighted = 0.0
+                    for inputs, labels in dataloaders[phase]:
+                        outputs = model(inputs)
+                        loss = criterion(outputs, labels)
+                        running_loss += loss.item()
+                        weighted += loss.item() * inputs.size(0)
+                        running_corrects += torch.sum(outputs.argmax(1) == labels.data)
+                    epoch_loss = running_loss / dataset_sizes[phase]  # expect: metric-divided-by-wrong-count
+                    also = running_loss / len(dataloaders[phase].dataset)  # expect: metric-divided-by-wrong-count
+                    fine = weighted / dataset_sizes[phase]
+                    per_batch = running_loss / len(dataloaders[phase])
+                    epoch_acc = running_corrects.double() / dataset_sizes[phase]
+            return model
+        """
+    check(src, RULE)
