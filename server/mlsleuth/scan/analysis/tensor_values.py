@@ -328,7 +328,7 @@ def _buffers(ctx: FileContext, cls: ast.ClassDef) -> set[str]:
 # -- data loaders -----------------------------------------------------------------------
 
 
-def _is_loader(ctx: FileContext, expr: ast.AST, depth: int = 0) -> bool:
+def is_loader(ctx: FileContext, expr: ast.AST, depth: int = 0) -> bool:
     """``expr`` iterates a data loader: a ``DataLoader(...)`` construction, a name or call whose words say
     loader (``train_loader``, ``val_dataloader()``), through ``enumerate``/``tqdm``."""
     if depth > 4:
@@ -337,7 +337,7 @@ def _is_loader(ctx: FileContext, expr: ast.AST, depth: int = 0) -> bool:
         callee = dotted(expr.func) or ""
         qual = ctx.qualname(expr) or ""
         if (callee in _ITER_WRAPPERS or qual in _ITER_WRAPPERS or callee.endswith(".tqdm")) and expr.args:
-            return _is_loader(ctx, expr.args[0], depth + 1)
+            return is_loader(ctx, expr.args[0], depth + 1)
         if qual.endswith("DataLoader"):
             return True
         method = call_method(expr)
@@ -348,7 +348,7 @@ def _is_loader(ctx: FileContext, expr: ast.AST, depth: int = 0) -> bool:
             return True
         bound = vo.value(ctx, expr) if isinstance(expr, ast.Name) else ctx.resolve(expr)
         if bound is not None and bound is not expr:
-            return _is_loader(ctx, bound, depth + 1)
+            return is_loader(ctx, bound, depth + 1)
     return False
 
 
@@ -364,7 +364,7 @@ def _next_of_loader(ctx: FileContext, value: ast.AST) -> bool:
     inner = value.args[0]
     if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "iter" and inner.args:
         inner = inner.args[0]
-    return _is_loader(ctx, inner)
+    return is_loader(ctx, inner)
 
 
 def _loop_over_loader(ctx: FileContext, name: ast.Name) -> tuple[ast.For, bool] | None:
@@ -380,10 +380,10 @@ def _loop_over_loader(ctx: FileContext, name: ast.Name) -> tuple[ast.For, bool] 
             target = target.elts[1]
         if isinstance(target, ast.Name):
             if target.id == name.id:
-                return (anc, True) if _is_loader(ctx, iterated) else None
+                return (anc, True) if is_loader(ctx, iterated) else None
             continue
         if isinstance(target, ast.Tuple) and any(isinstance(e, ast.Name) and e.id == name.id for e in _flat(target)):
-            return (anc, False) if _is_loader(ctx, iterated) else None
+            return (anc, False) if is_loader(ctx, iterated) else None
     return None
 
 

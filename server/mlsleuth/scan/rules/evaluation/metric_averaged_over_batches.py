@@ -4,54 +4,22 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis import metric_units, value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, dotted, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
-_STRIP = {"item", "float", "double", "cpu", "numpy", "detach", "tolist"}
 _MEAN_FUNCS = {"numpy.mean", "np.mean", "statistics.mean", "torch.mean", "numpy.average"}
-
-
-def _strip(expr: ast.AST) -> ast.AST:
-    """``x.float().item()`` -> ``x``; ``float(x)`` -> ``x``; ``x.type(torch.FloatTensor)`` -> ``x``."""
-    while True:
-        if isinstance(expr, ast.Call) and (call_method(expr) in _STRIP and not expr.args or call_method(expr) in {"type", "to"}):
-            expr = expr.func.value  # type: ignore[attr-defined]
-        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in {"float", "int"} and len(expr.args) == 1:
-            expr = expr.args[0]
-        else:
-            return expr
-
-
-def _is_comparison(ctx: FileContext, expr: ast.AST) -> bool:
-    expr = _strip(expr)
-    if isinstance(expr, ast.Name):  # equals = top_class == labels
-        bound = value_origins.local_value(ctx, expr)
-        expr = _strip(bound) if bound is not None else expr
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.Eq, ast.NotEq)):
-        return True
-    return isinstance(expr, ast.Call) and call_method(expr) == "eq"
 
 
 def _reduced(ctx: FileContext, expr: ast.AST, how: str) -> bool:
     """``cmp.sum()`` / ``torch.sum(cmp)`` (how="sum") or the same with mean, of an ``==`` comparison."""
-    expr = _strip(expr)
+    expr = metric_units.strip(expr)
     if not isinstance(expr, ast.Call):
         return False
-    if call_method(expr) == how and not expr.args and _is_comparison(ctx, expr.func.value):  # type: ignore[attr-defined]
+    if call_method(expr) == how and not expr.args and metric_units.is_comparison(ctx, expr.func.value):  # type: ignore[attr-defined]
         return True
     qual = ctx.qualname(expr) or ""
-    return qual in {f"torch.{how}", f"numpy.{how}"} and bool(expr.args) and _is_comparison(ctx, expr.args[0])
-
-
-def _batch_size_setting(expr: ast.AST) -> bool:
-    """``args.batchsize``, ``cfg.batch_size``, ``BATCH_SIZE``: a configured size, not the batch's own."""
-    name = dotted(expr)
-    if name is None:
-        return False
-    words = value_origins.words(name.rsplit(".", 1)[-1])
-    joined = "".join(words)
-    return joined in {"batchsize", "bs"} or words[-2:] == ["batch", "size"]
+    return qual in {f"torch.{how}", f"numpy.{how}"} and bool(expr.args) and metric_units.is_comparison(ctx, expr.args[0])
 
 
 def _the_batchs_own(expr: ast.AST, loop: ast.For) -> bool:
@@ -71,13 +39,6 @@ def _len_of(ctx: FileContext, expr: ast.AST, iterable: str) -> bool:
         and len(expr.args) == 1
         and dotted(expr.args[0]) == iterable
     )
-
-
-def _loop_iterable(loop: ast.For) -> ast.AST:
-    it = loop.iter
-    while isinstance(it, ast.Call) and it.args and (dotted(it.func) or "").rsplit(".", 1)[-1] in {"enumerate", "tqdm", "iter", "trange"}:
-        it = it.args[0]
-    return it
 
 
 def _drops_last(ctx: FileContext, iterable: ast.AST) -> bool:
@@ -168,7 +129,7 @@ class MetricAveragedOverBatches(Rule):
         for loop in ctx.nodes_of(ast.For):
             if loop not in accumulating:
                 continue
-            iterable = _loop_iterable(loop)  # type: ignore[arg-type]
+            iterable = metric_units.loop_iterable(loop)  # type: ignore[arg-type]
             name = dotted(iterable)  # a loader held in a name or attribute (ctx.segment is too slow here)
             if not name:
                 continue
@@ -192,8 +153,8 @@ class MetricAveragedOverBatches(Rule):
                 value = node.value
                 if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
                     for factor, other in ((value.right, value.left), (value.left, value.right)):
-                        if _batch_size_setting(factor) and not _the_batchs_own(factor, loop) \
-                                and not _is_comparison(ctx, other) and not every_batch_full():
+                        if metric_units.configured_batch_size(factor) and not _the_batchs_own(factor, loop) \
+                                and not metric_units.is_comparison(ctx, other) and not every_batch_full():
                             yield self.finding(
                                 ctx,
                                 node,
@@ -220,7 +181,7 @@ class MetricAveragedOverBatches(Rule):
             if getattr(node, "lineno", 0) <= (loop.end_lineno or loop.lineno):
                 continue
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _len_of(ctx, node.right, name):
-                left = dotted(_strip(node.left)) or ""
+                left = dotted(metric_units.strip(node.left)) or ""
                 if left in counts:
                     yield self.finding(
                         ctx,
