@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from mlsleuth.scan.analysis import function_summaries
 from mlsleuth.scan.analysis.context import FileContext
 from mlsleuth.scan.analysis.one_shot_iterables import both_run
 
@@ -82,16 +83,34 @@ def repeated_work(ctx: FileContext, loop: ast.AST) -> str | None:
             root = _root(node.target)
             if isinstance(root, ast.Name) and _bound_before(ctx, scope, root.id, loop.lineno):
                 return f"`{ctx.segment(node.target, 30)} {_op(node.op)}= ...`"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            trains = _trains(ctx, node)
+            if trains is not None:
+                return trains
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             if method in ("backward", "step") and not node.args:
                 return f"`{ctx.segment(node.func, 40)}()`"
+            trains = _trains(ctx, node)
+            if trains is not None:
+                return trains
             root = _root(node.func.value)
             if (
                 method in _GROWING_METHODS and isinstance(root, ast.Name) and root.id != "self"
                 and _bound_before(ctx, scope, root.id, loop.lineno)
             ):
                 return f"`{ctx.segment(node.func, 40)}(...)`"
+    return None
+
+
+def _trains(ctx: FileContext, call: ast.Call) -> str | None:
+    """``call`` runs a project function that back-propagates or steps an optimizer (a training epoch)."""
+    target = function_summaries.resolve_call(ctx, call, bind_params=False)
+    if target is None:
+        return None
+    kinds = {e.kind for e in function_summaries.effects(*target)}
+    if "backward" in kinds or "step" in kinds:
+        return f"`{ctx.segment(call.func, 40)}(...)`, which trains (backward/step)"
     return None
 
 

@@ -19,11 +19,15 @@ are not both run. Infinite iterators (``itertools.cycle``/``count``/``repeat``) 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant
+
+MAX_DEPTH = 3
+_PARAMETER_WORDS = re.compile(r"parameters\(|(?<![A-Za-z])param")
 
 # Builtins whose result is an iterator (not shadowed by an import of the same name).
 _BUILTIN_ITERATORS = frozenset({"zip", "map", "filter", "iter", "enumerate", "reversed"})
@@ -109,8 +113,9 @@ def _is_generator_function(func: ast.AST) -> bool:
     return False
 
 
-def one_shot(ctx: FileContext, expr: ast.AST | None) -> OneShot | None:
-    """What ``expr`` is when it builds a one-shot iterator, else None."""
+def one_shot(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> OneShot | None:
+    """What ``expr`` is when it builds a one-shot iterator, else None (also through a project helper whose every
+    ``return`` hands one back, up to ``MAX_DEPTH`` helpers deep)."""
     if isinstance(expr, ast.GeneratorExp):
         return OneShot("a generator expression", _mentions_parameters(ctx, expr))
     if not isinstance(expr, ast.Call):
@@ -134,8 +139,17 @@ def one_shot(ctx: FileContext, expr: ast.AST | None) -> OneShot | None:
             return OneShot(f"{ctx.segment(expr, 40)}, a file object", False, is_file=True)
         return None
     target = value_origins.helper_definition(ctx, expr)
-    if target is not None and _is_generator_function(target[1]) and target[1].name != "__iter__":
+    if target is None or target[1].name.startswith("__"):
+        return None
+    hctx, func = target
+    if _is_generator_function(func):
         return OneShot(f"{ctx.segment(expr.func, 30)}(...), a generator", _mentions_parameters(ctx, expr))
+    returned = value_origins.returns(func)
+    if depth < MAX_DEPTH and returned and all(not isinstance(r, ast.Name) for r in returned):
+        kinds = [one_shot(hctx, r, depth + 1) for r in returned]
+        if all(kinds):
+            label = f"{ctx.segment(expr.func, 30)}(...), which returns {kinds[0].label}"
+            return OneShot(label, kinds[0].over_parameters, kinds[0].is_file)
     return None
 
 
@@ -145,7 +159,8 @@ def _is_module_call(ctx: FileContext, call: ast.Call) -> bool:
 
 
 def _mentions_parameters(ctx: FileContext, expr: ast.AST) -> bool:
-    return "param" in ctx.segment(expr, 400)
+    """An iterator over parameters, not over data (``hparams`` is not a parameter)."""
+    return _PARAMETER_WORDS.search(ctx.segment(expr, 400)) is not None
 
 
 # -- reads -------------------------------------------------------------------------------------------------------

@@ -74,6 +74,24 @@ def test_two_readers_one_after_the_other():
         print("found", len(list(files)), "clips")
         return {f.stem: f for f in files}  # expect: one-shot-iterable-reused
 
+    def make_pairs(xs, ys):
+        return zip(xs, ys)
+
+    def fit_pairs(model, xs, ys, opt, epochs):
+        pairs = make_pairs(xs, ys)
+        for epoch in range(epochs):
+            for x, y in pairs:  # expect: one-shot-iterable-reused
+                model(x).sum().backward()
+                opt.step()
+
+    def all_pairs(stream):
+        it = iter(stream)
+        out = []
+        for a in it:
+            for b in it:  # expect: one-shot-iterable-reused
+                out.append((a, b))
+        return out
+
     def read_vocab(path):
         f = open(path)
         size = len(f.read().split())

@@ -51,6 +51,17 @@ def test_return_or_break_at_the_end_of_a_repeating_body():
             break  # expect: loop-exits-on-first-pass
         return cm
 
+    def train_one_epoch(model, loader, opt):
+        for x, y in loader:
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+
+    def main(model, loader, opt, epochs):
+        for epoch in range(epochs):
+            train_one_epoch(model, loader, opt)
+            return model  # expect: loop-exits-on-first-pass
+
     def fit(model, data, opt, max_steps):
         step = 0
         while step < max_steps:
@@ -123,6 +134,11 @@ def test_guarded_exits_single_batch_fetches_and_searches_are_fine():
         else:
             return None
         return hits
+
+    def evaluate_one(model, loader):
+        for epoch in range(3):
+            score = model.evaluate(loader)
+            return score
 
     def once(model, x, opt):
         total = 0
