@@ -372,6 +372,7 @@ class Reuse:
     first: Read
     second: Read
     again_in_loop: bool
+    loop: ast.AST | None = None  # the loop that reads again, when ``again_in_loop``
 
 
 def consumed_twice(ctx: FileContext, scope: ast.AST, name: str, bound_at: int, *, helpers: bool = True) -> Reuse | None:
@@ -386,7 +387,7 @@ def _reuse(ctx: FileContext, scope: ast.AST, reads: list[Read], rebinds) -> Reus
             continue
         loop = _enclosing_loop(ctx, first.node, scope)
         if loop is not None and not rebinds(loop) and not _ends_in_stop(loop):
-            return Reuse(first, first, True)
+            return Reuse(first, first, True, loop)
         for second in reads[i + 1:]:
             first_loop = ctx.parent(first.node)
             if isinstance(first_loop, (ast.For, ast.AsyncFor)) and _inside(ctx, second.node, first_loop):
@@ -487,7 +488,7 @@ def _attribute_reuse(ctx: FileContext, cls: ast.ClassDef, attr: str) -> tuple[Re
             continue
         caller = _called_in_loop(ctx, method.name)
         if caller is not None:
-            return Reuse(first, first, True), f"{method.name}(), called in the loop on line {caller.lineno}"
+            return Reuse(first, first, True, caller), f"{method.name}(), called in the loop on line {caller.lineno}"
     return None
 
 

@@ -212,6 +212,12 @@ def test_fresh_materialised_and_partly_read_iterators_are_fine():
             total = max(it)
         return total
 
+    def follow(path, handle):
+        f = open(path)
+        while True:
+            for line in f:
+                handle(line)
+
     def listed(root):
         files = glob.glob(root + "/*.png")
         n = len(files)

@@ -49,6 +49,8 @@ class OneShotIterableReused(Rule):
                 continue
             bound[id(scope), name] = kind
             reuse = one_shot.consumed_twice(ctx, scope, name, bind.lineno)
+            if reuse is not None and kind.is_file and isinstance(reuse.loop, ast.While):
+                continue  # polling a file that grows (`while True: for line in f: ...; sleep(1)`)
             if reuse is not None:
                 bound.pop((id(scope), name))
                 yield self.finding(
