@@ -47,8 +47,11 @@ def _has_own_continue(loop: ast.AST) -> bool:
 
 
 def exits_on_first_pass(loop: ast.AST) -> ast.stmt | None:
-    """The ``return``/``break`` that always ends the first pass of ``loop``, or None."""
+    """The ``return``/``break`` that always ends the first pass of ``loop``, or None. A loop over a tree walk
+    (``os.walk(root)``: its first item is the top folder, read alone on purpose) is not counted."""
     if not isinstance(loop, _LOOPS) or loop.orelse:
+        return None
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.iter, ast.Call) and _called_name(loop.iter) == "walk":
         return None
     if isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant):
         return None  # `while True: ... break`: a block run once on purpose
@@ -56,6 +59,11 @@ def exits_on_first_pass(loop: ast.AST) -> ast.stmt | None:
     if not isinstance(last, (ast.Return, ast.Break)) or _has_own_continue(loop):
         return None
     return last
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _bound_before(ctx: FileContext, scope: ast.AST, name: str, line: int) -> bool:
@@ -75,11 +83,12 @@ def _root(expr: ast.AST) -> ast.AST:
     return expr
 
 
-def repeated_work(ctx: FileContext, loop: ast.AST) -> str | None:
-    """What in the body of ``loop`` only makes sense repeated (``total += ...``, ``loss.backward()``), or None."""
+def repeated_work(ctx: FileContext, loop: ast.AST, *, training_only: bool = False) -> str | None:
+    """What in the body of ``loop`` only makes sense repeated (``total += ...``, ``loss.backward()``), or None;
+    ``training_only``: only a ``backward()``/``step()`` (here or in a project helper the body calls) counts."""
     scope = ctx.enclosing_function(loop) or ctx.tree
     for node in (n for stmt in loop.body for n in (stmt, *ctx.walk_scope(stmt))):
-        if isinstance(node, ast.AugAssign):
+        if isinstance(node, ast.AugAssign) and not training_only:
             root = _root(node.target)
             if isinstance(root, ast.Name) and _bound_before(ctx, scope, root.id, loop.lineno):
                 return f"`{ctx.segment(node.target, 30)} {_op(node.op)}= ...`"
@@ -96,7 +105,7 @@ def repeated_work(ctx: FileContext, loop: ast.AST) -> str | None:
                 return trains
             root = _root(node.func.value)
             if (
-                method in _GROWING_METHODS and isinstance(root, ast.Name) and root.id != "self"
+                not training_only and method in _GROWING_METHODS and isinstance(root, ast.Name) and root.id != "self"
                 and _bound_before(ctx, scope, root.id, loop.lineno)
             ):
                 return f"`{ctx.segment(node.func, 40)}(...)`"
@@ -155,8 +164,20 @@ def _read_after(ctx: FileContext, body_nodes: list[ast.AST], inner: ast.AST, nam
         key=lambda n: (n.lineno, n.col_offset),
     )
     for n in later:
+        if _comprehension_binds(ctx, n, name):
+            continue  # `[idx[i] for i in row]`: the comprehension's own `i`
         if isinstance(n.ctx, ast.Store):
             return None
         if both_run(ctx, inner, n):
             return n
     return None
+
+
+def _comprehension_binds(ctx: FileContext, node: ast.AST, name: str) -> bool:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            if any(n.id == name for gen in anc.generators for n in _target_names(gen.target)):
+                return True
+        elif isinstance(anc, ast.stmt):
+            return False
+    return False

@@ -48,8 +48,7 @@ def test_return_or_break_at_the_end_of_a_repeating_body():
         cm = torch.zeros(k, k)
         for features, label in rows:
             cm[label, model(features).argmax()] += 1
-            break  # expect: loop-exits-on-first-pass
-        return cm
+            return cm  # expect: loop-exits-on-first-pass
 
     def train_one_epoch(model, loader, opt):
         for x, y in loader:
@@ -139,6 +138,21 @@ def test_guarded_exits_single_batch_fetches_and_searches_are_fine():
         for epoch in range(3):
             score = model.evaluate(loader)
             return score
+
+    def top_level_files(root):
+        import os
+        files = []
+        for _, _, names in os.walk(root):
+            files.extend(names)
+            break
+        return files
+
+    def first_rows(rows):
+        kept = []
+        for row in rows:
+            kept.append(row)
+            break
+        return kept
 
     def once(model, x, opt):
         total = 0

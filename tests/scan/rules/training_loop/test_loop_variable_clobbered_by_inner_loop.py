@@ -66,6 +66,13 @@ def test_own_names_rebinding_and_other_branches_are_fine():
             else:
                 print(item)
 
+    def rows_to_ids(files, idx):
+        for i in range(0, len(files), 5):
+            for i, line in enumerate(files[i]):
+                print(i, line)
+            ids = [idx[i] for i in files]
+            print(ids)
+
     def comprehension(items):
         for x in items:
             ys = [x for x in range(3)]
