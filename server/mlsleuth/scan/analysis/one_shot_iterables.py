@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mlsleuth.scan.analysis import value_origins
+from mlsleuth.scan.analysis import lightning, value_origins
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant
 
 MAX_DEPTH = 3
@@ -502,3 +502,40 @@ def _called_in_loop(ctx: FileContext, method: str) -> ast.AST | None:
             if loops and not _ends_in_stop(loops[0]):
                 return loops[0]
     return None
+
+
+# -- one-shot values handed to a framework that reads them every epoch ---------------------------------------------
+
+# Lightning hooks whose result the Trainer keeps and iterates again at every epoch (or validation run).
+_REREAD_HOOKS = ("train_dataloader", "val_dataloader")
+
+
+def _is_lightning_class(ctx: FileContext, cls: ast.ClassDef) -> bool:
+    if lightning.is_lightning_module(ctx, cls):
+        return True
+    return any((ctx.qualname(base) or "").endswith("LightningDataModule") for base in cls.bases)
+
+
+def hook_returns(ctx: FileContext) -> Iterator[tuple[ast.AST, ast.Return, OneShot]]:
+    """(hook, its ``return``, what it returns) for a Lightning ``train_dataloader``/``val_dataloader`` that returns
+    a one-shot iterable (directly, through a local name, or through ``self.X`` bound once): the Trainer iterates
+    that object again at every epoch and finds it empty."""
+    for cls in ctx.classes:
+        hooks = [m for name in _REREAD_HOOKS if (m := ctx.method(cls, name)) is not None]
+        if not hooks or not _is_lightning_class(ctx, cls):
+            continue
+        for hook in hooks:
+            for node in ctx.walk_scope(hook):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    kind = one_shot(ctx, _returned_value(ctx, cls, node.value))
+                    if kind is not None:
+                        yield hook, node, kind
+
+
+def _returned_value(ctx: FileContext, cls: ast.ClassDef, expr: ast.expr) -> ast.AST | None:
+    if isinstance(expr, ast.Name):
+        return value_origins.local_value(ctx, expr)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        values = ctx.self_attributes(cls).get(expr.attr, [])
+        return values[0] if len(values) == 1 else None
+    return expr

@@ -249,3 +249,35 @@ def test_parameter_iterators_are_left_to_their_own_rule():
         torch.nn.utils.clip_grad_norm_(params, 1.0)
     """
     check(src, RULE)
+
+
+def test_lightning_hooks_that_return_a_one_shot_iterable():
+    src = """
+    import lightning.pytorch as pl
+    from torch.utils.data import DataLoader
+
+    class TextModule(pl.LightningModule):
+        def __init__(self, texts, encode):
+            super().__init__()
+            self.val_batches = map(encode, texts)
+
+        def train_dataloader(self):
+            loader = DataLoader(self.train_set, batch_size=32, shuffle=True)
+            return iter(loader)  # expect: one-shot-iterable-reused
+
+        def val_dataloader(self):
+            return self.val_batches  # expect: one-shot-iterable-reused
+
+    class Clean(pl.LightningDataModule):
+        def train_dataloader(self):
+            return DataLoader(self.train_set, batch_size=32, shuffle=True)
+
+        def val_dataloader(self):
+            pairs = list(zip(self.xs, self.ys))
+            return pairs
+
+    class NotLightning:
+        def train_dataloader(self):
+            return iter(self.loader)
+    """
+    check(src, RULE)

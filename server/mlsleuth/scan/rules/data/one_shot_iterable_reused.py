@@ -23,8 +23,9 @@ class OneShotIterableReused(Rule):
     `map`, `filter`, `iter`, `enumerate`, a finite `itertools` iterator, `Path.rglob`, `os.walk`, `csv.reader`,
     a file object — bound to a name (or kept on `self`) and run to its end more than once: read inside an
     epoch loop while it was made before the loop (or by a method called in a loop), read by two consumers
-    one after the other (`list(gen)` then `for x in gen`), or passed to a helper, in this module or another,
-    that reads it twice. Lists, `DataLoader`s and other re-iterable objects, an iterator re-created inside
+    one after the other (`list(gen)` then `for x in gen`), passed to a helper, in this module or another,
+    that reads it twice, or returned by a Lightning `train_dataloader`/`val_dataloader` hook (the Trainer
+    iterates the returned object again at every epoch). Lists, `DataLoader`s and other re-iterable objects, an iterator re-created inside
     the loop, `next(it)`, `itertools.cycle`, reads that may stop early (`break`, `zip`, `islice`) and reads in
     branches that exclude each other are not reported; parameter iterators are `parameter-iterator-reused`.
     Why it matters: an iterator is empty after its first full pass and says nothing when read again. The
@@ -69,6 +70,14 @@ class OneShotIterableReused(Rule):
                 f"`self.{attr}` is {kind.label} (line {value.lineno}), read to its end by {reuse.first.how} in "
                 f"{where}, and {_again(reuse)}",
                 next_test=f"Count the items read on line {reuse.first.node.lineno} on the second call: 0 confirms it.",
+            )
+        for hook, ret, kind in one_shot.hook_returns(ctx):
+            yield self.finding(
+                ctx,
+                ret,
+                f"{hook.name}() returns {kind.label}: Lightning keeps what the hook returns and iterates it again at "
+                "every epoch, so every epoch after the first sees no batch",
+                next_test="Log the number of batches per epoch (or `trainer.num_training_batches`): 0 after the first epoch.",
             )
         for call in ctx.calls():
             for arg in call.args:
