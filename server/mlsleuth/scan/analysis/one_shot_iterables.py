@@ -188,12 +188,28 @@ def loop_may_stop_early(loop: ast.AST) -> bool:
 def _comprehension_read(ctx: FileContext, comp: ast.comprehension) -> Read:
     owner = ctx.parent(comp)
     holder = ctx.parent(owner)
-    partial = (
-        isinstance(owner, ast.GeneratorExp) and isinstance(holder, ast.Call)
-        and isinstance(holder.func, ast.Name) and holder.func.id in ("any", "all", "next")
-    ) or (len(owner.generators) > 1 and comp is not owner.generators[0])
-    lazy = isinstance(owner, ast.GeneratorExp) and not isinstance(holder, ast.Call)
-    return Read(comp, "a comprehension", not partial and not lazy)
+    if isinstance(owner, ast.GeneratorExp):
+        # lazy: read to the end only by a call known to do so (`sum(x for x in it)`, `list(...)`, `"".join(...)`)
+        exhaustive = isinstance(holder, ast.Call) and owner in holder.args and _exhausting_call(ctx, holder)
+        return Read(comp, "a comprehension", exhaustive)
+    return Read(comp, "a comprehension", True)
+
+
+def _inner_generator(ctx: FileContext, node: ast.AST) -> ast.AST | None:
+    """The comprehension when ``node`` is one of its inner ``for`` clauses (run again for every outer item)."""
+    owner = ctx.parent(node)
+    if isinstance(node, ast.comprehension) and node is not owner.generators[0]:
+        return owner
+    return None
+
+
+def _exhausting_call(ctx: FileContext, call: ast.Call) -> bool:
+    qual = _qual(ctx, call)
+    name = call.func.id if isinstance(call.func, ast.Name) else None
+    return (
+        qual in _EXHAUSTING_FUNCTIONS or name in _EXHAUSTING_FUNCTIONS
+        or call_method(call) == "join" and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Constant)
+    )
 
 
 def read_of(ctx: FileContext, use: ast.AST, *, helpers: bool = True) -> Read | None:
@@ -215,12 +231,10 @@ def read_of(ctx: FileContext, use: ast.AST, *, helpers: bool = True) -> Read | N
     if isinstance(parent, ast.Call) and use in parent.args:
         qual = _qual(ctx, parent)
         func_name = parent.func.id if isinstance(parent.func, ast.Name) else None
-        if qual in _EXHAUSTING_FUNCTIONS or func_name in _EXHAUSTING_FUNCTIONS:
+        if _exhausting_call(ctx, parent):
             return Read(parent, f"{ctx.segment(parent.func, 40)}(...)", True)
         if func_name in _PARTIAL_FUNCTIONS and func_name not in ctx.imports:
             return Read(parent, f"{func_name}(...)", False)
-        if call_method(parent) == "join" and isinstance(parent.func, ast.Attribute) and isinstance(parent.func.value, ast.Constant):
-            return Read(parent, "str.join(...)", True)
         if qual.startswith("torch.optim.") and parent.args[0] is use:
             return Read(parent, f"{ctx.segment(parent.func, 40)}(...)", True)
         if call_method(parent) in _CLIPPING_METHODS and isinstance(parent.func, ast.Attribute) and parent.args[0] is use:
@@ -385,6 +399,9 @@ def _reuse(ctx: FileContext, scope: ast.AST, reads: list[Read], rebinds) -> Reus
     for i, first in enumerate(reads):
         if not first.exhaustive:
             continue
+        comprehension = _inner_generator(ctx, ctx.parent(first.node))
+        if comprehension is not None:  # `[(a, b) for a in xs for b in it]`: only the first `a` sees any `b`
+            return Reuse(first, first, True, comprehension)
         loop = _enclosing_loop(ctx, first.node, scope)
         if loop is not None and not rebinds(loop) and not _ends_in_stop(loop):
             return Reuse(first, first, True, loop)

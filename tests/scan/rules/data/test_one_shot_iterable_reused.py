@@ -92,6 +92,10 @@ def test_two_readers_one_after_the_other():
                 out.append((a, b))
         return out
 
+    def cross(users, items):
+        candidates = filter(None, items)
+        return [(u, i) for u in users for i in candidates]  # expect: one-shot-iterable-reused
+
     def read_vocab(path):
         f = open(path)
         size = len(f.read().split())
@@ -217,6 +221,11 @@ def test_fresh_materialised_and_partly_read_iterators_are_fine():
         while True:
             for line in f:
                 handle(line)
+
+    def lazy_twice(xs):
+        it = map(float, xs)
+        doubled = (2 * x for x in it)
+        return list(doubled)
 
     def listed(root):
         files = glob.glob(root + "/*.png")

@@ -10,6 +10,8 @@ from mlsleuth.scan.registry import Rule, register_rule
 
 
 def _again(reuse: one_shot.Reuse, where: str = "") -> str:
+    if reuse.again_in_loop and isinstance(reuse.loop, ast.expr):
+        return f"again for every later item of the comprehension's outer `for`{where}: only the first item sees any"
     if reuse.again_in_loop:
         return f"on every later pass of the loop around it{where}: every pass after the first reads nothing"
     return f"again by {reuse.second.how} (line {reuse.second.node.lineno}){where}: that read sees nothing"
