@@ -297,16 +297,28 @@ def _reads_of_name(ctx: FileContext, scope: ast.AST, name: str, after: int, *, h
     reads = []
     for use in loads:
         read = read_of(ctx, use, helpers=helpers)
-        if read is not None:
+        if read is not None and not _checked(ctx, use):
             reads.append(Read(use, read.how, read.exhaustive))
     return reads
+
+
+def _checked(ctx: FileContext, use: ast.AST) -> bool:
+    """The read sits in an ``assert`` or an ``assert...(...)`` call: a test that the iterator is now empty."""
+    for anc in ctx.ancestors(use):
+        if isinstance(anc, ast.Assert):
+            return True
+        if isinstance(anc, ast.Call) and (call_method(anc) or getattr(anc.func, "id", "") or "").startswith("assert"):
+            return True
+        if isinstance(anc, ast.stmt):
+            return False
+    return False
 
 
 def _block_of(ctx: FileContext, node: ast.AST) -> tuple[ast.AST, str, list[ast.stmt], ast.stmt] | None:
     """(statement holding the block, field name, the block, the statement of the block holding ``node``)."""
     child = node
     for anc in ctx.ancestors(node):
-        if isinstance(child, ast.stmt):
+        if isinstance(child, (ast.stmt, ast.excepthandler)):
             for field in ("body", "orelse", "finalbody", "handlers"):
                 block = getattr(anc, field, None)
                 if isinstance(block, list) and child in block:

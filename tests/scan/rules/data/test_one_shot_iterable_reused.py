@@ -227,6 +227,20 @@ def test_fresh_materialised_and_partly_read_iterators_are_fine():
         doubled = (2 * x for x in it)
         return list(doubled)
 
+    def retried(xs):
+        it = map(float, xs)
+        try:
+            values = list(it)
+        except ValueError:
+            values = [v for v in it if v == v]
+        return values
+
+    def test_drained(xs):
+        it = iter(xs)
+        for x in it:
+            print(x)
+        assert list(it) == []
+
     def listed(root):
         files = glob.glob(root + "/*.png")
         n = len(files)
