@@ -4,7 +4,8 @@
 ``return`` or ``break`` (the last statement of the body, also at the end of a ``with`` block, with no
 ``continue`` of the loop that could skip it), so the loop never starts a second pass.
 :func:`repeated_work` says whether the body does work that only makes sense repeated: an update of a value made
-before the loop (``total += x``, ``preds.append(p)``, ``cm[t, p] += 1``) or a ``backward()``/``step()``.
+before the loop (``total += x``, ``preds.append(p)``, ``cm[t, p] += 1``), or training: a ``backward()``/``step()``
+or a call of a project function whose summary (:mod:`~mlsleuth.scan.analysis.function_summaries`) has one.
 :func:`clobbered_loop_variables` finds, for a ``for`` loop, an inner ``for`` loop that rebinds one of its loop
 variables while the outer body reads that variable again after the inner loop.
 """
@@ -15,10 +16,9 @@ import ast
 from collections.abc import Iterator
 
 from mlsleuth.scan.analysis import function_summaries
-from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.context import LOOPS, FileContext
 from mlsleuth.scan.analysis.one_shot_iterables import both_run
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # Methods that add to a container or running value made before the loop.
 _GROWING_METHODS = frozenset({"append", "extend", "update", "add", "add_", "insert", "appendleft"})
@@ -39,7 +39,7 @@ def _has_own_continue(loop: ast.AST) -> bool:
             return True
         if isinstance(node, _SCOPES):
             continue
-        if isinstance(node, _LOOPS):
+        if isinstance(node, LOOPS):
             stack.extend(node.orelse)  # an inner loop's own continue does not skip this loop's exit
             continue
         stack.extend(ast.iter_child_nodes(node))
@@ -49,7 +49,7 @@ def _has_own_continue(loop: ast.AST) -> bool:
 def exits_on_first_pass(loop: ast.AST) -> ast.stmt | None:
     """The ``return``/``break`` that always ends the first pass of ``loop``, or None. A loop over a tree walk
     (``os.walk(root)``: its first item is the top folder, read alone on purpose) is not counted."""
-    if not isinstance(loop, _LOOPS) or loop.orelse:
+    if not isinstance(loop, LOOPS) or loop.orelse:
         return None
     if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.iter, ast.Call) and _called_name(loop.iter) == "walk":
         return None

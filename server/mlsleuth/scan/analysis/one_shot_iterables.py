@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import lightning, value_origins
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant
+from mlsleuth.scan.analysis.context import LOOPS, FileContext, call_method, constant
 
 MAX_DEPTH = 3
 _PARAMETER_WORDS = re.compile(r"parameters\(|(?<![A-Za-z])param")
@@ -63,7 +63,6 @@ _LAZY_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", 
 _CLIPPING_METHODS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_gradients"})
 
 _STOPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
@@ -177,8 +176,8 @@ def loop_may_stop_early(loop: ast.AST) -> bool:
             return True
         if isinstance(node, _FUNCS):
             continue
-        inner = nested or isinstance(node, _LOOPS)
-        if isinstance(node, _LOOPS):
+        inner = nested or isinstance(node, LOOPS)
+        if isinstance(node, LOOPS):
             stack.extend((c, inner) for c in node.body + node.orelse)
             continue
         stack.extend((c, inner) for c in ast.iter_child_nodes(node))
@@ -347,10 +346,8 @@ def both_run(ctx: FileContext, first: ast.AST, second: ast.AST) -> bool:
     owners_second = {id(owner): field for owner, field, _, _ in path_second}
     for owner, field, block, stmt in path_first:
         other = owners_second.get(id(owner))
-        if other is not None:
-            if other != field and not isinstance(owner, _LOOPS):
-                return False  # if/else, try/except: one branch or the other
-            return True
+        if other is not None:  # the blocks meet; if/else, try/except: one branch or the other
+            return other == field or isinstance(owner, LOOPS)
         index = block.index(stmt)
         if any(isinstance(s, _STOPS) for s in block[index:]):
             return False
@@ -377,7 +374,7 @@ def _enclosing_loop(ctx: FileContext, node: ast.AST, scope: ast.AST) -> ast.AST 
     for anc in ctx.ancestors(node):
         if anc is scope or isinstance(anc, _FUNCS):
             return None
-        if isinstance(anc, _LOOPS) and not (isinstance(anc, (ast.For, ast.AsyncFor)) and child is anc.iter):
+        if isinstance(anc, LOOPS) and not (isinstance(anc, (ast.For, ast.AsyncFor)) and child is anc.iter):
             if isinstance(anc, ast.While) and child is anc.test:
                 child = anc
                 continue
@@ -419,10 +416,11 @@ def _reuse(ctx: FileContext, scope: ast.AST, reads: list[Read], rebinds) -> Reus
             return Reuse(first, first, True, loop)
         for second in reads[i + 1:]:
             first_loop = ctx.parent(first.node)
-            if isinstance(first_loop, (ast.For, ast.AsyncFor)) and _inside(ctx, second.node, first_loop):
-                # a nested loop over the same iterator: a bug only when it unconditionally drains the rest
-                if not second.exhaustive or _conditional_within(ctx, second.node, first_loop):
-                    continue
+            if (
+                isinstance(first_loop, (ast.For, ast.AsyncFor)) and _inside(ctx, second.node, first_loop)
+                and (not second.exhaustive or _conditional_within(ctx, second.node, first_loop))
+            ):
+                continue  # a nested loop over the same iterator: a bug only when it unconditionally drains the rest
             if both_run(ctx, first.node, second.node):
                 return Reuse(first, second, False)
     return None
