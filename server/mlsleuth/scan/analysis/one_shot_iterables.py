@@ -412,18 +412,28 @@ def _reuse(ctx: FileContext, scope: ast.AST, reads: list[Read], rebinds) -> Reus
         if comprehension is not None:  # `[(a, b) for a in xs for b in it]`: only the first `a` sees any `b`
             return Reuse(first, first, True, comprehension)
         loop = _enclosing_loop(ctx, first.node, scope)
+        if loop is not None and any(_loop_reading(ctx, r.node) is loop for r in reads):
+            loop = None  # an inner drain of the outer loop's own iterator ends the outer loop too
         if loop is not None and not rebinds(loop) and not _ends_in_stop(loop):
             return Reuse(first, first, True, loop)
         for second in reads[i + 1:]:
-            first_loop = ctx.parent(first.node)
+            first_loop = _loop_reading(ctx, first.node)
             if (
-                isinstance(first_loop, (ast.For, ast.AsyncFor)) and _inside(ctx, second.node, first_loop)
+                first_loop is not None and _inside(ctx, second.node, first_loop)
                 and (not second.exhaustive or _conditional_within(ctx, second.node, first_loop))
             ):
                 continue  # a nested loop over the same iterator: a bug only when it unconditionally drains the rest
             if both_run(ctx, first.node, second.node):
                 return Reuse(first, second, False)
     return None
+
+
+def _loop_reading(ctx: FileContext, use: ast.AST) -> ast.AST | None:
+    """The ``for`` loop whose iterable is ``use`` (directly or through ``enumerate``/``tqdm``), or None."""
+    node, parent = use, ctx.parent(use)
+    while isinstance(parent, ast.Call) and node in parent.args:
+        node, parent = parent, ctx.parent(parent)
+    return parent if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node else None
 
 
 def _ends_in_stop(loop: ast.AST) -> bool:

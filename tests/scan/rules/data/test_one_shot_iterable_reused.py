@@ -258,6 +258,17 @@ def test_fresh_materialised_and_partly_read_iterators_are_fine():
                     inner.append(t)
                 groups.append(inner)
         return groups
+
+    def pattern(args):
+        it = iter(args)
+        parts = []
+        for i, a in enumerate(it):
+            if a == "--":
+                for a in it:
+                    parts.append("A")
+            else:
+                parts.append("O")
+        return parts
     """
     check(src, RULE)
 
