@@ -511,6 +511,7 @@ def attribute_reuses(ctx: FileContext) -> Iterator[tuple[ast.ClassDef, str, ast.
 
 
 def _attribute_reuse(ctx: FileContext, cls: ast.ClassDef, attr: str) -> tuple[Reuse, str] | None:
+    in_init: Read | None = None  # `self.opt = SGD(self.params)` in __init__: every later reader finds it empty
     for method in cls.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -521,8 +522,12 @@ def _attribute_reuse(ctx: FileContext, cls: ast.ClassDef, attr: str) -> tuple[Re
         if reuse is not None:
             return reuse, f"{method.name}()"
         first = next((r for r in reads if r.exhaustive), None)
+        if first is not None and method.name == "__init__":
+            in_init = first
         if first is None or method.name.startswith("__"):
             continue
+        if in_init is not None:
+            return Reuse(in_init, first, False), f"__init__() (line {in_init.node.lineno}) and in {method.name}()"
         caller = _called_in_loop(ctx, method.name)
         if caller is not None:
             return Reuse(first, first, True, caller), f"{method.name}(), called in the loop on line {caller.lineno}"
