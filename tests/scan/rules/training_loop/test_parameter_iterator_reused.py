@@ -123,3 +123,31 @@ def test_helper_that_loops_twice_over_what_the_caller_passes(tmp_path):
             """,
     }
     check_project(tmp_path, files, RULE)
+
+
+def test_parameter_iterator_kept_on_self_and_read_in_init_then_per_step():
+    src = """
+    import torch
+
+    class Trainer:
+        def __init__(self, model):
+            self.model = model
+            self.params = model.parameters()
+            self.opt = torch.optim.SGD(self.params, lr=0.1)
+
+        def step(self, loss):
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.params, 1.0)  # expect: parameter-iterator-reused
+            self.opt.step()
+
+    class Listed:
+        def __init__(self, model):
+            self.params = list(model.parameters())
+            self.opt = torch.optim.SGD(self.params, lr=0.1)
+
+        def step(self, loss):
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.params, 1.0)
+            self.opt.step()
+    """
+    check(src, RULE)
