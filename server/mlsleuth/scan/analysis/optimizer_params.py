@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from mlsleuth.scan.analysis.context import dotted, keyword
+from mlsleuth.scan.analysis.context import FileContext, dotted, keyword
 
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 
@@ -53,3 +53,19 @@ def trained_modules(construction: ast.Call | None) -> TrainedModules:
             else:
                 names.add(name)
     return TrainedModules(frozenset(names), opaque or not names)
+
+
+def modules_in_scope(ctx: FileContext, construction: ast.Call, at: ast.AST) -> frozenset[str] | None:
+    """The modules an optimizer built at ``construction`` trains, when their names mean the same at ``at``: ``self.X``
+    in one class, a local name in one function (or a module-level name); None when unknown or out of scope."""
+    known = trained_modules(construction).known
+    if not known:
+        return None
+    here_func = ctx.enclosing_function(at)
+    for name in known:
+        if name == "self" or name.startswith("self."):
+            if ctx.enclosing_class(construction) is None or ctx.enclosing_class(construction) is not ctx.enclosing_class(at):
+                return None
+        elif ctx.enclosing_function(construction) is not None and ctx.enclosing_function(construction) is not here_func:
+            return None
+    return frozenset(known)

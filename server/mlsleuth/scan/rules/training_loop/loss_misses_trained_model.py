@@ -7,26 +7,10 @@ import ast
 
 from mlsleuth.scan.analysis import gradient_paths
 from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant, dotted
-from mlsleuth.scan.analysis.optimizer_params import trained_modules
+from mlsleuth.scan.analysis.optimizer_params import modules_in_scope
 from mlsleuth.scan.analysis.training_step_model import classify_construction, dedupe, loop_model, step_loops
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
-
-
-def _modules_in_scope(ctx: FileContext, construction: ast.Call, at: ast.AST) -> frozenset[str] | None:
-    """The modules an optimizer built at ``construction`` trains, when their names mean the same at ``at``: ``self.X``
-    in one class, a local name in one function (or a module-level name)."""
-    known = trained_modules(construction).known
-    if not known:
-        return None
-    here_func = ctx.enclosing_function(at)
-    for name in known:
-        if name == "self" or name.startswith("self."):
-            if ctx.enclosing_class(construction) is None or ctx.enclosing_class(construction) is not ctx.enclosing_class(at):
-                return None
-        elif ctx.enclosing_function(construction) is not None and ctx.enclosing_function(construction) is not here_func:
-            return None
-    return frozenset(known)
 
 
 def _indexed_optimizers(ctx: FileContext, cls: ast.ClassDef) -> list[ast.Call] | None:
@@ -157,7 +141,7 @@ class LossMissesTrainedModel(Rule):
                         obj = step.obj
                         known = None
                         if obj is not None and obj.ctx is None and obj.construction is not None and not step.via:
-                            known = _modules_in_scope(ctx, obj.construction, event.node)
+                            known = modules_in_scope(ctx, obj.construction, event.node)
                         if known is None:
                             modules = set()
                             break
@@ -183,6 +167,6 @@ class LossMissesTrainedModel(Rule):
                 if k is None or not 0 <= k < len(optimizers):
                     continue
                 loss = gradient_paths.returned_loss(ret.value)
-                modules = _modules_in_scope(ctx, optimizers[k], ret) if loss is not None else None
+                modules = modules_in_scope(ctx, optimizers[k], ret) if loss is not None else None
                 if modules:
                     yield loss, f"line {ret.lineno} (returned for optimizer {k})", modules, f"optimizer {k} of configure_optimizers"

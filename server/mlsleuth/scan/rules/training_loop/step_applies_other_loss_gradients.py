@@ -1,0 +1,225 @@
+"""The ``step-applies-other-loss-gradients`` rule: one network's loss leaves gradients in another network, and that
+network's optimizer steps with them before they are cleared."""
+
+from __future__ import annotations
+
+import ast
+
+from mlsleuth.scan.analysis import gradient_paths
+from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.optimizer_params import modules_in_scope
+from mlsleuth.scan.analysis.training_step_model import Event
+from mlsleuth.scan.prefilter import STEP_CALL
+from mlsleuth.scan.registry import register_rule
+from mlsleuth.scan.rules.loop_rule_base import LoopRule, compatible, optimizer_name, zero_clears
+
+# calls that switch gradients off for a module's parameters while another loss runs through it
+_FREEZE_WORDS = ("requires_grad", "freeze", "toggle_optimizer")
+
+
+def _nested(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _through_own_methods(event: Event) -> bool:
+    """Reached directly or only through ``self.method(...)`` calls: names such as ``self.D`` mean the same there."""
+    return all(isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"
+               for c in event.via)
+
+
+def _freezes(node: ast.AST) -> bool:
+    """``node`` sets ``requires_grad`` (``p.requires_grad = False``, ``requires_grad_(False)``) or calls something named
+    for it (``set_requires_grad(D, False)``, ``freeze(D)``, Lightning's ``toggle_optimizer``)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr == "requires_grad" and isinstance(n.ctx, ast.Store):
+            return True
+        if isinstance(n, ast.Call):
+            func = n.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if any(w in name.lower() for w in _FREEZE_WORDS):
+                return True
+    return False
+
+
+def _toggles_gradients(ctx: FileContext, loop: ast.AST, events: list[Event]) -> bool:
+    """The iteration switches gradients off and on (in its own body, in a helper it calls, in an inlined helper):
+    the other loss may then not reach the module at all, which a reading of the values cannot tell."""
+    regions: list[ast.AST] = [loop]
+    for event in events:
+        for call in event.via:
+            callee = ctx.callee_definition(call)
+            if callee is not None:
+                regions.append(callee)
+    seen: set[int] = set()
+    for region in regions:
+        if id(region) in seen:
+            continue
+        seen.add(id(region))
+        if _freezes(region):
+            return True
+        for call in ctx.calls(region):
+            callee = ctx.callee_definition(call)
+            if callee is not None and id(callee) not in seen:
+                seen.add(id(callee))
+                if _freezes(callee):
+                    return True
+    return False
+
+
+@register_rule
+class StepAppliesOtherLossGradients(LoopRule):
+    """An optimizer steps with gradients another network's loss left in it.
+
+    What it finds: a loop (or a per-batch method) with two optimizers over different modules, where the
+    loss that trains one of them (the step that follows its `backward()` is the other optimizer's) also
+    reaches the second optimizer's module on a live path (`D(G(z))` in the generator's loss, the critic
+    in the actor's loss, the encoder in a decoder's loss), and the second optimizer then steps before
+    its gradients are cleared: its `zero_grad` ran before that backward, or only after its `step()`
+    (so they are added to its own loss's in the next iteration). The paths are read as
+    `loss-misses-trained-model` reads them (`.detach()`, `.data`, `torch.no_grad()` cut them); the rule
+    stays silent where the iteration toggles `requires_grad`, where one optimizer's step follows both
+    losses (joint training), for a module both optimizers train (a shared trunk), and where a module or
+    optimizer is unknown. A loop that never clears that optimizer is `zero-grad-misses-an-optimizer`.
+    Why it matters: `backward()` adds into every parameter it reaches, whichever optimizer the loss was
+    meant for. The second network is then updated with the first one's objective too: a discriminator
+    pushed to call fakes real, a critic moved to flatter the actor. Nothing fails; training is just
+    unstable or collapses, which passes for ordinary GAN or RL instability.
+    How to confirm: just before the second optimizer's `step()`, print the gradient norm of one of its
+    parameters with and without the other loss's `backward()` (same batch): it differs.
+    What to do instead: clear that optimizer's gradients right before its own loss's `backward()`
+    (`opt_D.zero_grad(set_to_none=True)`), or keep the other loss out of it (`requires_grad_(False)`
+    on its parameters around that loss, or a `.detach()` where it was not meant to learn).
+    """
+
+    id = "step-applies-other-loss-gradients"
+    category = "training-loop"
+    severity = "warning"
+    reach = "project"
+    triggers = ("zero_grad",)
+    requires = ((STEP_CALL,), ("backward",), ("parameters",))
+
+    def _findings(self, ctx, traces):
+        yield from super()._findings(ctx, traces)
+        for trace in traces:
+            # a per-batch method whose caller's loop is not in view: its body is one iteration, read without
+            # wrapping around to the next (nothing says it runs again)
+            if isinstance(trace.root, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = [e for e in trace.events if not e.loops]
+                if any(e.kind == "step" for e in body):
+                    yield from self._check(ctx, trace.root, body, wrap=False)
+
+    def check_loop(self, ctx, trace, loop, events):
+        yield from self._check(ctx, loop, events, wrap=True)
+
+    def _check(self, ctx, loop, events, *, wrap):
+        kinds = {e.kind for e in events}
+        if "opaque" in kinds or "hands_optimizer" in kinds or "backward" not in kinds:
+            return
+        first_step: dict[str, Event] = {}
+        for e in events:
+            if e.kind == "step":
+                if e.key is None or e.obj is None or e.obj.kind != "optimizer" or e.obj.ctx is not None \
+                        or e.obj.construction is None or not _through_own_methods(e):
+                    return
+                first_step.setdefault(e.key, e)
+        if len(first_step) < 2:
+            return
+        modules: dict[str, frozenset[str]] = {}
+        for key, step in first_step.items():
+            known = modules_in_scope(ctx, step.obj.construction, step.node)
+            if not known:
+                return
+            modules[key] = known
+        zeros = [e for e in events if e.kind == "zero_grad"]
+        cleared = {key for key, step in first_step.items()
+                   if any(zero_clears(z, step, first_step, modules) is not False for z in zeros)}
+        if not cleared:
+            return  # nothing is cleared where it is used: missing-zero-grad / zero-grad-misses-an-optimizer
+        everything = frozenset().union(*modules.values())
+        intended = {i: self._intended(events, i, first_step, modules) for i, e in enumerate(events) if e.kind == "backward"}
+        toggles: bool | None = None
+        for i, backward in enumerate(events):
+            if backward.kind != "backward" or backward.loss is None or not _through_own_methods(backward):
+                continue
+            owners = intended[i]
+            if not owners or any(modules_in_scope(ctx, first_step[k].obj.construction, backward.node) is None
+                                 for k in first_step):
+                continue
+            owned = frozenset().union(*(modules[k] for k in owners))
+            flow = gradient_paths.Reader(ctx, everything, around=backward.node).flow(backward.loss)
+            if flow.hidden:
+                continue
+            for key, step in first_step.items():
+                if key in owners or key not in cleared or not any(key in v for j, v in intended.items() if j != i):
+                    continue  # meant for it, never cleared (another rule), or it has no loss of its own
+                foreign = sorted(m for m in flow.live & modules[key] if not any(_nested(m, o) for o in owned))
+                if not foreign:
+                    continue
+                hit = self._next_step_uncleared(events, i, key, first_step, modules, wrap)
+                if hit is None:
+                    continue
+                if toggles is None:
+                    toggles = _toggles_gradients(ctx, loop, events)
+                if toggles:
+                    return
+                yield self._finding(ctx, backward, hit, owners, first_step, foreign)
+
+    @staticmethod
+    def _intended(events: list[Event], i: int, first_step: dict[str, Event], modules) -> set[str]:
+        """The optimizers the loss backpropagated at ``i`` is meant for: those stepped after it and before the next
+        backward; where some optimizers are cleared just before it (after the previous backward, not right after their
+        own step), those of them (``opt_d.zero_grad(); loss_d.backward(); opt_g.zero_grad(); loss_g.backward();
+        opt_d.step(); opt_g.step()``: one loss for each)."""
+        backward = events[i]
+        stepped: set[str] = set()
+        for e in events[i + 1:]:
+            if e.kind == "backward" and compatible(e, backward):
+                break
+            if e.kind == "step" and e.key is not None and compatible(e, backward):
+                stepped.add(e.key)
+        cleared: set[str] = set()
+        start = i
+        while start > 0 and not (events[start - 1].kind == "backward" and compatible(events[start - 1], backward)):
+            start -= 1
+        for e in events[start:i]:
+            if e.kind == "zero_grad" and compatible(e, backward):
+                cleared.update(k for k, step in first_step.items() if zero_clears(e, step, first_step, modules) is True)
+        stepped_before = {e.key for e in events[start:i] if e.kind == "step"}
+        cleared -= stepped_before
+        if cleared and stepped:
+            return (cleared & stepped) or stepped
+        return cleared or stepped
+
+    @staticmethod
+    def _next_step_uncleared(events, i, key, first_step, modules, wrap) -> tuple[Event, bool] | None:
+        """(the step of optimizer ``key`` that runs next after the backward at ``i``, whether it is in the next
+        iteration) when no clear of that optimizer (or one that cannot be placed) runs in between; None otherwise."""
+        backward = events[i]
+        order = [(e, False) for e in events[i + 1:]]
+        if wrap:
+            order += [(e, True) for e in events[:i]]
+        for e, later in order:
+            if e.kind == "zero_grad" and zero_clears(e, first_step[key], first_step, modules) is not False:
+                return None
+            if e.kind == "step" and e.key == key:
+                return (e, later) if later or compatible(e, backward) else None
+        return None
+
+    def _finding(self, ctx, backward: Event, hit: tuple[Event, bool], owners: set[str], first_step, foreign):
+        step, later = hit
+        modules = ", ".join(f"`{m}`" for m in foreign)
+        own = "/".join(optimizer_name(first_step[k]) for k in sorted(owners))
+        other = optimizer_name(step)
+        when = "in the next iteration, before its own loss's backward adds to them" if later else "later in this iteration"
+        loss_text = ctx.segment(backward.loss, 40)
+        return self.finding(
+            ctx,
+            backward.node,  # in this file: reached directly or through methods of the same class
+            f"the backward of `{loss_text}` at {backward.where()} trains {own} (stepped next), but it also reaches"
+            f" {modules}, which {other} trains, and {other}.step() at {step.where(backward)} runs {when} with no"
+            f" zero_grad of {other} in between: {modules} is updated with this loss's gradients too",
+            next_test=(
+                f"just before {other}.step(), print the grad norm of one parameter of {foreign[0]} with and without"
+                f" this backward (same batch): it differs"
+            ),
+        )
