@@ -69,3 +69,42 @@ def modules_in_scope(ctx: FileContext, construction: ast.Call, at: ast.AST) -> f
         elif ctx.enclosing_function(construction) is not None and ctx.enclosing_function(construction) is not here_func:
             return None
     return frozenset(known)
+
+
+def modules_passed_in(ctx: FileContext, func: ast.AST, param: str) -> frozenset[str] | None:
+    """The modules the optimizer that ``func`` receives as ``param`` trains, named as ``func`` names them: the one
+    caller builds ``opt_g = Adam(netG.parameters())`` and calls ``train(netG, netD, opt_g, ...)``, so ``netG`` is the
+    parameter ``G`` here (``G.encoder`` for ``netG.encoder``). None unless there is exactly one call site, the
+    optimizer's construction is read there by name, and every module it trains is passed in."""
+    from mlsleuth.scan.analysis import value_origins  # the optimizer's modules alone need none of it
+
+    sites = value_origins.all_call_sites(ctx, func)
+    if len(sites) != 1:
+        return None
+    sctx, site = sites[0]
+    arg = value_origins.argument_for(site, func, param)
+    if not isinstance(arg, ast.Name):
+        return None
+    scope = sctx.enclosing_function(site) or sctx.tree
+    bound = [v for line, _stmt, v in sctx.assignments(scope).get(arg.id, []) if line <= site.lineno]
+    if not bound or not isinstance(bound[-1], ast.Call):
+        return None
+    construction = bound[-1]
+    known = modules_in_scope(sctx, construction, site)
+    if not known:
+        return None
+    passed = {}
+    for p in value_origins.function_params(func):
+        value = value_origins.argument_for(site, func, p)
+        name = dotted(value) if value is not None else None
+        if name is not None:
+            passed[name] = p
+    out = set()
+    for module in known:
+        for name, p in passed.items():
+            if module == name or module.startswith(name + "."):
+                out.add(p + module[len(name):])
+                break
+        else:
+            return None
+    return frozenset(out)

@@ -35,7 +35,7 @@ def test_gan_generator_loss_first_leaves_gradients_in_the_discriminator():
     """
     check(src, {RULE})
     [finding] = findings(src, RULE)
-    assert "`D`" in finding.message and "opt_d.step()" in finding.message and "later in this iteration" in finding.message
+    assert "`D`" in finding.message and "nothing clears opt_d's gradients" in finding.message and "later in this iteration" in finding.message
 
 
 def test_ddpg_actor_loss_through_critic_with_zero_grad_after_step():
@@ -428,5 +428,147 @@ def test_an_optimizer_never_cleared_is_left_to_zero_grad_misses_an_optimizer():
             policy_loss = -critic(actor(obs)).mean()
             policy_loss.backward()
             opt_actor.step()
+    """
+    check(src, {RULE})
+
+
+def test_updates_alternating_by_iteration_each_cleared_first_are_fine():
+    src = """
+    import torch
+
+    def train(enc, dec, disc, loader):
+        opt_ae = torch.optim.Adam(list(enc.parameters()) + list(dec.parameters()), lr=1e-3)
+        opt_disc = torch.optim.Adam(disc.parameters(), lr=1e-4)
+        for step, x in enumerate(loader):
+            if step % 2 == 0:
+                opt_ae.zero_grad()
+                z = enc(x)
+                loss = (dec(z) - x).pow(2).mean() - 0.01 * disc(z).mean()
+                loss.backward()
+                opt_ae.step()
+            else:
+                opt_disc.zero_grad()
+                loss = disc(enc(x).detach()).mean() - disc(torch.randn_like(enc(x))).mean()
+                loss.backward()
+                opt_disc.step()
+    """
+    check(src, {RULE})
+
+
+def test_image_translation_methods_without_freezing_the_discriminator():
+    # vision, a pix2pix-style model class: the generator's backward runs first and fills the discriminator's gradients
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Pix2Pix:
+        def __init__(self, netG, netD):
+            self.netG = netG
+            self.netD = netD
+            self.gan_loss = nn.MSELoss()
+            self.optimizer_G = torch.optim.Adam(self.netG.parameters(), lr=2e-4)
+            self.optimizer_D = torch.optim.Adam(self.netD.parameters(), lr=2e-4)
+
+        def backward_G(self, real_A, real_B, fake_B):
+            pred_fake = self.netD(torch.cat((real_A, fake_B), 1))
+            self.loss_G = self.gan_loss(pred_fake, torch.ones_like(pred_fake)) + 100 * (fake_B - real_B).abs().mean()
+            self.loss_G.backward()  # expect: step-applies-other-loss-gradients
+
+        def backward_D(self, real_A, real_B, fake_B):
+            pred_fake = self.netD(torch.cat((real_A, fake_B), 1).detach())
+            pred_real = self.netD(torch.cat((real_A, real_B), 1))
+            self.loss_D = 0.5 * (self.gan_loss(pred_fake, torch.zeros_like(pred_fake))
+                                 + self.gan_loss(pred_real, torch.ones_like(pred_real)))
+            self.loss_D.backward()
+
+        def optimize_parameters(self, real_A, real_B):
+            fake_B = self.netG(real_A)
+            self.optimizer_G.zero_grad()
+            self.optimizer_D.zero_grad()
+            self.backward_G(real_A, real_B, fake_B)
+            self.optimizer_G.step()
+            self.backward_D(real_A, real_B, fake_B)
+            self.optimizer_D.step()
+    """
+    check(src, {RULE})
+
+
+def test_optimizers_and_networks_passed_to_a_training_function():
+    # the caller builds the optimizers; the training function sees the networks under other names
+    src = """
+    import torch
+
+    def train_epoch(gen, disc, g_opt, d_opt, loader, nz):
+        for real in loader:
+            d_opt.zero_grad()
+            g_opt.zero_grad()
+            fake = gen(torch.randn(real.size(0), nz))
+            g_loss = -disc(fake).mean()
+            g_loss.backward()  # expect: step-applies-other-loss-gradients
+            g_opt.step()
+            d_loss = disc(fake.detach()).mean() - disc(real).mean()
+            d_loss.backward()
+            d_opt.step()
+
+    def main(loader):
+        netG, netD = Generator(), Critic()
+        opt_g = torch.optim.Adam(netG.parameters(), lr=1e-4)
+        opt_d = torch.optim.Adam(netD.parameters(), lr=1e-4)
+        for epoch in range(10):
+            train_epoch(netG, netD, opt_g, opt_d, loader, 128)
+    """
+    check(src, {RULE})
+    [finding] = findings(src, RULE)
+    assert "`disc`" in finding.message
+
+
+def test_undetached_fake_with_the_generator_cleared_before_its_own_backward_is_fine():
+    # the discriminator's loss reaches the generator too, but the generator's zero_grad comes after it: only waste
+    src = """
+    import torch
+
+    class Trainer:
+        def __init__(self, G, D):
+            self.G, self.D = G, D
+            self.opt_G = torch.optim.Adam(self.G.parameters(), lr=2e-4)
+            self.opt_D = torch.optim.Adam(self.D.parameters(), lr=2e-4)
+
+        def fit(self, loader, nz):
+            for real in loader:
+                fake = self.G(torch.randn(real.size(0), nz))
+                self.opt_D.zero_grad()
+                loss_D = torch.relu(1 - self.D(real)).mean() + torch.relu(1 + self.D(fake)).mean()
+                loss_D.backward(retain_graph=True)
+                self.opt_D.step()
+                self.opt_G.zero_grad()
+                loss_G = -self.D(fake).mean()
+                loss_G.backward()
+                self.opt_G.step()
+    """
+    check(src, {RULE})
+
+
+def test_same_code_without_the_generator_clear_in_between_flags():
+    # the twin of the look-alike above, with the generator cleared at the top of the iteration instead
+    src = """
+    import torch
+
+    class Trainer:
+        def __init__(self, G, D):
+            self.G, self.D = G, D
+            self.opt_G = torch.optim.Adam(self.G.parameters(), lr=2e-4)
+            self.opt_D = torch.optim.Adam(self.D.parameters(), lr=2e-4)
+
+        def fit(self, loader, nz):
+            for real in loader:
+                self.opt_G.zero_grad()
+                fake = self.G(torch.randn(real.size(0), nz))
+                self.opt_D.zero_grad()
+                loss_D = torch.relu(1 - self.D(real)).mean() + torch.relu(1 + self.D(fake)).mean()
+                loss_D.backward(retain_graph=True)  # expect: step-applies-other-loss-gradients
+                self.opt_D.step()
+                loss_G = -self.D(fake).mean()
+                loss_G.backward()
+                self.opt_G.step()
     """
     check(src, {RULE})

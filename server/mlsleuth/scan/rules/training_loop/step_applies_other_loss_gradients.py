@@ -7,7 +7,7 @@ import ast
 
 from mlsleuth.scan.analysis import gradient_paths
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.optimizer_params import modules_in_scope
+from mlsleuth.scan.analysis.optimizer_params import modules_in_scope, modules_passed_in
 from mlsleuth.scan.analysis.training_step_model import Event
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
@@ -25,6 +25,32 @@ def _through_own_methods(event: Event) -> bool:
     """Reached directly or only through ``self.method(...)`` calls: names such as ``self.D`` mean the same there."""
     return all(isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"
                for c in event.via)
+
+
+def _passed_param(step: Event) -> str | None:
+    """The parameter name when the stepped optimizer is one its caller passes (``train(G, D, opt_g, opt_d)``)."""
+    obj = step.obj
+    if obj is None or obj.ctx is None or step.via or not (obj.key or "").startswith("param:"):
+        return None
+    return obj.key.split(":", 2)[2]
+
+
+def _modules(ctx: FileContext, step: Event) -> frozenset[str] | None:
+    """What the stepped optimizer trains, named as the code around the step names it; None when unknown."""
+    if step.obj.ctx is None:
+        return modules_in_scope(ctx, step.obj.construction, step.node) or None
+    param = _passed_param(step)
+    func = ctx.enclosing_function(step.node)
+    if param is None or func is None:
+        return None
+    return modules_passed_in(ctx, func, param) or None
+
+
+def _named_alike(ctx: FileContext, step: Event, backward: Event) -> bool:
+    """The optimizer's module names mean the same where the loss is read."""
+    if step.obj.ctx is None:
+        return modules_in_scope(ctx, step.obj.construction, backward.node) is not None
+    return not backward.via and ctx.enclosing_function(backward.node) is ctx.enclosing_function(step.node)
 
 
 def _freezes(node: ast.AST) -> bool:
@@ -118,40 +144,40 @@ class StepAppliesOtherLossGradients(LoopRule):
         first_step: dict[str, Event] = {}
         for e in events:
             if e.kind == "step":
-                if e.key is None or e.obj is None or e.obj.kind != "optimizer" or e.obj.ctx is not None \
-                        or e.obj.construction is None or not _through_own_methods(e):
+                if e.key is None or e.obj is None or e.obj.kind != "optimizer" or e.obj.construction is None \
+                        or not _through_own_methods(e):
                     return
                 first_step.setdefault(e.key, e)
         if len(first_step) < 2:
             return
-        modules: dict[str, frozenset[str]] = {}
-        for key, step in first_step.items():
-            known = modules_in_scope(ctx, step.obj.construction, step.node)
-            if not known:
-                return
-            modules[key] = known
+        # an optimizer over something that is not a named module (``Adam([log_alpha])``, a list built elsewhere) is
+        # never the one reported, and a loss meant for it is not read (what it trains is unknown)
+        modules: dict[str, frozenset[str] | None] = {key: _modules(ctx, step) for key, step in first_step.items()}
+        if sum(m is not None for m in modules.values()) < 2:
+            return
         zeros = [e for e in events if e.kind == "zero_grad"]
         cleared = {key for key, step in first_step.items()
                    if any(zero_clears(z, step, first_step, modules) is not False for z in zeros)}
         if not cleared:
             return  # nothing is cleared where it is used: missing-zero-grad / zero-grad-misses-an-optimizer
-        everything = frozenset().union(*modules.values())
+        everything = frozenset().union(*(m for m in modules.values() if m))
         intended = {i: self._intended(events, i, first_step, modules) for i, e in enumerate(events) if e.kind == "backward"}
         toggles: bool | None = None
         for i, backward in enumerate(events):
             if backward.kind != "backward" or backward.loss is None or not _through_own_methods(backward):
                 continue
             owners = intended[i]
-            if not owners or any(modules_in_scope(ctx, first_step[k].obj.construction, backward.node) is None
-                                 for k in first_step):
+            if not owners or any(modules[k] is None for k in owners) or not all(
+                    _named_alike(ctx, first_step[k], backward) for k in first_step if modules[k] is not None):
                 continue
             owned = frozenset().union(*(modules[k] for k in owners))
             flow = gradient_paths.Reader(ctx, everything, around=backward.node).flow(backward.loss)
             if flow.hidden:
                 continue
             for key, step in first_step.items():
-                if key in owners or key not in cleared or not any(key in v for j, v in intended.items() if j != i):
-                    continue  # meant for it, never cleared (another rule), or it has no loss of its own
+                if key in owners or key not in cleared or modules[key] is None \
+                        or not any(key in v for j, v in intended.items() if j != i):
+                    continue  # meant for it, never cleared (another rule), unknown, or it has no loss of its own
                 foreign = sorted(m for m in flow.live & modules[key] if not any(_nested(m, o) for o in owned))
                 if not foreign:
                     continue
@@ -210,14 +236,15 @@ class StepAppliesOtherLossGradients(LoopRule):
         modules = ", ".join(f"`{m}`" for m in foreign)
         own = "/".join(optimizer_name(first_step[k]) for k in sorted(owners))
         other = optimizer_name(step)
-        when = "in the next iteration, before its own loss's backward adds to them" if later else "later in this iteration"
+        when = ("in the next iteration, where its own loss's gradients are added to them" if later
+                else "later in this iteration")
         loss_text = ctx.segment(backward.loss, 40)
         return self.finding(
             ctx,
             backward.node,  # in this file: reached directly or through methods of the same class
-            f"the backward of `{loss_text}` at {backward.where()} trains {own} (stepped next), but it also reaches"
-            f" {modules}, which {other} trains, and {other}.step() at {step.where(backward)} runs {when} with no"
-            f" zero_grad of {other} in between: {modules} is updated with this loss's gradients too",
+            f"the backward of `{loss_text}` at {backward.where()} is meant for {own}, but it also reaches"
+            f" {modules}, which {other} trains, and nothing clears {other}'s gradients before its step() at"
+            f" {step.where(backward)} {when}: {modules} is updated with this loss's gradients too",
             next_test=(
                 f"just before {other}.step(), print the grad norm of one parameter of {foreign[0]} with and without"
                 f" this backward (same batch): it differs"
