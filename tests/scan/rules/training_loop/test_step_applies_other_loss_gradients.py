@@ -572,3 +572,25 @@ def test_same_code_without_the_generator_clear_in_between_flags():
                 self.opt_G.step()
     """
     check(src, {RULE})
+
+
+def test_critic_frozen_in_place_around_the_actor_loss_is_fine():
+    src = """
+    import torch
+
+    def learn(actor, critic, batches):
+        actor_opt = torch.optim.Adam(actor.parameters(), lr=1e-4)
+        critic_opt = torch.optim.Adam(critic.parameters(), lr=1e-3)
+        for s, a, y in batches:
+            critic_loss = (critic(s, a) - y).pow(2).mean()
+            critic_loss.backward()
+            critic_opt.step()
+            critic_opt.zero_grad()
+            critic.requires_grad_(False)
+            actor_loss = -critic(s, actor(s)).mean()
+            actor_loss.backward()
+            actor_opt.step()
+            actor_opt.zero_grad()
+            critic.requires_grad_(True)
+    """
+    check(src, {RULE})
