@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, dotted, keyword
 
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
@@ -76,8 +77,6 @@ def modules_passed_in(ctx: FileContext, func: ast.AST, param: str) -> frozenset[
     caller builds ``opt_g = Adam(netG.parameters())`` and calls ``train(netG, netD, opt_g, ...)``, so ``netG`` is the
     parameter ``G`` here (``G.encoder`` for ``netG.encoder``). None unless there is exactly one call site, the
     optimizer's construction is read there by name, and every module it trains is passed in."""
-    from mlsleuth.scan.analysis import value_origins  # the optimizer's modules alone need none of it
-
     sites = value_origins.all_call_sites(ctx, func)
     if len(sites) != 1:
         return None

@@ -594,3 +594,38 @@ def test_critic_frozen_in_place_around_the_actor_loss_is_fine():
             critic.requires_grad_(True)
     """
     check(src, {RULE})
+
+
+def test_lightning_manual_optimisation_cleared_after_each_step_without_toggling():
+    # the optimizers come from configure_optimizers; each is cleared only after its own step, and nothing
+    # switches the discriminator off while the generator's loss runs through it
+    src = """
+    import torch
+    import lightning as L
+
+    class GAN(L.LightningModule):
+        def __init__(self, generator, discriminator):
+            super().__init__()
+            self.generator = generator
+            self.discriminator = discriminator
+            self.automatic_optimization = False
+
+        def configure_optimizers(self):
+            opt_g = torch.optim.Adam(self.generator.parameters(), lr=2e-4)
+            opt_d = torch.optim.Adam(self.discriminator.parameters(), lr=2e-4)
+            return [opt_g, opt_d]
+
+        def training_step(self, batch, batch_idx):
+            real, z = batch
+            opt_g, opt_d = self.optimizers()
+            fake = self.generator(z)
+            d_loss = torch.relu(1 - self.discriminator(real)).mean() + torch.relu(1 + self.discriminator(fake.detach())).mean()
+            self.manual_backward(d_loss)
+            opt_d.step()
+            opt_d.zero_grad()
+            g_loss = -self.discriminator(fake).mean()
+            self.manual_backward(g_loss)  # expect: step-applies-other-loss-gradients
+            opt_g.step()
+            opt_g.zero_grad()
+    """
+    check(src, {RULE})

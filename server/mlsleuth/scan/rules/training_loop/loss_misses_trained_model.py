@@ -6,45 +6,12 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import gradient_paths
-from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant, dotted
+from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant
+from mlsleuth.scan.analysis.lightning import configured_optimizers
 from mlsleuth.scan.analysis.optimizer_params import modules_in_scope
-from mlsleuth.scan.analysis.training_step_model import classify_construction, dedupe, loop_model, step_loops
+from mlsleuth.scan.analysis.training_step_model import dedupe, loop_model, step_loops
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
-
-
-def _indexed_optimizers(ctx: FileContext, cls: ast.ClassDef) -> list[ast.Call] | None:
-    """The optimizer constructions ``configure_optimizers`` returns as a list or tuple, in order."""
-    method = ctx.method(cls, "configure_optimizers")
-    if method is None:
-        return None
-    built: dict[str, ast.Call] = {}
-    for node in ast.walk(method):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
-            kind = classify_construction(ctx, node.value)
-            name = dotted(node.targets[0])
-            if kind is not None and kind[0] == "optimizer" and name is not None:
-                built[name] = node.value
-    returns = [r.value for r in ast.walk(method) if isinstance(r, ast.Return) and r.value is not None]
-    if len(returns) != 1:
-        return None
-    value = returns[0]
-    if isinstance(value, ast.Tuple) and len(value.elts) == 2 and isinstance(value.elts[0], (ast.List, ast.Tuple)):
-        value = value.elts[0]  # ``return [opt_g, opt_d], [sched_g, sched_d]``
-    if not isinstance(value, (ast.List, ast.Tuple)):
-        return None
-    out = []
-    for elt in value.elts:
-        if isinstance(elt, ast.Call):
-            kind = classify_construction(ctx, elt)
-            if kind is None or kind[0] != "optimizer":
-                return None
-            out.append(elt)
-        elif dotted(elt) in built:
-            out.append(built[dotted(elt)])
-        else:
-            return None
-    return out
 
 
 def _index_branch(ctx: FileContext, node: ast.AST, param: str) -> int | None:
@@ -157,7 +124,7 @@ class LossMissesTrainedModel(Rule):
             step: FunctionNode | None = ctx.method(cls, "training_step")
             if step is None or "optimizer_idx" not in [a.arg for a in step.args.args]:
                 continue
-            optimizers = _indexed_optimizers(ctx, cls)
+            optimizers = configured_optimizers(ctx, cls)
             if not optimizers:
                 continue
             for ret in ast.walk(step):

@@ -7,11 +7,17 @@ import ast
 
 from mlsleuth.scan.analysis import gradient_paths
 from mlsleuth.scan.analysis.context import FileContext
+from mlsleuth.scan.analysis.lightning import unpacked_optimizer
 from mlsleuth.scan.analysis.optimizer_params import modules_in_scope, modules_passed_in
 from mlsleuth.scan.analysis.training_step_model import Event
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
-from mlsleuth.scan.rules.loop_rule_base import LoopRule, compatible, optimizer_name, zero_clears
+from mlsleuth.scan.rules.loop_rule_base import (
+    LoopRule,
+    compatible,
+    optimizer_name,
+    zero_clears,
+)
 
 # calls that switch gradients off for a module's parameters while another loss runs through it
 _FREEZE_WORDS = ("requires_grad", "freeze", "toggle_optimizer")
@@ -27,6 +33,21 @@ def _through_own_methods(event: Event) -> bool:
                for c in event.via)
 
 
+def _construction(ctx: FileContext, step: Event) -> ast.Call | None:
+    """Where the stepped optimizer is built: read by the loop model, or, in a Lightning module's manual optimization,
+    the entry of ``configure_optimizers`` that ``opt_g, opt_d = self.optimizers()`` unpacks."""
+    obj = step.obj
+    if obj is not None:
+        if obj.kind != "optimizer":
+            return None
+        if obj.construction is not None and obj.name != "optimizers":
+            return obj.construction
+    receiver = step.node.func.value if isinstance(step.node, ast.Call) and isinstance(step.node.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name) and not step.via:
+        return unpacked_optimizer(ctx, receiver)
+    return None
+
+
 def _passed_param(step: Event) -> str | None:
     """The parameter name when the stepped optimizer is one its caller passes (``train(G, D, opt_g, opt_d)``)."""
     obj = step.obj
@@ -37,8 +58,8 @@ def _passed_param(step: Event) -> str | None:
 
 def _modules(ctx: FileContext, step: Event) -> frozenset[str] | None:
     """What the stepped optimizer trains, named as the code around the step names it; None when unknown."""
-    if step.obj.ctx is None:
-        return modules_in_scope(ctx, step.obj.construction, step.node) or None
+    if step.obj is None or step.obj.ctx is None:
+        return modules_in_scope(ctx, _construction(ctx, step), step.node) or None
     param = _passed_param(step)
     func = ctx.enclosing_function(step.node)
     if param is None or func is None:
@@ -48,8 +69,8 @@ def _modules(ctx: FileContext, step: Event) -> frozenset[str] | None:
 
 def _named_alike(ctx: FileContext, step: Event, backward: Event) -> bool:
     """The optimizer's module names mean the same where the loss is read."""
-    if step.obj.ctx is None:
-        return modules_in_scope(ctx, step.obj.construction, backward.node) is not None
+    if step.obj is None or step.obj.ctx is None:
+        return modules_in_scope(ctx, _construction(ctx, step), backward.node) is not None
     return not backward.via and ctx.enclosing_function(backward.node) is ctx.enclosing_function(step.node)
 
 
@@ -105,7 +126,9 @@ class StepAppliesOtherLossGradients(LoopRule):
     `loss-misses-trained-model` reads them (`.detach()`, `.data`, `torch.no_grad()` cut them); the rule
     stays silent where the iteration toggles `requires_grad`, where one optimizer's step follows both
     losses (joint training), for a module both optimizers train (a shared trunk), and where a module or
-    optimizer is unknown. A loop that never clears that optimizer is `zero-grad-misses-an-optimizer`.
+    optimizer is unknown. The optimizers are read from their construction, through the one caller that passes
+    them to a training function, and from `configure_optimizers` for Lightning's `self.optimizers()`. A loop
+    that never clears that optimizer is `zero-grad-misses-an-optimizer`.
     Why it matters: `backward()` adds into every parameter it reaches, whichever optimizer the loss was
     meant for. The second network is then updated with the first one's objective too: a discriminator
     pushed to call fakes real, a critic moved to flatter the actor. Nothing fails; training is just
@@ -144,8 +167,7 @@ class StepAppliesOtherLossGradients(LoopRule):
         first_step: dict[str, Event] = {}
         for e in events:
             if e.kind == "step":
-                if e.key is None or e.obj is None or e.obj.kind != "optimizer" or e.obj.construction is None \
-                        or not _through_own_methods(e):
+                if e.key is None or not _through_own_methods(e) or _construction(ctx, e) is None:
                     return
                 first_step.setdefault(e.key, e)
         if len(first_step) < 2:
@@ -174,7 +196,7 @@ class StepAppliesOtherLossGradients(LoopRule):
             flow = gradient_paths.Reader(ctx, everything, around=backward.node).flow(backward.loss)
             if flow.hidden:
                 continue
-            for key, step in first_step.items():
+            for key in first_step:
                 if key in owners or key not in cleared or modules[key] is None \
                         or not any(key in v for j, v in intended.items() if j != i):
                     continue  # meant for it, never cleared (another rule), unknown, or it has no loss of its own

@@ -8,7 +8,12 @@ from mlsleuth.scan.analysis import optimizer_params
 from mlsleuth.scan.analysis.training_step_model import Event
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
-from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimizer_steps, zero_clears
+from mlsleuth.scan.rules.loop_rule_base import (
+    LoopRule,
+    optimizer_name,
+    optimizer_steps,
+    zero_clears,
+)
 
 
 def _trained_modules(step: Event) -> frozenset[str] | None:
