@@ -349,6 +349,9 @@ class Reader:
                 return self._own_method(call, env, level)
             if root == "torch" or qual.startswith("torch."):
                 return self._args(call, env, level)
+            opened = self._instance_method(call, env, level)
+            if opened is not None:
+                return opened
             # a tensor method (``x.mean()``) or a call of an object's method: what the receiver and the arguments carry
             return self.flow(receiver, env, level) | self._args(call, env, level)
         if qual.startswith("torch.") or qual in {"sum", "min", "max", "abs", "pow", "list", "tuple", "sorted", "reversed",
@@ -526,6 +529,25 @@ class Reader:
                 return self._args(call, env, level) | TENSOR
         return self._args(call, env, level) | HIDDEN
 
+    def _instance_method(self, call: ast.Call, env, level) -> Flow | None:
+        """``model.forward_vae(x)`` where modules asked about are parts of ``model`` (``model.encoder``) and its class is
+        a project class: the method's returns, read with ``self.encoder`` standing for ``model.encoder``."""
+        receiver = call.func.value
+        name = dotted(receiver)
+        if name is None or self.depth >= HELPER_DEPTH:
+            return None
+        inner = {"self" + m[len(name):]: m for m in self.modules if m.startswith(name + ".")}
+        if not inner:
+            return None
+        owner = value_origins.instance_class(self.ctx, receiver, bind_params=False)
+        found = value_origins.class_method(owner[0], owner[1], call.func.attr) if owner is not None else None
+        if found is None:
+            return None
+        out = self._returns(found[0], found[1], call, env, level, method=True, inner=frozenset(inner))
+        live = frozenset(inner.get(n, n) for n in out.live)
+        dead = frozenset(inner.get(n, n) for n in out.dead)
+        return Flow(out.open, out.cut, live, dead, out.hidden, out.where, out.where_ctx, out.tensor)
+
     def _helper(self, call: ast.Call, level: int) -> Flow | None:
         if self.depth >= HELPER_DEPTH:
             return None
@@ -538,7 +560,7 @@ class Reader:
         return None
 
     def _returns(self, there: FileContext, func: FunctionNode, call: ast.Call, env, level, *, method: bool,
-                 element: int | None = None) -> Flow:
+                 element: int | None = None, inner: frozenset[str] | None = None) -> Flow:
         returns = [r.value for r in ast.walk(func) if isinstance(r, ast.Return) and r.value is not None
                    and there.enclosing_function(r) is func]
         if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(func)):
@@ -546,7 +568,7 @@ class Reader:
         if element is not None:
             if not all(isinstance(r, ast.Tuple) and len(r.elts) > element and not any(isinstance(e, ast.Starred) for e in r.elts)
                        for r in returns):
-                return self._returns(there, func, call, env, level, method=method)
+                return self._returns(there, func, call, env, level, method=method, inner=inner)
             returns = [r.elts[element] for r in returns]
         bound: dict[str, Flow | Bound] = {}
         for p in value_origins.function_params(func):
@@ -555,7 +577,8 @@ class Reader:
                 bound[p] = Bound(self, arg, env)
         # the callee's own modules are the caller's when it is a method of the same object (``self.g`` there is
         # ``self.g`` here); a free function sees them only through its arguments
-        reader = Reader(there, self.modules if method else frozenset(), self.depth + 1)
+        # ``inner``: the modules as the method of another object names them (``self.encoder`` for ``model.encoder``)
+        reader = Reader(there, inner if inner is not None else self.modules if method else frozenset(), self.depth + 1)
         flows = []
         for r in returns:
             f = reader.flow(r, bound, 0)

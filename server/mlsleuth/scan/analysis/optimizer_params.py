@@ -44,6 +44,10 @@ def trained_modules(construction: ast.Call | None) -> TrainedModules:
     first = params_argument(construction) if construction is not None else None
     if first is None:
         return TrainedModules(frozenset(), True)
+    return _modules_in(first)
+
+
+def _modules_in(first: ast.expr) -> TrainedModules:
     names: set[str] = set()
     opaque = False
     for node in ast.walk(first):
@@ -59,7 +63,7 @@ def trained_modules(construction: ast.Call | None) -> TrainedModules:
 def modules_in_scope(ctx: FileContext, construction: ast.Call, at: ast.AST) -> frozenset[str] | None:
     """The modules an optimizer built at ``construction`` trains, when their names mean the same at ``at``: ``self.X``
     in one class, a local name in one function (or a module-level name); None when unknown or out of scope."""
-    known = trained_modules(construction).known
+    known = trained_modules(construction).known or _returned_modules(ctx, construction)
     if not known:
         return None
     here_func = ctx.enclosing_function(at)
@@ -70,6 +74,33 @@ def modules_in_scope(ctx: FileContext, construction: ast.Call, at: ast.AST) -> f
         elif ctx.enclosing_function(construction) is not None and ctx.enclosing_function(construction) is not here_func:
             return None
     return frozenset(known)
+
+
+def _returned_modules(ctx: FileContext, construction: ast.Call) -> frozenset[str] | None:
+    """``Adam(model.encoder_params())`` where the project class's method returns ``self.encoder.parameters()`` (or a
+    chain of such): ``{"model.encoder"}``; None when any return names something else."""
+    first = params_argument(construction)
+    if not (isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) and not first.args and not first.keywords):
+        return None
+    receiver = dotted(first.func.value)
+    if receiver is None:
+        return None
+    if receiver == "self":
+        cls = ctx.enclosing_class(construction)
+        found = value_origins.class_method(ctx, cls, first.func.attr) if cls is not None else None
+    else:
+        owner = value_origins.instance_class(ctx, first.func.value, bind_params=False)
+        found = value_origins.class_method(owner[0], owner[1], first.func.attr) if owner is not None else None
+    if found is None:
+        return None
+    out: set[str] = set()
+    returns = list(value_origins.returns(found[1]))
+    for ret in returns:
+        named = _modules_in(ret).known
+        if not named or not all(n == "self" or n.startswith("self.") for n in named):
+            return None
+        out.update(receiver + n[len("self"):] for n in named)
+    return frozenset(out) if returns else None
 
 
 def modules_passed_in(ctx: FileContext, func: ast.AST, param: str) -> frozenset[str] | None:

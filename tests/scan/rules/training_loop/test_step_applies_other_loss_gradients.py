@@ -25,12 +25,12 @@ def test_gan_generator_loss_first_leaves_gradients_in_the_discriminator():
                 fake = G(torch.randn(real.size(0), nz))
                 pred = D(fake)
                 loss_g = F.binary_cross_entropy_with_logits(pred, torch.ones_like(pred))
-                loss_g.backward()  # expect: step-applies-other-loss-gradients
+                loss_g.backward()
                 opt_g.step()
                 real_pred, fake_pred = D(real), D(fake.detach())
                 loss_d = F.binary_cross_entropy_with_logits(real_pred, torch.ones_like(real_pred)) + \\
                     F.binary_cross_entropy_with_logits(fake_pred, torch.zeros_like(fake_pred))
-                loss_d.backward()
+                loss_d.backward()  # expect: step-applies-other-loss-gradients
                 opt_d.step()
     """
     check(src, {RULE})
@@ -60,11 +60,11 @@ def test_ddpg_actor_loss_through_critic_with_zero_grad_after_step():
                 with torch.no_grad():
                     target = r + self.gamma * (1 - done) * self.critic(s2, self.actor(s2))
                 critic_loss = F.mse_loss(self.critic(s, a), target)
-                critic_loss.backward()
+                critic_loss.backward()  # expect: step-applies-other-loss-gradients
                 self.critic_opt.step()
                 self.critic_opt.zero_grad()
                 actor_loss = -self.critic(s, self.actor(s)).mean()
-                actor_loss.backward()  # expect: step-applies-other-loss-gradients
+                actor_loss.backward()
                 self.actor_opt.step()
                 self.actor_opt.zero_grad()
     """
@@ -89,11 +89,11 @@ def test_linear_probe_loss_reaches_a_separately_optimised_encoder():
         enc_opt.zero_grad()
         probe_opt.zero_grad()
         probe_loss = ce(probe(encoder(x)), y)
-        probe_loss.backward()  # expect: step-applies-other-loss-gradients
+        probe_loss.backward()
         probe_opt.step()
         z1, z2 = encoder(x), encoder(x_aug)
         enc_loss = (z1 - z2).pow(2).sum(1).mean()
-        enc_loss.backward()
+        enc_loss.backward()  # expect: step-applies-other-loss-gradients
         enc_opt.step()
     """
     check(src, {RULE})
@@ -118,11 +118,11 @@ def test_vocoder_gan_in_a_per_batch_method_called_from_the_loop():
         def train_step(self, mel, wav):
             fake = self.generator(mel)
             loss_d = ((1 - self.discriminator(wav)) ** 2).mean() + (self.discriminator(fake.detach()) ** 2).mean()
-            loss_d.backward()
+            loss_d.backward()  # expect: step-applies-other-loss-gradients
             self.opt_d.step()
             self.opt_d.zero_grad()
             loss_g = self.adversarial(fake) + 45 * F.l1_loss(fake, wav)
-            loss_g.backward()  # expect: step-applies-other-loss-gradients
+            loss_g.backward()
             self.opt_g.step()
             self.opt_g.zero_grad()
 
@@ -150,8 +150,8 @@ def test_domain_adaptation_step_placed_after_the_other_backward():
             d_loss.backward()
             opt_f.zero_grad()
             confuse = F.binary_cross_entropy_with_logits(dom(feat(xt)), torch.ones(len(xt), 1))
-            confuse.backward()  # expect: step-applies-other-loss-gradients
-            opt_c.step()
+            confuse.backward()
+            opt_c.step()  # expect: step-applies-other-loss-gradients
             opt_f.step()
     """
     check(src, {RULE})
@@ -172,11 +172,11 @@ def test_generator_gradients_from_an_undetached_discriminator_loss_with_amp():
             with torch.autocast("cuda"):
                 fake = gen(torch.randn(real.size(0), z_dim))
                 loss_disc = torch.relu(1 - disc(real)).mean() + torch.relu(1 + disc(fake)).mean()
-            scaler.scale(loss_disc).backward(retain_graph=True)  # expect: step-applies-other-loss-gradients
+            scaler.scale(loss_disc).backward(retain_graph=True)
             scaler.step(opt_disc)
             with torch.autocast("cuda"):
                 loss_gen = -disc(fake).mean()
-            scaler.scale(loss_gen).backward()
+            scaler.scale(loss_gen).backward()  # expect: step-applies-other-loss-gradients
             scaler.step(opt_gen)
             scaler.update()
     """
@@ -202,10 +202,10 @@ def test_loss_through_a_helper_in_another_module(tmp_path):
                     g_opt.zero_grad()
                     c_opt.zero_grad()
                     g_loss = generator_loss(critic, gen(torch.randn(len(rows), n_z)))
-                    g_loss.backward()  # expect: step-applies-other-loss-gradients
+                    g_loss.backward()
                     g_opt.step()
                     c_loss = critic(gen(torch.randn(len(rows), n_z)).detach()).mean() - critic(rows).mean()
-                    c_loss.backward()
+                    c_loss.backward()  # expect: step-applies-other-loss-gradients
                     c_opt.step()
         """,
     }, {RULE})
@@ -472,14 +472,14 @@ def test_image_translation_methods_without_freezing_the_discriminator():
         def backward_G(self, real_A, real_B, fake_B):
             pred_fake = self.netD(torch.cat((real_A, fake_B), 1))
             self.loss_G = self.gan_loss(pred_fake, torch.ones_like(pred_fake)) + 100 * (fake_B - real_B).abs().mean()
-            self.loss_G.backward()  # expect: step-applies-other-loss-gradients
+            self.loss_G.backward()
 
         def backward_D(self, real_A, real_B, fake_B):
             pred_fake = self.netD(torch.cat((real_A, fake_B), 1).detach())
             pred_real = self.netD(torch.cat((real_A, real_B), 1))
             self.loss_D = 0.5 * (self.gan_loss(pred_fake, torch.zeros_like(pred_fake))
                                  + self.gan_loss(pred_real, torch.ones_like(pred_real)))
-            self.loss_D.backward()
+            self.loss_D.backward()  # expect: step-applies-other-loss-gradients
 
         def optimize_parameters(self, real_A, real_B):
             fake_B = self.netG(real_A)
@@ -504,10 +504,10 @@ def test_optimizers_and_networks_passed_to_a_training_function():
             g_opt.zero_grad()
             fake = gen(torch.randn(real.size(0), nz))
             g_loss = -disc(fake).mean()
-            g_loss.backward()  # expect: step-applies-other-loss-gradients
+            g_loss.backward()
             g_opt.step()
             d_loss = disc(fake.detach()).mean() - disc(real).mean()
-            d_loss.backward()
+            d_loss.backward()  # expect: step-applies-other-loss-gradients
             d_opt.step()
 
     def main(loader):
@@ -565,10 +565,10 @@ def test_same_code_without_the_generator_clear_in_between_flags():
                 fake = self.G(torch.randn(real.size(0), nz))
                 self.opt_D.zero_grad()
                 loss_D = torch.relu(1 - self.D(real)).mean() + torch.relu(1 + self.D(fake)).mean()
-                loss_D.backward(retain_graph=True)  # expect: step-applies-other-loss-gradients
+                loss_D.backward(retain_graph=True)
                 self.opt_D.step()
                 loss_G = -self.D(fake).mean()
-                loss_G.backward()
+                loss_G.backward()  # expect: step-applies-other-loss-gradients
                 self.opt_G.step()
     """
     check(src, {RULE})
@@ -620,12 +620,55 @@ def test_lightning_manual_optimisation_cleared_after_each_step_without_toggling(
             opt_g, opt_d = self.optimizers()
             fake = self.generator(z)
             d_loss = torch.relu(1 - self.discriminator(real)).mean() + torch.relu(1 + self.discriminator(fake.detach())).mean()
-            self.manual_backward(d_loss)
+            self.manual_backward(d_loss)  # expect: step-applies-other-loss-gradients
             opt_d.step()
             opt_d.zero_grad()
             g_loss = -self.discriminator(fake).mean()
-            self.manual_backward(g_loss)  # expect: step-applies-other-loss-gradients
+            self.manual_backward(g_loss)
             opt_g.step()
             opt_g.zero_grad()
+    """
+    check(src, {RULE})
+
+
+def test_optimizers_over_parameter_methods_and_a_loss_method_of_the_model():
+    # NLP-style VAE: the optimizers take `model.encoder_params()` and the reconstruction loss is a method of the
+    # model that runs the encoder too; each optimizer is cleared only after its own step, so each network also
+    # steps with the other one's reconstruction gradient (counted twice)
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class SentenceVAE(nn.Module):
+        def __init__(self, vocab, dim):
+            super().__init__()
+            self.encoder = nn.GRU(dim, dim, batch_first=True)
+            self.decoder = nn.Linear(dim, vocab)
+
+        def encoder_params(self):
+            return self.encoder.parameters()
+
+        def decoder_params(self):
+            return self.decoder.parameters()
+
+        def code(self, emb):
+            return self.encoder(emb)[1][-1]
+
+        def reconstruction(self, emb, tokens):
+            logits = self.decoder(self.code(emb))
+            return nn.functional.cross_entropy(logits, tokens[:, 0])
+
+    model = SentenceVAE(1000, 64)
+    opt_dec = torch.optim.Adam(model.decoder_params(), lr=1e-3)
+    opt_enc = torch.optim.Adam(model.encoder_params(), lr=1e-3)
+    for emb, tokens in loader:
+        rec = model.reconstruction(emb, tokens)
+        rec.backward()  # expect: step-applies-other-loss-gradients
+        opt_dec.step()
+        opt_dec.zero_grad()
+        elbo = model.reconstruction(emb, tokens) + model.code(emb).pow(2).mean()
+        elbo.backward()  # expect: step-applies-other-loss-gradients
+        opt_enc.step()
+        opt_enc.zero_grad()
     """
     check(src, {RULE})

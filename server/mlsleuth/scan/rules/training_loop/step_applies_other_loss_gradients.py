@@ -203,7 +203,7 @@ class StepAppliesOtherLossGradients(LoopRule):
                 foreign = sorted(m for m in flow.live & modules[key] if not any(_nested(m, o) for o in owned))
                 if not foreign:
                     continue
-                hit = self._next_step_uncleared(events, i, key, first_step, modules, wrap)
+                hit = self._next_step_uncleared(events, i, key, first_step, modules, intended, wrap)
                 if hit is None:
                     continue
                 if toggles is None:
@@ -239,36 +239,45 @@ class StepAppliesOtherLossGradients(LoopRule):
         return cleared or stepped
 
     @staticmethod
-    def _next_step_uncleared(events, i, key, first_step, modules, wrap) -> tuple[Event, bool] | None:
+    def _next_step_uncleared(events, i, key, first_step, modules, intended, wrap) -> tuple[Event, bool, Event | None] | None:
         """(the step of optimizer ``key`` that runs next after the backward at ``i``, whether it is in the next
-        iteration) when no clear of that optimizer (or one that cannot be placed) runs in between; None otherwise."""
+        iteration, that optimizer's own backward on the way) when no clear of that optimizer (or one that cannot be
+        placed) runs in between; None otherwise."""
         backward = events[i]
-        order = [(e, False) for e in events[i + 1:]]
+        order = [(j, False) for j in range(i + 1, len(events))]
         if wrap:
-            order += [(e, True) for e in events[:i]]
-        for e, later in order:
+            order += [(j, True) for j in range(i)]
+        own = None
+        for j, later in order:
+            e = events[j]
             if e.kind == "zero_grad" and zero_clears(e, first_step[key], first_step, modules) is not False:
                 return None
+            if e.kind == "backward" and key in intended.get(j, ()):
+                own = e
             if e.kind == "step" and e.key == key:
-                return (e, later) if later or compatible(e, backward) else None
+                return (e, later, own) if later or compatible(e, backward) else None
         return None
 
-    def _finding(self, ctx, backward: Event, hit: tuple[Event, bool], owners: set[str], first_step, foreign):
-        step, later = hit
+    def _finding(self, ctx, backward: Event, hit: tuple[Event, bool, Event | None], owners: set[str], first_step, foreign):
+        step, later, own = hit
         modules = ", ".join(f"`{m}`" for m in foreign)
-        own = "/".join(optimizer_name(first_step[k]) for k in sorted(owners))
+        mine = "/".join(optimizer_name(first_step[k]) for k in sorted(owners))
         other = optimizer_name(step)
-        when = ("in the next iteration, where its own loss's gradients are added to them" if later
-                else "later in this iteration")
+        when = "in the next iteration" if later else "later in this iteration"
         loss_text = ctx.segment(backward.loss, 40)
+        # where the fix goes: the clear belongs right before the other optimizer's own backward, else before its step
+        at = own if own is not None and _through_own_methods(own) else step
         return self.finding(
             ctx,
-            backward.node,  # in this file: reached directly or through methods of the same class
-            f"the backward of `{loss_text}` at {backward.where()} is meant for {own}, but it also reaches"
-            f" {modules}, which {other} trains, and nothing clears {other}'s gradients before its step() at"
-            f" {step.where(backward)} {when}: {modules} is updated with this loss's gradients too",
+            at.node,
+            f"the backward of `{loss_text}` at {backward.where()} is meant for {mine}, but it also reaches {modules},"
+            f" which {other} trains, and nothing clears {other}'s gradients before its step() at {step.where(backward)}"
+            f" {when}" + (f" (its own loss's backward at {own.where(backward)} adds to them)" if own is not None else "")
+            + f": {modules} is updated with that loss's gradients too; "
+            + (f"clear {other}'s gradients right before this backward" if at is own else
+               f"step {other} before that backward, or keep that loss out of {modules}"),
             next_test=(
                 f"just before {other}.step(), print the grad norm of one parameter of {foreign[0]} with and without"
-                f" this backward (same batch): it differs"
+                f" the backward at {backward.where()} (same batch): it differs"
             ),
         )
