@@ -175,6 +175,9 @@ class Reader:
         self.depth = depth
         self._memo: dict[int, Flow] = {}
         self._busy: set[int] = set()
+        # a helper's flag parameters as this call fills them (``forward(x, train_encoder=False)``), with the helper
+        self.flags: dict[str, bool] = {}
+        self.flags_func: ast.AST | None = None
 
     # -- entry point ---------------------------------------------------------------------------
 
@@ -415,11 +418,48 @@ class Reader:
             if name.id.isupper():
                 return CONST
             return OPEN
+        if self.flags and func is self.flags_func:
+            entries = self._taken(entries, func)
         flows = []
         for _line, stmt, value in entries:
             flows.append(self._binding(name, stmt, value, level))
         flows.extend(self._written_in_place(name, level))
         return _union(flows)
+
+    def _flag(self, test: ast.AST) -> bool | None:
+        """The value of ``flag`` / ``not flag`` for a flag parameter this call fills with a constant."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if isinstance(test, ast.Name) and test.id in self.flags:
+            return self.flags[test.id] != negate
+        return None
+
+    def _taken(self, entries: list, func: ast.AST) -> list:
+        """The reaching bindings (latest first) that can run with this call's flags: a binding in an ``if flag`` branch
+        the flags rule out is dropped, and one in branches they all take hides the earlier ones."""
+        kept = []
+        for entry in entries:
+            runs: bool | None = True
+            child = entry[1]
+            for anc in self.ctx.ancestors(entry[1]):
+                if anc is func:
+                    break
+                if isinstance(anc, ast.If):
+                    value = self._flag(anc.test)
+                    in_body = any(child is n for n in anc.body)
+                    if value is None:
+                        runs = None if runs else runs
+                    elif value != in_body:
+                        runs = False
+                        break
+                child = anc
+            if runs is False:
+                continue
+            kept.append(entry)
+            if runs:
+                break  # surely runs: the earlier bindings are overwritten
+        return kept or entries
 
     def _written_in_place(self, name: ast.Name, level: int) -> list[Flow]:
         """What in-place writes before the use put into ``name``: ``x.scatter_add_(2, idx, w)``, ``x[i] = v``."""
@@ -579,6 +619,14 @@ class Reader:
         # ``self.g`` here); a free function sees them only through its arguments
         # ``inner``: the modules as the method of another object names them (``self.encoder`` for ``model.encoder``)
         reader = Reader(there, inner if inner is not None else self.modules if method else frozenset(), self.depth + 1)
+        reader.flags_func = func
+        for p in value_origins.function_params(func):
+            arg = value_origins.argument_for(call, func, p)
+            if arg is None and not any(isinstance(a, ast.Starred) for a in call.args) \
+                    and not any(k.arg is None for k in call.keywords):
+                arg = value_origins.parameter_default(func, p)
+            if arg is not None and isinstance(constant(arg), bool):
+                reader.flags[p] = constant(arg)
         flows = []
         for r in returns:
             f = reader.flow(r, bound, 0)

@@ -145,7 +145,7 @@ class StepAppliesOtherLossGradients(LoopRule):
     severity = "warning"
     reach = "project"
     triggers = ("zero_grad",)
-    requires = ((STEP_CALL,), ("backward",), ("parameters",))
+    requires = ((STEP_CALL,), ("backward",))
 
     def _findings(self, ctx, traces):
         yield from super()._findings(ctx, traces)
