@@ -672,3 +672,40 @@ def test_optimizers_over_parameter_methods_and_a_loss_method_of_the_model():
         opt_enc.zero_grad()
     """
     check(src, {RULE})
+
+
+def test_a_flag_that_detaches_inside_the_model_method_is_followed():
+    # the probe's loss asks the model for detached features (frozen=True): the encoder gets nothing from it
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Backbone(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Sequential(nn.Linear(40, 64), nn.ReLU())
+            self.projector = nn.Linear(64, 16)
+
+        def features(self, x, frozen=False):
+            h = self.encoder(x)
+            if frozen:
+                h = h.detach()
+            return h
+
+    model = Backbone()
+    probe = nn.Linear(64, 3)
+    enc_opt = torch.optim.SGD(model.encoder.parameters(), lr=0.05)
+    probe_opt = torch.optim.SGD(probe.parameters(), lr=0.05)
+    for x, x2, y in loader:
+        enc_opt.zero_grad()
+        probe_opt.zero_grad()
+        probe_loss = nn.functional.cross_entropy(probe(model.features(x, frozen=True)), y)
+        probe_loss.backward()
+        probe_opt.step()
+        ssl_loss = (model.features(x) - model.features(x2)).pow(2).mean()
+        ssl_loss.backward()
+        enc_opt.step()
+    """
+    check(src, {RULE})
+    # the same loop without the flag leaks the probe's gradient into the encoder
+    check(src.replace("frozen=True", "frozen=False").replace("ssl_loss.backward()", "ssl_loss.backward()  # expect: " + RULE), {RULE})
