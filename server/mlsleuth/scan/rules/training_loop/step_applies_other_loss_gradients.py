@@ -117,18 +117,21 @@ def _toggles_gradients(ctx: FileContext, loop: ast.AST, events: list[Event]) -> 
 class StepAppliesOtherLossGradients(LoopRule):
     """An optimizer steps with gradients another network's loss left in it.
 
-    What it finds: a loop (or a per-batch method) with two optimizers over different modules, where the
-    loss that trains one of them (the step that follows its `backward()` is the other optimizer's) also
-    reaches the second optimizer's module on a live path (`D(G(z))` in the generator's loss, the critic
-    in the actor's loss, the encoder in a decoder's loss), and the second optimizer then steps before
-    its gradients are cleared: its `zero_grad` ran before that backward, or only after its `step()`
-    (so they are added to its own loss's in the next iteration). The paths are read as
-    `loss-misses-trained-model` reads them (`.detach()`, `.data`, `torch.no_grad()` cut them); the rule
-    stays silent where the iteration toggles `requires_grad`, where one optimizer's step follows both
-    losses (joint training), for a module both optimizers train (a shared trunk), and where a module or
-    optimizer is unknown. The optimizers are read from their construction, through the one caller that passes
-    them to a training function, and from `configure_optimizers` for Lightning's `self.optimizers()`. A loop
-    that never clears that optimizer is `zero-grad-misses-an-optimizer`.
+    What it finds: a loop (or a per-batch method) with two optimizers over different modules, where a
+    loss meant for one of them (the optimizers stepped after its `backward()` and before the next one,
+    or those cleared just before it) also reaches the other optimizer's module on a live path (`D(G(z))`
+    in the generator's loss, the critic in the actor's loss, the encoder in a decoder's loss), and that
+    other optimizer, which has a loss of its own, then steps before its gradients are cleared: its
+    `zero_grad` ran before that backward, or only right after its own `step()` (so the leftover joins its
+    own loss's gradients in the next iteration). The finding points where the clear belongs: that
+    optimizer's own backward (or its step). Paths are read as `loss-misses-trained-model` reads them
+    (`.detach()`, `.data`, `torch.no_grad()` and a helper's flag that detaches cut them); the rule stays
+    silent where the iteration toggles `requires_grad`, where one step follows both losses (joint
+    training), for a module both optimizers train (a shared trunk), and where an optimizer's modules are
+    unknown. Optimizers are read from their construction (`Adam(model.encoder_params())` through the
+    method), through the one caller that passes them to a training function, and from
+    `configure_optimizers` for Lightning's `self.optimizers()`. A loop that never clears that optimizer
+    is `zero-grad-misses-an-optimizer`.
     Why it matters: `backward()` adds into every parameter it reaches, whichever optimizer the loss was
     meant for. The second network is then updated with the first one's objective too: a discriminator
     pushed to call fakes real, a critic moved to flatter the actor. Nothing fails; training is just
