@@ -58,3 +58,73 @@ def test_only_the_parameter_argument_is_read():
     assert ast.unparse(params_argument(call)) == "Adam(model.parameters())"
     assert trained_modules(call).modules == frozenset({"model"})
     assert trained_modules(None).opaque
+
+
+def _function(ctx, name):
+    return next(f for f in ctx.functions if f.name == name)
+
+
+def test_modules_in_scope_need_the_same_function_or_class():
+    from mlsleuth.scan.analysis.context import FileContext
+    from mlsleuth.scan.analysis.optimizer_params import modules_in_scope
+
+    ctx = FileContext.from_source(
+        "import torch\n"
+        "def main(G):\n"
+        "    opt = torch.optim.Adam(G.parameters())\n"
+        "    G(x)\n"
+        "def other(G):\n"
+        "    G(x)\n"
+    )
+    construction = next(c for c in ctx.calls() if ctx.segment(c).startswith("torch.optim.Adam"))
+    uses = [c for c in ctx.calls() if ctx.segment(c) == "G(x)"]
+    assert modules_in_scope(ctx, construction, uses[0]) == frozenset({"G"})
+    assert modules_in_scope(ctx, construction, uses[1]) is None
+
+
+def test_modules_passed_in_are_named_as_the_callee_names_them():
+    from mlsleuth.scan.analysis.context import FileContext
+    from mlsleuth.scan.analysis.optimizer_params import modules_passed_in
+
+    ctx = FileContext.from_source(
+        "import torch\n"
+        "def train(gen, disc, g_opt, d_opt):\n"
+        "    pass\n"
+        "def main(netG, netD):\n"
+        "    opt_g = torch.optim.Adam(netG.parameters())\n"
+        "    opt_d = torch.optim.Adam(netD.head.parameters())\n"
+        "    opt_x = torch.optim.Adam(other.parameters())\n"
+        "    train(netG, netD, opt_g, opt_d)\n"
+        "    train(netG, netD, opt_x, opt_d)\n"
+    )
+    train = _function(ctx, "train")
+    # two call sites: the names could differ between them
+    assert modules_passed_in(ctx, train, "g_opt") is None
+    single = FileContext.from_source(
+        "import torch\n"
+        "def train(gen, disc, g_opt, d_opt):\n"
+        "    pass\n"
+        "def main(netG, netD):\n"
+        "    opt_g = torch.optim.Adam(netG.parameters())\n"
+        "    opt_d = torch.optim.Adam(netD.head.parameters())\n"
+        "    opt_x = torch.optim.Adam(other.parameters())\n"
+        "    train(netG, netD, opt_g, opt_d)\n"
+    )
+    train = _function(single, "train")
+    assert modules_passed_in(single, train, "g_opt") == frozenset({"gen"})
+    assert modules_passed_in(single, train, "d_opt") == frozenset({"disc.head"})
+
+
+def test_a_module_the_caller_does_not_pass_leaves_the_optimizer_unknown():
+    from mlsleuth.scan.analysis.context import FileContext
+    from mlsleuth.scan.analysis.optimizer_params import modules_passed_in
+
+    ctx = FileContext.from_source(
+        "import torch\n"
+        "def train(gen, g_opt):\n"
+        "    pass\n"
+        "def main(netG, ema):\n"
+        "    opt = torch.optim.Adam(list(netG.parameters()) + list(ema.parameters()))\n"
+        "    train(netG, opt)\n"
+    )
+    assert modules_passed_in(ctx, _function(ctx, "train"), "g_opt") is None

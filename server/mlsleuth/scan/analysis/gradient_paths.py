@@ -175,6 +175,9 @@ class Reader:
         self.depth = depth
         self._memo: dict[int, Flow] = {}
         self._busy: set[int] = set()
+        # a helper's flag parameters as this call fills them (``forward(x, train_encoder=False)``), with the helper
+        self.flags: dict[str, bool] = {}
+        self.flags_func: ast.AST | None = None
 
     # -- entry point ---------------------------------------------------------------------------
 
@@ -349,6 +352,9 @@ class Reader:
                 return self._own_method(call, env, level)
             if root == "torch" or qual.startswith("torch."):
                 return self._args(call, env, level)
+            opened = self._instance_method(call, env, level)
+            if opened is not None:
+                return opened
             # a tensor method (``x.mean()``) or a call of an object's method: what the receiver and the arguments carry
             return self.flow(receiver, env, level) | self._args(call, env, level)
         if qual.startswith("torch.") or qual in {"sum", "min", "max", "abs", "pow", "list", "tuple", "sorted", "reversed",
@@ -412,11 +418,48 @@ class Reader:
             if name.id.isupper():
                 return CONST
             return OPEN
+        if self.flags and func is self.flags_func:
+            entries = self._taken(entries, func)
         flows = []
         for _line, stmt, value in entries:
             flows.append(self._binding(name, stmt, value, level))
         flows.extend(self._written_in_place(name, level))
         return _union(flows)
+
+    def _flag(self, test: ast.AST) -> bool | None:
+        """The value of ``flag`` / ``not flag`` for a flag parameter this call fills with a constant."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negate = test.operand, not negate
+        if isinstance(test, ast.Name) and test.id in self.flags:
+            return self.flags[test.id] != negate
+        return None
+
+    def _taken(self, entries: list, func: ast.AST) -> list:
+        """The reaching bindings (latest first) that can run with this call's flags: a binding in an ``if flag`` branch
+        the flags rule out is dropped, and one in branches they all take hides the earlier ones."""
+        kept = []
+        for entry in entries:
+            runs: bool | None = True
+            child = entry[1]
+            for anc in self.ctx.ancestors(entry[1]):
+                if anc is func:
+                    break
+                if isinstance(anc, ast.If):
+                    value = self._flag(anc.test)
+                    in_body = any(child is n for n in anc.body)
+                    if value is None:
+                        runs = None if runs else runs
+                    elif value != in_body:
+                        runs = False
+                        break
+                child = anc
+            if runs is False:
+                continue
+            kept.append(entry)
+            if runs:
+                break  # surely runs: the earlier bindings are overwritten
+        return kept or entries
 
     def _written_in_place(self, name: ast.Name, level: int) -> list[Flow]:
         """What in-place writes before the use put into ``name``: ``x.scatter_add_(2, idx, w)``, ``x[i] = v``."""
@@ -526,6 +569,25 @@ class Reader:
                 return self._args(call, env, level) | TENSOR
         return self._args(call, env, level) | HIDDEN
 
+    def _instance_method(self, call: ast.Call, env, level) -> Flow | None:
+        """``model.forward_vae(x)`` where modules asked about are parts of ``model`` (``model.encoder``) and its class is
+        a project class: the method's returns, read with ``self.encoder`` standing for ``model.encoder``."""
+        receiver = call.func.value
+        name = dotted(receiver)
+        if name is None or self.depth >= HELPER_DEPTH:
+            return None
+        inner = {"self" + m[len(name):]: m for m in self.modules if m.startswith(name + ".")}
+        if not inner:
+            return None
+        owner = value_origins.instance_class(self.ctx, receiver, bind_params=False)
+        found = value_origins.class_method(owner[0], owner[1], call.func.attr) if owner is not None else None
+        if found is None:
+            return None
+        out = self._returns(found[0], found[1], call, env, level, method=True, inner=frozenset(inner))
+        live = frozenset(inner.get(n, n) for n in out.live)
+        dead = frozenset(inner.get(n, n) for n in out.dead)
+        return Flow(out.open, out.cut, live, dead, out.hidden, out.where, out.where_ctx, out.tensor)
+
     def _helper(self, call: ast.Call, level: int) -> Flow | None:
         if self.depth >= HELPER_DEPTH:
             return None
@@ -538,7 +600,7 @@ class Reader:
         return None
 
     def _returns(self, there: FileContext, func: FunctionNode, call: ast.Call, env, level, *, method: bool,
-                 element: int | None = None) -> Flow:
+                 element: int | None = None, inner: frozenset[str] | None = None) -> Flow:
         returns = [r.value for r in ast.walk(func) if isinstance(r, ast.Return) and r.value is not None
                    and there.enclosing_function(r) is func]
         if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(func)):
@@ -546,7 +608,7 @@ class Reader:
         if element is not None:
             if not all(isinstance(r, ast.Tuple) and len(r.elts) > element and not any(isinstance(e, ast.Starred) for e in r.elts)
                        for r in returns):
-                return self._returns(there, func, call, env, level, method=method)
+                return self._returns(there, func, call, env, level, method=method, inner=inner)
             returns = [r.elts[element] for r in returns]
         bound: dict[str, Flow | Bound] = {}
         for p in value_origins.function_params(func):
@@ -555,7 +617,16 @@ class Reader:
                 bound[p] = Bound(self, arg, env)
         # the callee's own modules are the caller's when it is a method of the same object (``self.g`` there is
         # ``self.g`` here); a free function sees them only through its arguments
-        reader = Reader(there, self.modules if method else frozenset(), self.depth + 1)
+        # ``inner``: the modules as the method of another object names them (``self.encoder`` for ``model.encoder``)
+        reader = Reader(there, inner if inner is not None else self.modules if method else frozenset(), self.depth + 1)
+        reader.flags_func = func
+        for p in value_origins.function_params(func):
+            arg = value_origins.argument_for(call, func, p)
+            if arg is None and not any(isinstance(a, ast.Starred) for a in call.args) \
+                    and not any(k.arg is None for k in call.keywords):
+                arg = value_origins.parameter_default(func, p)
+            if arg is not None and isinstance(constant(arg), bool):
+                reader.flags[p] = constant(arg)
         flows = []
         for r in returns:
             f = reader.flow(r, bound, 0)

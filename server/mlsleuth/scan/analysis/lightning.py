@@ -153,3 +153,63 @@ def _returned_names(ctx: FileContext, method: FunctionNode) -> set[str]:
                 if isinstance(node.value, (ast.Dict, ast.List, ast.Tuple)):
                     names |= {d for n in ast.walk(node.value) if (d := dotted(n)) is not None}
     return names
+
+
+def configured_optimizers(ctx: FileContext, cls: ast.ClassDef) -> list[ast.Call] | None:
+    """The optimizer constructions ``configure_optimizers`` returns as a list or tuple, in order."""
+    method = ctx.method(cls, "configure_optimizers")
+    if method is None:
+        return None
+    built: dict[str, ast.Call] = {}
+    for node in ast.walk(method):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
+            kind = classify_construction(ctx, node.value)
+            name = dotted(node.targets[0])
+            if kind is not None and kind[0] == "optimizer" and name is not None:
+                built[name] = node.value
+    returns = [r.value for r in ast.walk(method) if isinstance(r, ast.Return) and r.value is not None]
+    if len(returns) != 1:
+        return None
+    value = returns[0]
+    if isinstance(value, ast.Tuple) and len(value.elts) == 2 and isinstance(value.elts[0], (ast.List, ast.Tuple)):
+        value = value.elts[0]  # ``return [opt_g, opt_d], [sched_g, sched_d]``
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    out = []
+    for elt in value.elts:
+        if isinstance(elt, ast.Call):
+            kind = classify_construction(ctx, elt)
+            if kind is None or kind[0] != "optimizer":
+                return None
+            out.append(elt)
+        elif dotted(elt) in built:
+            out.append(built[dotted(elt)])
+        else:
+            return None
+    return out
+
+
+def unpacked_optimizer(ctx: FileContext, name: ast.Name) -> ast.Call | None:
+    """The construction behind ``opt_d`` in a Lightning module's manual optimization: ``opt_g, opt_d =
+    self.optimizers()`` (or ``opt_d = self.optimizers()[1]``) in the same method, matched by position with the list
+    ``configure_optimizers`` returns; None when that cannot be read."""
+    func = ctx.enclosing_function(name)
+    cls = ctx.enclosing_class(name)
+    if func is None or cls is None:
+        return None
+    index = None
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or node.lineno > name.lineno:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call) and dotted(value.value.func) == "self.optimizers" \
+                and isinstance(target, ast.Name) and target.id == name.id and isinstance(constant(value.slice), int):
+            index = constant(value.slice)
+        elif isinstance(value, ast.Call) and dotted(value.func) == "self.optimizers" and isinstance(target, (ast.Tuple, ast.List)):
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Name) and elt.id == name.id:
+                    index = i
+    if index is None:
+        return None
+    optimizers = configured_optimizers(ctx, cls)
+    return optimizers[index] if optimizers is not None and 0 <= index < len(optimizers) else None

@@ -56,6 +56,27 @@ def zero_matches_step(zero: Event, step: Event, steps: list[Event]) -> bool:
     return len(other_keys) == 1 and not looks_like_optimizer
 
 
+def _nested(a: str, b: str) -> bool:
+    """One dotted module name is the other or holds it (``model`` and ``model.head``)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def zero_clears(zero: Event, step: Event, steps: dict[str, Event], modules: dict[str, frozenset[str] | None]) -> bool | None:
+    """With several optimizers in a loop (``steps``: the first step of each, by key; ``modules``: what each trains):
+    True when ``zero`` clears the gradients ``step`` uses (its optimizer, or a module it trains, a part of one or one
+    holding it), False when it clears another optimizer's (and only that), None when it cannot be placed."""
+    if zero.obj is not None and zero.obj.kind == "optimizer":
+        return same_object(zero, step)
+    if zero.target is None:
+        return None
+    if zero.target == step.target or any(_nested(zero.target, m) for m in modules.get(step.key or "") or ()):
+        return True
+    for key, other in steps.items():
+        if key != step.key and (zero.target == other.target or zero.target in (modules.get(key) or ())):
+            return False
+    return None
+
+
 def fresh_optimizer_each_iteration(loop: ast.AST, events: list[Event]) -> bool:
     """The optimizers stepped in ``loop`` are all constructed inside it (a probe, not a training loop)."""
     steps = optimizer_steps(events)

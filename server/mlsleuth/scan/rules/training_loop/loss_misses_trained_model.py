@@ -6,61 +6,12 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import gradient_paths
-from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant, dotted
-from mlsleuth.scan.analysis.optimizer_params import trained_modules
-from mlsleuth.scan.analysis.training_step_model import classify_construction, dedupe, loop_model, step_loops
+from mlsleuth.scan.analysis.context import FileContext, FunctionNode, constant
+from mlsleuth.scan.analysis.lightning import configured_optimizers
+from mlsleuth.scan.analysis.optimizer_params import modules_in_scope
+from mlsleuth.scan.analysis.training_step_model import dedupe, loop_model, step_loops
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import Rule, register_rule
-
-
-def _modules_in_scope(ctx: FileContext, construction: ast.Call, at: ast.AST) -> frozenset[str] | None:
-    """The modules an optimizer built at ``construction`` trains, when their names mean the same at ``at``: ``self.X``
-    in one class, a local name in one function (or a module-level name)."""
-    known = trained_modules(construction).known
-    if not known:
-        return None
-    here_func = ctx.enclosing_function(at)
-    for name in known:
-        if name == "self" or name.startswith("self."):
-            if ctx.enclosing_class(construction) is None or ctx.enclosing_class(construction) is not ctx.enclosing_class(at):
-                return None
-        elif ctx.enclosing_function(construction) is not None and ctx.enclosing_function(construction) is not here_func:
-            return None
-    return frozenset(known)
-
-
-def _indexed_optimizers(ctx: FileContext, cls: ast.ClassDef) -> list[ast.Call] | None:
-    """The optimizer constructions ``configure_optimizers`` returns as a list or tuple, in order."""
-    method = ctx.method(cls, "configure_optimizers")
-    if method is None:
-        return None
-    built: dict[str, ast.Call] = {}
-    for node in ast.walk(method):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
-            kind = classify_construction(ctx, node.value)
-            name = dotted(node.targets[0])
-            if kind is not None and kind[0] == "optimizer" and name is not None:
-                built[name] = node.value
-    returns = [r.value for r in ast.walk(method) if isinstance(r, ast.Return) and r.value is not None]
-    if len(returns) != 1:
-        return None
-    value = returns[0]
-    if isinstance(value, ast.Tuple) and len(value.elts) == 2 and isinstance(value.elts[0], (ast.List, ast.Tuple)):
-        value = value.elts[0]  # ``return [opt_g, opt_d], [sched_g, sched_d]``
-    if not isinstance(value, (ast.List, ast.Tuple)):
-        return None
-    out = []
-    for elt in value.elts:
-        if isinstance(elt, ast.Call):
-            kind = classify_construction(ctx, elt)
-            if kind is None or kind[0] != "optimizer":
-                return None
-            out.append(elt)
-        elif dotted(elt) in built:
-            out.append(built[dotted(elt)])
-        else:
-            return None
-    return out
 
 
 def _index_branch(ctx: FileContext, node: ast.AST, param: str) -> int | None:
@@ -157,7 +108,7 @@ class LossMissesTrainedModel(Rule):
                         obj = step.obj
                         known = None
                         if obj is not None and obj.ctx is None and obj.construction is not None and not step.via:
-                            known = _modules_in_scope(ctx, obj.construction, event.node)
+                            known = modules_in_scope(ctx, obj.construction, event.node)
                         if known is None:
                             modules = set()
                             break
@@ -173,7 +124,7 @@ class LossMissesTrainedModel(Rule):
             step: FunctionNode | None = ctx.method(cls, "training_step")
             if step is None or "optimizer_idx" not in [a.arg for a in step.args.args]:
                 continue
-            optimizers = _indexed_optimizers(ctx, cls)
+            optimizers = configured_optimizers(ctx, cls)
             if not optimizers:
                 continue
             for ret in ast.walk(step):
@@ -183,6 +134,6 @@ class LossMissesTrainedModel(Rule):
                 if k is None or not 0 <= k < len(optimizers):
                     continue
                 loss = gradient_paths.returned_loss(ret.value)
-                modules = _modules_in_scope(ctx, optimizers[k], ret) if loss is not None else None
+                modules = modules_in_scope(ctx, optimizers[k], ret) if loss is not None else None
                 if modules:
                     yield loss, f"line {ret.lineno} (returned for optimizer {k})", modules, f"optimizer {k} of configure_optimizers"

@@ -5,10 +5,15 @@ from __future__ import annotations
 import ast
 
 from mlsleuth.scan.analysis import optimizer_params
-from mlsleuth.scan.analysis.training_step_model import Event, same_object
+from mlsleuth.scan.analysis.training_step_model import Event
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
-from mlsleuth.scan.rules.loop_rule_base import LoopRule, optimizer_name, optimizer_steps
+from mlsleuth.scan.rules.loop_rule_base import (
+    LoopRule,
+    optimizer_name,
+    optimizer_steps,
+    zero_clears,
+)
 
 
 def _trained_modules(step: Event) -> frozenset[str] | None:
@@ -17,21 +22,6 @@ def _trained_modules(step: Event) -> frozenset[str] | None:
     if step.obj is None or step.obj.kind != "optimizer":
         return None
     return optimizer_params.trained_modules(step.obj.construction).known
-
-
-def _clears(zero: Event, step: Event, steps: dict[str, Event], modules: dict[str, frozenset[str] | None]) -> bool | None:
-    """True: ``zero`` clears ``step``'s gradients; False: it clears another optimizer's (and only that);
-    None: it cannot be placed."""
-    if zero.obj is not None and zero.obj.kind == "optimizer":
-        return same_object(zero, step)
-    if zero.target is None:
-        return None
-    if zero.target == step.target or zero.target in (modules.get(step.key or "") or ()):
-        return True
-    for key, other in steps.items():
-        if key != step.key and (zero.target == other.target or zero.target in (modules.get(key) or ())):
-            return False
-    return None
 
 
 @register_rule
@@ -88,7 +78,7 @@ class ZeroGradMissesAnOptimizer(LoopRule):
             first_step.setdefault(s.key, s)
         modules = {key: _trained_modules(s) for key, s in first_step.items()}
         for key, step in first_step.items():
-            if not all(_clears(z, step, first_step, modules) is False for z in zeros):
+            if not all(zero_clears(z, step, first_step, modules) is False for z in zeros):
                 continue  # cleared, or a clear we cannot place
             cleared = ", ".join(f"`{ctx.segment(z.node, 50)}` at {z.where()}" for z in zeros[:2])
             # the fix goes at the start of the iteration: point at its first training event
