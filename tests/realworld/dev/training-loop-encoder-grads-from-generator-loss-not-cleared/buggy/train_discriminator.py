@@ -36,9 +36,9 @@ for epoch in range(EPOCHS):
         x_gen = model.decoder(z, F.one_hot(c_prior, model.c_dim).float())
         loss_attr = F.cross_entropy(model.discriminator(x_gen), c_prior)
         loss_G = recon + BETA * kl + LAMBDA_C * loss_attr
+        trainer_G.zero_grad()
         loss_G.backward()
         trainer_G.step()
-        trainer_G.zero_grad()
 
         # encoder: plain VAE objective
         recon, kl, _ = model.forward_vae(x, c_onehot)
