@@ -112,6 +112,17 @@ def written_name(expr: ast.AST) -> str | None:
             return None
 
 
+def stored_attribute(expr: ast.AST) -> str | None:
+    """``self.images`` for a write into ``self.images[i]`` / ``self.images[i][:, 0]`` (an element of stored data)."""
+    if not isinstance(expr, ast.Subscript):
+        return None
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return f"self.{expr.attr}"
+    return None
+
+
 def _flag_true(call: ast.Call, position: int | None) -> bool:
     flag = keyword(call, "inplace")
     if flag is None and position is not None and len(call.args) > position:
@@ -187,7 +198,10 @@ def _call_write(ctx: FileContext, call: ast.Call) -> tuple[ast.AST, str, bool] |
 
 
 def direct_writes(ctx: FileContext, scope: ast.AST) -> list[Write]:
-    """The in-place writes in ``scope``'s own body (not nested functions), in source order (cached)."""
+    """The in-place writes in ``scope``'s own body (not nested functions), in source order (cached).
+
+    A write into an element of ``self.attr`` other than a plain item store (``self.data[i] += n``,
+    ``self.norm(self.frames[i])``) is named ``self.attr``."""
     cache = ctx.__dict__.setdefault("_in_place_direct", {})
     if scope in cache:
         return cache[scope]
@@ -195,7 +209,7 @@ def direct_writes(ctx: FileContext, scope: ast.AST) -> list[Write]:
     for node in ctx.walk_scope(scope):
         cls = node.__class__
         if cls is ast.AugAssign:
-            name = written_name(node.target)  # type: ignore[attr-defined]
+            name = written_name(node.target) or stored_attribute(node.target)  # type: ignore[attr-defined]
             if name is not None:
                 op = _OPERATORS.get(node.op.__class__, "?=")  # type: ignore[attr-defined]
                 how = f"`{name} {op} ...`" if isinstance(node.target, ast.Name) else f"`{ctx.segment(node.target, 40)} {op} ...`"  # type: ignore[attr-defined]
@@ -210,7 +224,7 @@ def direct_writes(ctx: FileContext, scope: ast.AST) -> list[Write]:
             hit = _call_write(ctx, node)  # type: ignore[arg-type]
             if hit is None:
                 continue
-            name = written_name(hit[0])
+            name = written_name(hit[0]) or stored_attribute(hit[0])
             stmt = _statement(ctx, node)
             if name is not None and stmt is not None:
                 found.append(Write(name, stmt, node, ctx, hit[1], hit[2], False))
@@ -319,13 +333,28 @@ def _loads(ctx: FileContext, scope: ast.AST) -> dict[str, list[ast.Name]]:
 
 def array_like(ctx: FileContext, scope: ast.AST, name: str, line: int) -> bool:
     """``name`` holds an array, tensor or frame on ``line`` (so ``name += ...`` changes it in place)."""
-    entry = bound_before(ctx, scope, name, line + 1)
+    entry = bound_before(ctx, scope, name, line)
     if entry is not None:
         if entry[2] is not None and tensor_values.array_kind(ctx, entry[2]) is not None:
             return True
+        source = alias_source(ctx, entry[2])
+        if source is not None and source[1]:
+            return True  # made by torch.from_numpy / .numpy() / .detach(): an array or a tensor
+        if entry[2] is None and _name_kind_at(ctx, entry[1], name):
+            return True  # unpacked from a loader's batch (x, y = batch)
     elif _parameter_array(ctx, scope, name):
         return True
     return used_as_array(ctx, scope, name)
+
+
+def _name_kind_at(ctx: FileContext, stmt: ast.AST, name: str) -> bool:
+    """The name bound by ``stmt`` (a tuple unpacking, a loop target) is known to hold an array or tensor."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    for target in targets:
+        for node in ast.walk(target) if target is not None else ():
+            if isinstance(node, ast.Name) and node.id == name:
+                return tensor_values.array_kind(ctx, node) is not None
+    return False
 
 
 def _parameter_array(ctx: FileContext, scope: ast.AST, name: str) -> bool:
@@ -492,7 +521,9 @@ def stored_source(ctx: FileContext, scope: ast.AST, name: str, line: int, depth:
     """(``self.attr``, line) when ``name`` holds, on ``line``, an element or slice of an object stored on
     ``self`` taken without a copy (``img = self.images[i]``, ``s = self.samples[i]; x = s["x"]``,
     ``t = torch.from_numpy(self.data[i])``), and the scope does not store that attribute itself."""
-    entry = bound_before(ctx, scope, name, line + 1)
+    if name.startswith("self."):
+        return None if _stores_attribute(ctx, scope, name[5:]) else (name, line)
+    entry = bound_before(ctx, scope, name, line)
     if entry is None or entry[2] is None or depth > MAX_DEPTH or not isinstance(entry[1], ast.Assign):
         return None
     value = entry[2]
@@ -510,7 +541,7 @@ def stored_source(ctx: FileContext, scope: ast.AST, name: str, line: int, depth:
             return None
         return f"self.{owner.attr}", entry[0]
     if isinstance(owner, ast.Name):
-        return stored_source(ctx, scope, owner.id, entry[0] - 1, depth + 1)
+        return stored_source(ctx, scope, owner.id, entry[0], depth + 1)
     return None
 
 

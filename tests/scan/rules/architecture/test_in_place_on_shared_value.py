@@ -1,0 +1,359 @@
+"""The ``in-place-on-shared-value`` rule (``mlsleuth/scan/rules/architecture/in_place_on_shared_value.py``)."""
+
+from __future__ import annotations
+
+from scan.helpers import check, check_project, findings
+
+RULE = {"in-place-on-shared-value"}
+ID = "in-place-on-shared-value"
+
+
+def test_skip_connection_overwritten_by_an_in_place_activation():
+    src = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class PreActBlock(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.relu = nn.ReLU(inplace=True)
+            self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            identity = x
+            out = self.relu(x)  # expect: in-place-on-shared-value
+            out = self.conv(out)
+            return out + identity
+
+    class GatedUnit(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.act = nn.Sequential(nn.LeakyReLU(0.2, inplace=True), nn.Linear(d, d))
+
+        def forward(self, h):
+            out = self.act(h)  # expect: in-place-on-shared-value
+            return out * h
+
+    def mlp_block(x, w):
+        y = F.relu(x, inplace=True)  # expect: in-place-on-shared-value
+        return y @ w + x
+    """
+    check(src, RULE)
+
+
+def test_transformer_residual_changed_with_augmented_assignment():
+    src = """
+    import torch.nn as nn
+
+    class DecoderLayer(nn.Module):
+        def __init__(self, d, heads):
+            super().__init__()
+            self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+            self.norm = nn.LayerNorm(d)
+
+        def forward(self, hidden_states, mask=None):
+            residual = hidden_states
+            attn_out, _ = self.attn(hidden_states, hidden_states, hidden_states, attn_mask=mask)
+            hidden_states += attn_out  # expect: in-place-on-shared-value
+            return self.norm(hidden_states + residual)
+    """
+    check(src, RULE)
+    message = findings(src, ID)[0].message
+    assert "`residual`" in message and "line 10" in message and "line 13" in message
+
+
+def test_numpy_previous_iterate_is_the_same_array():
+    src = """
+    import numpy as np
+
+    def fit_logistic(X, y, lr=0.1, tol=1e-6):
+        w = np.zeros(X.shape[1])
+        for _ in range(1000):
+            w_old = w
+            grad = X.T @ (1 / (1 + np.exp(-X @ w)) - y) / len(y)
+            w -= lr * grad  # expect: in-place-on-shared-value
+            if np.linalg.norm(w - w_old) < tol:
+                break
+        return w
+
+    def center(a, m):
+        b = a
+        np.subtract(b, m, out=b)  # expect: in-place-on-shared-value
+        return b, a.std()
+    """
+    check(src, RULE)
+
+
+def test_dataset_item_changed_in_place_compounds_every_epoch():
+    src = """
+    import numpy as np
+    import torch
+    from torch.utils.data import Dataset
+    from torchvision import transforms as T
+
+    class SpeechClips(Dataset):
+        def __init__(self, waves):
+            self.waveforms = [torch.as_tensor(w) for w in waves]
+
+        def __len__(self):
+            return len(self.waveforms)
+
+        def __getitem__(self, i):
+            wav = self.waveforms[i]
+            wav.div_(wav.abs().max())  # expect: in-place-on-shared-value
+            return wav
+
+    class Images(Dataset):
+        def __init__(self, path, mean, std):
+            self.images = np.load(path)
+            self.mean, self.std = mean, std
+
+        def __getitem__(self, idx):
+            img = self.images[idx]
+            img -= self.mean  # expect: in-place-on-shared-value
+            img /= self.std  # expect: in-place-on-shared-value
+            return torch.from_numpy(img.transpose(2, 0, 1))
+
+    class Frames(Dataset):
+        def __init__(self, frames):
+            self.frames = torch.stack(frames)
+            self.norm = T.Normalize((0.5,), (0.5,), inplace=True)
+
+        def __getitem__(self, i):
+            return self.norm(self.frames[i])  # expect: in-place-on-shared-value
+    """
+    check(src, RULE)
+    message = findings(src, ID)[0].message
+    assert "`self.waveforms`" in message and "epoch" in message
+
+
+def test_stored_frame_passed_to_an_in_place_normalize_transform():
+    src = """
+    import torch
+    from torch.utils.data import Dataset
+    from torchvision import transforms as T
+
+    class Frames(Dataset):
+        def __init__(self, frames):
+            self.frames = torch.stack(frames)
+            self.norm = T.Normalize((0.5,), (0.5,), inplace=True)
+
+        def __getitem__(self, i):
+            x = self.frames[i]
+            x = self.norm(x)  # expect: in-place-on-shared-value
+            return x
+    """
+    check(src, RULE)
+
+
+def test_transform_object_that_changes_its_input_in_a_dataset():
+    src = """
+    import torch
+    from torch.utils.data import Dataset
+
+    class AddNoise:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def __call__(self, x):
+            x.add_(torch.randn_like(x) * self.scale)  # expect: in-place-on-shared-value
+            return x
+
+    class Signals(Dataset):
+        def __init__(self, data):
+            self.data = torch.as_tensor(data)
+            self.transform = AddNoise(0.1)
+
+        def __getitem__(self, i):
+            x = self.data[i]
+            x = self.transform(x)
+            return x, i
+    """
+    check(src, RULE)
+
+
+def test_numpy_torch_bridge_shares_memory():
+    src = """
+    import numpy as np
+    import torch
+
+    def act(policy, obs, obs_mean, buffer):
+        obs_t = torch.from_numpy(obs)
+        obs_t.sub_(obs_mean)  # expect: in-place-on-shared-value
+        action = policy(obs_t)
+        buffer.append((obs, action))
+        return action
+
+    def scaled(t):
+        a = t.numpy()
+        a *= 2.0  # expect: in-place-on-shared-value
+        return a, t.sum()
+    """
+    check(src, RULE)
+
+
+def test_lightning_denoiser_target_is_the_noised_input():
+    src = """
+    import torch
+    import torch.nn.functional as F
+    import lightning as L
+
+    class Denoiser(L.LightningModule):
+        def training_step(self, batch, batch_idx):
+            x, _ = batch
+            clean = x
+            x += 0.1 * torch.randn_like(x)  # expect: in-place-on-shared-value
+            loss = F.mse_loss(self(x), clean)
+            return loss
+    """
+    check(src, RULE)
+
+
+def test_helper_that_changes_its_argument_called_from_another_module(tmp_path):
+    files = {
+        "prep.py": """
+            def standardize(x):
+                x -= x.mean(axis=0)  # expect: in-place-on-shared-value
+                x /= x.std(axis=0)
+                return x
+        """,
+        "train.py": """
+            import numpy as np
+            from prep import standardize
+
+            def main(path):
+                X = np.loadtxt(path)
+                Xs = standardize(X)
+                print(np.abs(X).max(), Xs.shape)
+        """,
+    }
+    check_project(tmp_path, files, RULE)
+
+
+def test_clean_residual_blocks_and_fresh_values_stay_silent():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class BasicBlock(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv1 = nn.Conv2d(c, c, 3, padding=1)
+            self.bn1 = nn.BatchNorm2d(c)
+            self.relu = nn.ReLU(inplace=True)
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            identity = x
+            out = self.conv1(x)
+            out = self.bn1(out)
+            out = self.relu(out)
+            out = self.conv2(out)
+            out += identity
+            return self.relu(out)
+
+    class Cloned(nn.Module):
+        def forward(self, x):
+            identity = x.clone()
+            x.add_(1.0)
+            return x + identity
+
+    class Rebound(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.relu = nn.ReLU(inplace=True)
+            self.conv = nn.Conv2d(3, 3, 1)
+
+        def forward(self, x):
+            identity = x
+            x = self.conv(x)
+            x = self.relu(x)
+            y = x + 1
+            return y + identity
+
+    features = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(inplace=True), nn.MaxPool2d(2))
+
+    def accumulate(xs):
+        total = torch.zeros(3)
+        for x in xs:
+            total += x
+        return total
+
+    def counters(steps):
+        seen = steps
+        steps += 1
+        return seen, steps
+    """
+    check(src, RULE)
+
+
+def test_datasets_that_copy_first_or_read_scalars_stay_silent():
+    src = """
+    import numpy as np
+    import torch
+    from torch.utils.data import Dataset
+    from torchvision import transforms as T
+
+    class Images(Dataset):
+        def __init__(self, path, labels):
+            self.images = np.load(path)
+            self.labels = np.asarray(labels)
+            self.norm = T.Normalize((0.5,), (0.5,))
+            self.tensors = torch.as_tensor(self.images)
+
+        def __len__(self):
+            return len(self.images)
+
+        def __getitem__(self, idx):
+            img = self.images[idx].copy()
+            img -= 0.5
+            other = np.array(self.images[idx])
+            other /= 255.0
+            t = torch.tensor(self.images[idx])
+            t.div_(255.0)
+            y = self.labels[idx]
+            y -= 1
+            picked = self.images[[idx, idx + 1]]
+            picked *= 2
+            z = self.norm(self.tensors[idx])
+            return img, other, t, y, picked, z
+    """
+    check(src, RULE)
+
+
+def test_intended_in_place_helpers_and_state_updates_stay_silent():
+    src = """
+    import numpy as np
+    import torch
+
+    def normalize_(x):
+        x -= x.mean()
+        return None
+
+    def standardize(x):
+        x = x.copy()
+        x -= x.mean(axis=0)
+        return x
+
+    def prepare(path):
+        X = np.load(path)
+        normalize_(X)
+        Y = standardize(X)
+        return X, Y
+
+    class EMA:
+        def __init__(self, model):
+            self.shadow = {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+        def update(self, model, decay):
+            for k, v in model.state_dict().items():
+                buf = self.shadow[k]
+                buf.mul_(decay).add_(v, alpha=1 - decay)
+
+    @torch.no_grad()
+    def sgd_step(params, lr):
+        for p in params:
+            d_p = p.grad
+            p.add_(d_p, alpha=-lr)
+    """
+    check(src, RULE)
