@@ -29,7 +29,9 @@ and reads it afterwards expecting the original. A holder is a name bound to the 
 before the write, or the name ``x`` was bound from, the NumPy/torch bridge included: ``torch.from_numpy(a)``,
 ``t.numpy()``, ``np.asarray(t)``, ``x.detach()``), read after the write before it is bound again; the written
 name itself when the write was ``functional`` and its result went to another name; and, in a ``Dataset``'s
-``__getitem__``, the stored collection (``self.images``) the value was taken from without a copy.
+``__getitem__``, the stored collection (``self.images``) the value was taken from without a copy
+(:func:`stored_source`). :func:`write_backs` finds the out-of-place twin of that last case: a sample read from
+``self.cache[i]``, transformed and stored back into ``self.cache[i]`` outside any ``if``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import function_summaries, pure_operations, tensor_values
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
+from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword, same_tree
 
 MAX_DEPTH = 3
 
@@ -568,3 +570,69 @@ def _stores_attribute(ctx: FileContext, scope: ast.AST, attr: str) -> bool:
                 and isinstance(node.value, ast.Name) and node.value.id == "self":
             return True
     return False
+
+
+# -- stored samples written back transformed ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WriteBack:
+    """``self.attr[key] = v`` in ``stmt``, where ``v`` was computed from ``self.attr[key]`` taken at ``fetched``."""
+
+    stmt: ast.Assign
+    attr: str
+    fetched: int
+
+
+def write_backs(ctx: FileContext, scope: ast.AST) -> list[WriteBack]:
+    """Stores into ``self.attr[key]`` of a value transformed from what ``self.attr[key]`` held, outside any
+    ``if`` (a guarded store is a lazy load or a cache fill): the stored sample compounds call after call."""
+    found: list[WriteBack] = []
+    for node in ctx.walk_scope(scope):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Name):
+            continue
+        target = node.targets[0]
+        attr = stored_attribute(target)
+        if attr is None or not isinstance(target, ast.Subscript) or not isinstance(target.value, ast.Attribute):
+            continue
+        if any(isinstance(a, (ast.If, ast.IfExp, ast.Try)) for a in _ancestors_in(ctx, node, scope)):
+            continue
+        fetched = _fetched_from(ctx, scope, node.value.id, node.lineno, target, 0)
+        if fetched is not None and fetched[1]:
+            found.append(WriteBack(node, attr, fetched[0]))
+    return found
+
+
+def _ancestors_in(ctx: FileContext, node: ast.AST, scope: ast.AST) -> list[ast.AST]:
+    found = []
+    for anc in ctx.ancestors(node):
+        if anc is scope:
+            break
+        found.append(anc)
+    return found
+
+
+def _fetched_from(ctx: FileContext, scope: ast.AST, name: str, line: int, store: ast.Subscript,
+                  depth: int) -> tuple[int, bool] | None:
+    """(line, transformed) when ``name`` on ``line`` was computed from ``store``'s element read back (``x =
+    self.cache[i]`` ... ``x = aug(x)``), ``transformed`` when some step between changed it."""
+    entry = bound_before(ctx, scope, name, line)
+    if entry is None or entry[2] is None or depth > 6:
+        return None
+    value = entry[2]
+    if isinstance(value, ast.Subscript) and same_subscript(value, store):
+        return entry[0], depth > 0
+    if isinstance(value, ast.Name):
+        return _fetched_from(ctx, scope, value.id, entry[0], store, depth)
+    for node in ast.walk(value):
+        if isinstance(node, ast.Subscript) and same_subscript(node, store):
+            return entry[0], True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            hit = _fetched_from(ctx, scope, node.id, entry[0], store, depth + 1)
+            if hit is not None:
+                return hit[0], True
+    return None
+
+
+def same_subscript(a: ast.Subscript, b: ast.Subscript) -> bool:
+    return dotted(a.value) is not None and dotted(a.value) == dotted(b.value) and same_tree(a.slice, b.slice)

@@ -357,3 +357,49 @@ def test_intended_in_place_helpers_and_state_updates_stay_silent():
             p.add_(d_p, alpha=-lr)
     """
     check(src, RULE)
+
+
+def test_augmented_sample_stored_back_into_the_cache():
+    src = """
+    import numpy as np
+    from torch.utils.data import Dataset
+
+    class CachedAudio(Dataset):
+        def __init__(self, clips, augment):
+            self.cache = {i: c for i, c in enumerate(clips)}
+            self.augment = augment
+
+        def __getitem__(self, i):
+            clip = self.cache[i]
+            clip = self.augment(clip)
+            clip = np.clip(clip * 1.1, -1, 1)
+            self.cache[i] = clip  # expect: in-place-on-shared-value
+            return clip
+    """
+    check(src, RULE)
+
+
+def test_cache_fills_and_lazy_loads_stay_silent():
+    src = """
+    import numpy as np
+    from torch.utils.data import Dataset
+
+    class Lazy(Dataset):
+        def __init__(self, paths):
+            self.paths = paths
+            self.cache = [None] * len(paths)
+            self.items = list(paths)
+
+        def __getitem__(self, i):
+            if self.cache[i] is None:
+                self.cache[i] = np.loadtxt(self.paths[i])
+            x = self.cache[i]
+            item = self.items[i]
+            if isinstance(item, str):
+                item = np.loadtxt(item)
+                self.items[i] = item
+            same = self.items[i]
+            self.items[i] = same
+            return x * 2.0, item
+    """
+    check(src, RULE)

@@ -27,7 +27,8 @@ class InPlaceOnSharedValue(Rule):
     `prev = w` before `w -= lr * g`) or the name it was bound from, the NumPy/torch twin that shares its memory
     (`torch.from_numpy(a)`, `t.numpy()`, `x.detach()`); the input itself when the in-place call's result went to
     another name (`out = self.relu(x)`, later `out + x`); in a `Dataset.__getitem__`, the stored data the value
-    was taken from without a copy (`img = self.images[i]; img -= mean`), which every later epoch reads again. A
+    was taken from without a copy (`img = self.images[i]; img -= mean`), which every later epoch reads again
+    (also a sample read from `self.cache[i]`, transformed and stored back there outside any `if`). A
     project function, method or transform that changes its argument in place counts the same at each call:
     the caller's name for the argument is read again, or is an alias, or is stored dataset data (followed
     into other modules). The finding is on the line that changes the shared value.
@@ -57,6 +58,14 @@ class InPlaceOnSharedValue(Rule):
             getitem = getattr(scope, "name", None) == "__getitem__"
             if getitem:
                 writes += ipw.helper_writes(ctx, scope)
+                for back in ipw.write_backs(ctx, scope):
+                    target = back.stmt.targets[0]
+                    yield self.finding(
+                        ctx, back.stmt,
+                        f"`{ctx.segment(target, 60)}` gets back a transformed version of what it held (taken at line "
+                        f"{back.fetched}): every later `__getitem__` call (every epoch) transforms the stored sample "
+                        f"again on top of the last one",
+                    )
             for write in writes:
                 for finding in self._report(ctx, scope, write, getitem, None):
                     key = (finding.location.path or "", finding.location.line or 0, finding.message)
