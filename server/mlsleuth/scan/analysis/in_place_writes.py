@@ -90,6 +90,16 @@ class Write:
     functional: bool
     needs_array: bool
     helper: str = ""  # for a helper's write: "normalize (utils.py line 4)"
+    returns_argument: bool = True  # for a helper's write: the helper hands the changed argument back
+
+
+def returns_parameter(func: ast.AST, param: str) -> bool:
+    """``func`` returns ``param`` itself (alone or in a tuple): it reads as a transform of its argument."""
+    for value in vo.returns(func):
+        elements = value.elts if isinstance(value, ast.Tuple) else [value]
+        if any(isinstance(e, ast.Name) and e.id == param for e in elements):
+            return True
+    return False
 
 
 def _statement(ctx: FileContext, node: ast.AST) -> ast.stmt | None:
@@ -247,13 +257,65 @@ def rebindings(ctx: FileContext, scope: ast.AST, name: str) -> list[tuple[int, a
     return [e for e in vo.bindings(ctx, scope).get(name, []) if not isinstance(e[1], ast.AugAssign)]
 
 
-def bound_before(ctx: FileContext, scope: ast.AST, name: str, line: int) -> tuple[int, ast.AST, ast.expr | None] | None:
-    """The last binding of ``name`` on a line before ``line``, or None (a parameter, a global)."""
+def bound_before(ctx: FileContext, scope: ast.AST, name: str, line: int, at: ast.AST | None = None) -> tuple[int, ast.AST, ast.expr | None] | None:
+    """The last binding of ``name`` on a line before ``line``, or None (a parameter, a global); with ``at``,
+    bindings in the other branch of an ``if`` around ``at`` are passed over (they never reach it)."""
     best = None
     for entry in rebindings(ctx, scope, name):
-        if entry[0] < line:
+        if entry[0] < line and (at is None or not exclusive(ctx, entry[1], at)):
             best = entry
     return best
+
+
+def exclusive(ctx: FileContext, a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` sit in different branches of one ``if`` (or ``if`` expression)."""
+    branches: dict[int, str] = {}
+    child = a
+    for anc in ctx.ancestors(a):
+        if isinstance(anc, (ast.If, ast.IfExp)):
+            branches[id(anc)] = _branch(anc, child)
+        child = anc
+    child = b
+    for anc in ctx.ancestors(b):
+        if id(anc) in branches:
+            side = _branch(anc, child)
+            if side != branches[id(anc)] and "test" not in (side, branches[id(anc)]):
+                return True
+        child = anc
+    return False
+
+
+def _branch(node: ast.AST, child: ast.AST) -> str:
+    if isinstance(node, ast.IfExp):
+        return "body" if child is node.body else "orelse" if child is node.orelse else "test"
+    if child in getattr(node, "body", ()):
+        return "body"
+    if child in getattr(node, "orelse", ()):
+        return "orelse"
+    return "test"
+
+
+def reachable(ctx: FileContext, scope: ast.AST, stmt: ast.stmt, node: ast.AST) -> bool:
+    """``node`` (later in the scope) can run after ``stmt``: no ``return`` / ``raise`` ends a block around
+    ``stmt`` before it, and it is not in another branch of an ``if`` around ``stmt``."""
+    if exclusive(ctx, stmt, node):
+        return False
+    current: ast.AST = stmt
+    while current is not scope:
+        parent = ctx.parent(current)
+        if parent is None:
+            break
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(parent, field, None)
+            if not isinstance(block, list) or current not in block:
+                continue
+            for sibling in block[block.index(current) + 1:]:
+                if sibling.lineno <= node.lineno <= (sibling.end_lineno or sibling.lineno):
+                    return True
+                if isinstance(sibling, (ast.Return, ast.Raise)):
+                    return False
+        current = parent
+    return True
 
 
 def rebound_between(ctx: FileContext, scope: ast.AST, name: str, first: int, last: int) -> bool:
@@ -304,7 +366,7 @@ def read_after(ctx: FileContext, scope: ast.AST, name: str, stmt: ast.stmt) -> a
             break
         if stop is not None and node.lineno == stop and not _read_before_store(ctx, node):
             break
-        if value_read(ctx, node):
+        if value_read(ctx, node) and reachable(ctx, scope, stmt, node):
             return node
     return None
 
@@ -460,7 +522,7 @@ def helper_writes(ctx: FileContext, scope: ast.AST, depth: int = 0, *, names: se
             if isinstance(arg, ast.Name) and (names is None or arg.id in names):
                 where = f"{getattr(tfunc, 'name', '?')} ({tctx.display_path} line {getattr(tfunc, 'lineno', '?')})"
                 found.append(Write(arg.id, stmt, inner.node, inner.ctx, inner.how, True, inner.needs_array,
-                                   helper=inner.helper or where))
+                                   helper=where, returns_argument=returns_parameter(tfunc, param)))
     return found
 
 
@@ -484,7 +546,7 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
     name, stmt = write.name, write.stmt
     line = stmt.lineno
     found: list[Holder] = []
-    own = bound_before(ctx, scope, name, line)
+    own = bound_before(ctx, scope, name, line, stmt)
     # the name the written one was bound from (x = h; x += 1; ... h)
     if own is not None:
         source = alias_source(ctx, own[2])
@@ -498,7 +560,7 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
     for other, entries in vo.bindings(ctx, scope).items():
         if other == name or any(h.name == other for h in found):
             continue
-        last = bound_before(ctx, scope, other, line)
+        last = bound_before(ctx, scope, other, line, stmt)
         if last is None or last[0] < start or (own is not None and last[0] == own[0]):
             continue
         source = alias_source(ctx, last[2])
@@ -509,7 +571,7 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
             how = f"bound to `{name}`" if not source[1] else f"made from `{name}` by {source[1]}, sharing its memory"
             found.append(Holder(other, last[0], how, read))
     # the written name itself, when the write looked like it made a new value for another name
-    if write.functional and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+    if write.functional and write.returns_argument and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         bound_names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         if name not in bound_names:
@@ -589,18 +651,36 @@ def write_backs(ctx: FileContext, scope: ast.AST) -> list[WriteBack]:
     ``if`` (a guarded store is a lazy load or a cache fill): the stored sample compounds call after call."""
     found: list[WriteBack] = []
     for node in ctx.walk_scope(scope):
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Name):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
             continue
         target = node.targets[0]
         attr = stored_attribute(target)
-        if attr is None or not isinstance(target, ast.Subscript) or not isinstance(target.value, ast.Attribute):
+        if attr is None and isinstance(target.value, ast.Name):  # sample = self.samples[i]; sample["image"] = ...
+            source = stored_source(ctx, scope, target.value.id, node.lineno)
+            attr = source[0] if source is not None else None
+        if attr is None:
             continue
         if any(isinstance(a, (ast.If, ast.IfExp, ast.Try)) for a in _ancestors_in(ctx, node, scope)):
             continue
-        fetched = _fetched_from(ctx, scope, node.value.id, node.lineno, target, 0)
+        fetched = _transformed_from(ctx, scope, node.value, node.lineno, target)
         if fetched is not None and fetched[1]:
             found.append(WriteBack(node, attr, fetched[0]))
     return found
+
+
+def _transformed_from(ctx: FileContext, scope: ast.AST, value: ast.expr, line: int,
+                      store: ast.Subscript) -> tuple[int, bool] | None:
+    """(line, transformed) when ``value`` is computed from ``store``'s own element (see :func:`_fetched_from`)."""
+    if isinstance(value, ast.Name):
+        return _fetched_from(ctx, scope, value.id, line, store, 0)
+    for node in ast.walk(value):
+        if isinstance(node, ast.Subscript) and same_subscript(node, store):
+            return line, True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            hit = _fetched_from(ctx, scope, node.id, line, store, 1)
+            if hit is not None:
+                return hit[0], True
+    return None
 
 
 def _ancestors_in(ctx: FileContext, node: ast.AST, scope: ast.AST) -> list[ast.AST]:

@@ -403,3 +403,59 @@ def test_cache_fills_and_lazy_loads_stay_silent():
             return x * 2.0, item
     """
     check(src, RULE)
+
+
+def test_other_branches_returns_and_state_updating_helpers_stay_silent():
+    src = """
+    import torch
+
+    def fallback(p, q, weight):
+        residual = torch.clamp(p - q, min=0)
+        total = residual.sum()
+        if weight is not None and total <= 1e-12:
+            residual = p
+        else:
+            residual.div_(total)
+        return torch.multinomial(residual, 1), p
+
+    def selective_state_update(state, x, dt):
+        new = state * torch.exp(dt) + x
+        state.copy_(new)
+        return (state * x).sum(-1)
+
+    def step(recurrent_state, x, dt):
+        out = selective_state_update(recurrent_state, x, dt)
+        return out, recurrent_state
+
+    class Tri(torch.nn.Module):
+        def _inference_forward(self, z, chunk):
+            z[:, :chunk] += 1.0
+            return z
+
+        def forward(self, z, fast=False):
+            if fast:
+                x = self._inference_forward(z, 4)
+                return x
+            return z * 2
+    """
+    check(src, RULE)
+
+
+def test_dict_samples_changed_inside_the_stored_list():
+    src = """
+    from torch.utils.data import Dataset
+
+    class Pairs(Dataset):
+        def __init__(self, records, transform, mean):
+            self.records = records
+            self.transform = transform
+            self.mean = mean
+
+        def __getitem__(self, i):
+            sample = self.records[i]
+            sample["image"] = self.transform(sample["image"])  # expect: in-place-on-shared-value
+            sample["depth"] -= self.mean  # expect: in-place-on-shared-value
+            sample["label_id"] = int(sample["label"])
+            return sample
+    """
+    check(src, RULE)

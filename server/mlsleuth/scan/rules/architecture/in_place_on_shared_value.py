@@ -62,9 +62,9 @@ class InPlaceOnSharedValue(Rule):
                     target = back.stmt.targets[0]
                     yield self.finding(
                         ctx, back.stmt,
-                        f"`{ctx.segment(target, 60)}` gets back a transformed version of what it held (taken at line "
-                        f"{back.fetched}): every later `__getitem__` call (every epoch) transforms the stored sample "
-                        f"again on top of the last one",
+                        f"`{ctx.segment(target, 60)}` (stored in `{back.attr}`) gets back a transformed version of what "
+                        f"it held (read at line {back.fetched}): every later `__getitem__` call (every epoch) transforms "
+                        f"the stored sample again on top of the last one",
                     )
             for write in writes:
                 for finding in self._report(ctx, scope, write, getitem, None):
@@ -91,7 +91,7 @@ class InPlaceOnSharedValue(Rule):
                         continue
                     helper = f"{func.name} ({ctx.display_path} line {func.lineno})"
                     write = ipw.Write(arg.id, stmt, inner.node, inner.ctx, inner.how, True, inner.needs_array,
-                                      helper=inner.helper or helper)
+                                      helper=helper, returns_argument=ipw.returns_parameter(func, param))
                     for finding in self._report(sctx, sscope, write, False, site):
                         key = (finding.location.path or "", finding.location.line or 0, finding.message)
                         if key not in seen:
@@ -123,8 +123,8 @@ class InPlaceOnSharedValue(Rule):
         for holder in ipw.holders(ctx, scope, write):
             read_at = self._at(ctx, write, holder.read.lineno if holder.read is not None else 0)
             if holder.name == write.name:
-                message = (f"{prefix}the result goes to another name, but `{write.name}` itself was changed and is read "
-                           f"again at {read_at}, where it no longer holds the original")
+                message = (f"{prefix}the call's result goes to another name, but `{write.name}` itself was changed and "
+                           f"is read again at {read_at}, where it no longer holds the original")
             else:
                 message = (f"{prefix}`{holder.name}` holds the same object ({holder.how} at "
                            f"{self._at(ctx, write, holder.bound)}) and is read at {read_at} expecting the original, "
@@ -139,8 +139,8 @@ class InPlaceOnSharedValue(Rule):
     def _prefix(ctx: FileContext, write: ipw.Write, site: ast.Call | None) -> str:
         if write.helper:
             where = f"line {write.stmt.lineno}" if write.ctx is ctx else f"{ctx.display_path} line {write.stmt.lineno}"
-            return (f"{write.how} changes its argument in place: `{write.helper.split(' ')[0]}` is called at {where} "
-                    f"with `{write.name}`, and ")
+            return (f"`{write.helper.split(' ')[0]}` (called at {where} with `{write.name}`) changes that argument in "
+                    f"place here ({write.how}); ")
         return f"{write.how} changes `{write.name}` in place; "
 
     @staticmethod
@@ -148,6 +148,8 @@ class InPlaceOnSharedValue(Rule):
         """The written object is an array or tensor (so `+=` and item stores change it, not rebind it)."""
         if stored is None:
             return ipw.array_like(ctx, scope, write.name, write.stmt.lineno)
+        if isinstance(write.stmt, ast.AugAssign) and isinstance(write.stmt.target, ast.Subscript):
+            return True  # sample["x"] -= m: the stored container or the array in it changes either way
         owner = ctx.enclosing_class(scope)
         if owner is not None:
             values = ctx.self_attributes(owner).get(stored[0].split(".", 1)[1], [])
