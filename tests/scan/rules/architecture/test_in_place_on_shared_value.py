@@ -459,3 +459,28 @@ def test_dict_samples_changed_inside_the_stored_list():
             return sample
     """
     check(src, RULE)
+
+
+def test_labels_masked_in_the_input_ids_they_alias():
+    src = """
+    def train(model, loader, optimizer, pad_id):
+        for batch in loader:
+            input_ids = batch["input_ids"]
+            labels = input_ids
+            labels[labels == pad_id] = -100  # expect: in-place-on-shared-value
+            out = model(input_ids=input_ids, labels=labels)
+            out.loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+
+    def train_fixed(model, loader, optimizer, pad_id):
+        for batch in loader:
+            input_ids = batch["input_ids"]
+            labels = input_ids.clone()
+            labels[labels == pad_id] = -100
+            out = model(input_ids=input_ids, labels=labels)
+            out.loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    """
+    check(src, RULE)
