@@ -41,7 +41,14 @@ from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import function_summaries, pure_operations, tensor_values
 from mlsleuth.scan.analysis import value_origins as vo
-from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword, same_tree
+from mlsleuth.scan.analysis.context import (
+    FileContext,
+    call_method,
+    constant,
+    dotted,
+    keyword,
+    same_tree,
+)
 
 MAX_DEPTH = 3
 
@@ -114,9 +121,7 @@ def _statement(ctx: FileContext, node: ast.AST) -> ast.stmt | None:
 def written_name(expr: ast.AST) -> str | None:
     """The local name whose object a write into ``expr`` changes: ``x``, ``x[i]``, ``x[:, 0]``, ``x.data``."""
     while True:
-        if isinstance(expr, ast.Subscript):
-            expr = expr.value
-        elif isinstance(expr, ast.Attribute) and expr.attr in ("data", "T", "mT", "real", "imag"):
+        if isinstance(expr, ast.Subscript) or isinstance(expr, ast.Attribute) and expr.attr in ("data", "T", "mT", "real", "imag"):
             expr = expr.value
         elif isinstance(expr, ast.Name):
             return expr.id
@@ -174,8 +179,7 @@ def _module_write(ctx: FileContext, call: ast.Call) -> str | None:
     kinds = {in_place_layer(ctx, v) for v in bound}
     if len(kinds) != 1:
         return None
-    found = kinds.pop()
-    return found
+    return kinds.pop()
 
 
 def _call_write(ctx: FileContext, call: ast.Call) -> tuple[ast.AST, str, bool] | None:
@@ -200,9 +204,9 @@ def _call_write(ctx: FileContext, call: ast.Call) -> tuple[ast.AST, str, bool] |
                 and _flag_true(call, pure_operations.INPLACE_POSITION[last]):
             return call.args[0], f"`F.{last}(..., inplace=True)`", True
         return None
-    if method == "fill" and isinstance(call.func, ast.Attribute) and len(call.args) == 1 and not call.keywords:
-        if tensor_values.array_kind(ctx, call.func.value) == tensor_values.NUMPY:
-            return call.func.value, "`.fill()`", False
+    if method == "fill" and isinstance(call.func, ast.Attribute) and len(call.args) == 1 and not call.keywords \
+            and tensor_values.array_kind(ctx, call.func.value) == tensor_values.NUMPY:
+        return call.func.value, "`.fill()`", False
     layer = _module_write(ctx, call)
     if layer is not None:
         return call.args[0], f"`{ctx.segment(call.func, 40)}` ({layer})", True
@@ -349,9 +353,7 @@ def value_read(ctx: FileContext, node: ast.Name) -> bool:
     if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
             and parent.func.id in _META_FUNCTIONS:
         return False
-    if isinstance(parent, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
-        return False
-    return True
+    return not (isinstance(parent, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops))
 
 
 def read_after(ctx: FileContext, scope: ast.AST, name: str, stmt: ast.stmt) -> ast.Name | None:
@@ -429,10 +431,8 @@ def _parameter_array(ctx: FileContext, scope: ast.AST, name: str) -> bool:
             qual = vo.normalize(ctx.qualname(arg.annotation)) or ""
             if qual in ("torch.Tensor", "numpy.ndarray", "torch.FloatTensor", "pandas.DataFrame"):
                 return True
-    cls = ctx.enclosing_class(scope)
-    if scope.name == "forward" and cls is not None and vo.function_params(scope)[1:2] == [name]:
-        return True  # the input of a module's forward
-    return False
+    # the input of a module's forward
+    return scope.name == "forward" and ctx.enclosing_class(scope) is not None and vo.function_params(scope)[1:2] == [name]
 
 
 def used_as_array(ctx: FileContext, scope: ast.AST, name: str) -> bool:
@@ -475,20 +475,19 @@ def mutated_parameters(ctx: FileContext, func: ast.AST, depth: int = 0) -> dict[
     return found
 
 
-def _callee(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST, bool] | None:
-    """(file, function, is a method) the call runs, when the project defines it: a function or method, or the
-    ``__call__`` / ``forward`` of a project object (``self.transform(x)``, ``self.block(x)``)."""
+def _callee(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST] | None:
+    """(file, function) the call runs, when the project defines it: a function or method, or the ``__call__`` /
+    ``forward`` of a project object (``self.transform(x)``, ``self.block(x)``)."""
     target = function_summaries.resolve_call(ctx, call, bind_params=False)
     if target is not None:
-        return target[0], target[1], ctx.enclosing_class(target[1]) is not None if target[0] is ctx \
-            else target[0].enclosing_class(target[1]) is not None
+        return target
     owner = vo.instance_class(ctx, call.func, bind_params=False)
     if owner is None:
         return None
     for method in ("__call__", "forward"):
         hit = vo.class_method(owner[0], owner[1], method)
         if hit is not None:
-            return hit[0], hit[1], True
+            return hit
     return None
 
 
@@ -508,7 +507,7 @@ def helper_writes(ctx: FileContext, scope: ast.AST, depth: int = 0, *, names: se
         target = _callee(ctx, call)
         if target is None:
             continue
-        tctx, tfunc, _method = target
+        tctx, tfunc = target
         if tfunc is scope:
             continue
         changed = mutated_parameters(tctx, tfunc, depth)
@@ -557,7 +556,7 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
                 found.append(Holder(source[0], own[0], how, read))
     # names bound from the written one since it was last bound (identity = x; x.add_(1); ... identity)
     start = own[0] if own is not None else 0
-    for other, entries in vo.bindings(ctx, scope).items():
+    for other in vo.bindings(ctx, scope):
         if other == name or any(h.name == other for h in found):
             continue
         last = bound_before(ctx, scope, other, line, stmt)
