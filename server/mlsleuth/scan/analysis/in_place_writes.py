@@ -169,9 +169,41 @@ def in_place_layer(ctx: FileContext, value: ast.AST | None, depth: int = 0) -> s
     return None
 
 
+def _in_place_layer_names(ctx: FileContext) -> frozenset[str]:
+    """The names and ``self`` attributes the file binds to an in-place layer (computed once per file)."""
+    cached = ctx.__dict__.get("_in_place_layer_names")
+    if cached is not None:
+        return cached
+    names: set[str] = set()
+    if "inplace" in ctx.source or "(True" in ctx.source:
+        for call in ctx.calls_named(*pure_operations.LAYER_INPLACE_POSITION, "Normalize", *_TRANSFORM_CONTAINERS):
+            if in_place_layer(ctx, call) is None:
+                continue
+            node: ast.AST = call
+            for anc in ctx.ancestors(call):
+                if isinstance(anc, (ast.Assign, ast.AnnAssign)):
+                    node = anc
+                    break
+                if isinstance(anc, ast.stmt):
+                    break
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            for target in targets:
+                if isinstance(target, ast.Attribute):
+                    names.add(target.attr)
+                elif isinstance(target, ast.Name):
+                    names.add(target.id)
+    found = frozenset(names)
+    ctx.__dict__["_in_place_layer_names"] = found
+    return found
+
+
 def _module_write(ctx: FileContext, call: ast.Call) -> str | None:
     """The in-place layer every binding of the called object builds, if any (``self.relu(x)``)."""
     if not call.args or isinstance(call.args[0], ast.Starred):
+        return None
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if called is None or called not in _in_place_layer_names(ctx):
         return None
     bound = tensor_values.layer_bindings(ctx, call.func)
     if not bound:

@@ -75,6 +75,9 @@ class InPlaceOnSharedValue(Rule):
         for func in ctx.functions:
             if func.name in _CALLED_AS_OBJECT:
                 continue
+            params = set(vo.function_params(func))
+            if not any(w.name in params for w in ipw.direct_writes(ctx, func)):
+                continue  # (a helper that only hands its argument on is followed from its callers' side)
             changed = ipw.mutated_parameters(ctx, func)
             if not changed:
                 continue
@@ -108,6 +111,9 @@ class InPlaceOnSharedValue(Rule):
     def _report(self, ctx: FileContext, scope: ast.AST, write: ipw.Write, getitem: bool, site: ast.Call | None):
         line = write.stmt.lineno
         stored = ipw.stored_source(ctx, scope, write.name, line) if getitem else None
+        holders = ipw.holders(ctx, scope, write) if stored is None else []
+        if stored is None and not holders:
+            return
         if write.needs_array and not self._array(ctx, scope, write, stored):
             return
         prefix = self._prefix(ctx, write, site)
@@ -120,7 +126,7 @@ class InPlaceOnSharedValue(Rule):
                 f"applies it again on top of the last one",
             )
             return
-        for holder in ipw.holders(ctx, scope, write):
+        for holder in holders:
             read_at = self._at(ctx, write, holder.read.lineno if holder.read is not None else 0)
             if holder.name == write.name:
                 message = (f"{prefix}the call's result goes to another name, but `{write.name}` itself was changed and "
