@@ -484,3 +484,20 @@ def test_labels_masked_in_the_input_ids_they_alias():
             optimizer.zero_grad()
     """
     check(src, RULE)
+
+
+def test_same_array_handed_twice_to_a_helper_that_changes_it():
+    src = """
+    import numpy as np
+
+    def log_scale(col):
+        np.log1p(col, out=col)  # expect: in-place-on-shared-value
+        return col
+
+    def features(table):
+        amounts = np.asarray(table["amount"], dtype=np.float64)
+        scaled = log_scale(amounts)
+        scaled_again = log_scale(amounts)
+        return np.stack([scaled, scaled_again])
+    """
+    check(src, RULE)
