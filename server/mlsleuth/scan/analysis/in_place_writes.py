@@ -523,10 +523,29 @@ def _callee(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST] | N
     return None
 
 
-def helper_writes(ctx: FileContext, scope: ast.AST, depth: int = 0, *, names: set[str] | None = None) -> list[Write]:
+def _object_callee(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST] | None:
+    """The ``forward`` / ``__call__`` a call of a project object runs (``self.block(x)``, ``aug(x)``)."""
+    func = call.func
+    if not (isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and func.value.id == "self"):
+        return None
+    owner = vo.instance_class(ctx, func, bind_params=False)
+    if owner is None:
+        return None
+    for method in ("forward", "__call__"):
+        hit = vo.class_method(owner[0], owner[1], method)
+        if hit is not None:
+            return hit
+    return None
+
+
+def helper_writes(ctx: FileContext, scope: ast.AST, depth: int = 0, *, names: set[str] | None = None,
+                  objects_only: bool = False) -> list[Write]:
     """Writes on the names ``scope`` passes to project functions that change that argument in place.
 
-    ``names`` limits the calls looked at to those passing one of these names (resolving every call is costly).
+    ``names`` limits the calls looked at to those passing one of these names (resolving every call is costly);
+    ``objects_only`` to calls of project objects (their ``forward`` / ``__call__``), whose callers are not found
+    by name from the callee's side.
     """
     found: list[Write] = []
     for node in ctx.walk_scope(scope):
@@ -536,7 +555,7 @@ def helper_writes(ctx: FileContext, scope: ast.AST, depth: int = 0, *, names: se
         passed = [a for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name)]
         if not passed or (names is not None and not any(a.id in names for a in passed)):
             continue
-        target = _callee(ctx, call)
+        target = _object_callee(ctx, call) if objects_only else _callee(ctx, call)
         if target is None:
             continue
         tctx, tfunc = target
@@ -552,8 +571,9 @@ def helper_writes(ctx: FileContext, scope: ast.AST, depth: int = 0, *, names: se
             arg = vo.argument_for(call, tfunc, param)
             if isinstance(arg, ast.Name) and (names is None or arg.id in names):
                 where = f"{getattr(tfunc, 'name', '?')} ({tctx.display_path} line {getattr(tfunc, 'lineno', '?')})"
+                transform = getattr(tfunc, "name", "") in ("forward", "__call__")  # called as a function of its input
                 found.append(Write(arg.id, stmt, inner.node, inner.ctx, inner.how, True, inner.needs_array,
-                                   helper=where, returns_argument=returns_parameter(tfunc, param)))
+                                   helper=where, returns_argument=transform or returns_parameter(tfunc, param)))
     return found
 
 

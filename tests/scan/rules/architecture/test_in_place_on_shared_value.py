@@ -501,3 +501,39 @@ def test_same_array_handed_twice_to_a_helper_that_changes_it():
         return np.stack([scaled, scaled_again])
     """
     check(src, RULE)
+
+
+def test_submodule_whose_forward_changes_its_input_first():
+    src = """
+    import torch.nn as nn
+
+    class Branch(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.act = nn.ReLU(inplace=True)
+            self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            x = self.act(x)  # expect: in-place-on-shared-value
+            return self.conv(x)
+
+    class Residual(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.branch = Branch(c)
+
+        def forward(self, x):
+            out = self.branch(x)
+            return out + x
+
+    class Plain(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.branch = Branch(c)
+            self.head = nn.Linear(c, 2)
+
+        def forward(self, x):
+            h = self.branch(x)
+            return self.head(h.mean((2, 3)))
+    """
+    check(src, RULE)

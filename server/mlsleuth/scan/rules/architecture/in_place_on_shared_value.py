@@ -56,6 +56,8 @@ class InPlaceOnSharedValue(Rule):
         for scope in (*ctx.functions, ctx.tree):
             writes = list(ipw.direct_writes(ctx, scope))
             getitem = getattr(scope, "name", None) == "__getitem__"
+            if scope is not ctx.tree and not getitem:
+                writes += ipw.helper_writes(ctx, scope, objects_only=True)
             if getitem:
                 writes += ipw.helper_writes(ctx, scope)
                 for back in ipw.write_backs(ctx, scope):
