@@ -30,7 +30,8 @@ before the write, or the name ``x`` was bound from, the NumPy/torch bridge inclu
 ``t.numpy()``, ``np.asarray(t)``, ``x.detach()``), read after the write before it is bound again; the written
 name itself when the write was ``functional`` and its result went to another name; and, in a ``Dataset``'s
 ``__getitem__``, the stored collection (``self.images``) the value was taken from without a copy
-(:func:`stored_source`). :func:`write_backs` finds the out-of-place twin of that last case: a sample read from
+(:func:`stored_source`); :func:`transform_writes` follows a transform object the dataset got through its
+constructor back to what its callers pass (a pipeline of project steps). :func:`write_backs` finds the out-of-place twin of that last case: a sample read from
 ``self.cache[i]``, transformed and stored back into ``self.cache[i]`` outside any ``if``.
 """
 
@@ -767,3 +768,142 @@ def _fetched_from(ctx: FileContext, scope: ast.AST, name: str, line: int, store:
 
 def same_subscript(a: ast.Subscript, b: ast.Subscript) -> bool:
     return dotted(a.value) is not None and dotted(a.value) == dotted(b.value) and same_tree(a.slice, b.slice)
+
+
+# -- transforms handed to a dataset through its constructor ------------------------------------------------
+
+# Methods that hand back a view of their receiver (or the receiver itself): a pipeline step made of these still
+# passes the stored data on to the next step.
+_VIEW_METHODS = frozenset({"unsqueeze", "squeeze", "view", "view_as", "reshape", "permute", "transpose", "expand",
+                           "expand_as", "narrow", "select", "detach", "T", "mT", "unflatten", "movedim"})
+
+
+def injected_writes(ctx: FileContext, call: ast.Call, name: str, stmt: ast.stmt) -> list[Write]:
+    """Writes on ``name`` by ``self.attr(name)`` when ``self.attr`` is a constructor argument (``transform=``)
+    and what the callers pass there is, or is a pipeline (a construction whose argument lists the steps, and
+    whose ``__call__`` loops over them) holding, a project object whose ``__call__`` changes its input in place,
+    reached through steps that hand on their input or a view of it (``x.unsqueeze(0)``, ``return x``)."""
+    func = call.func
+    cls = ctx.enclosing_class(call)
+    if cls is None or not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                           and func.value.id == "self"):
+        return []
+    init = ctx.method(cls, "__init__")
+    if init is None:
+        return []
+    params = set(vo.function_params(init))
+    bound = ctx.self_attributes(cls).get(func.attr, [])
+    passed = [v.id for v in bound if isinstance(v, ast.Name) and v.id in params]
+    if len(passed) != 1:
+        return []
+    found: list[Write] = []
+    for sctx, site in vo.all_call_sites(ctx, init)[:8]:
+        arg = vo.argument_for(site, init, passed[0])
+        for cctx, construction in _constructions(sctx, arg, 0):
+            hit = _pipeline_write(cctx, construction)
+            if hit is not None:
+                found.append(Write(name, stmt, hit.node, hit.ctx, hit.how, True, hit.needs_array, helper=hit.helper))
+    return found
+
+
+def _constructions(ctx: FileContext, expr: ast.AST | None, depth: int) -> list[tuple[FileContext, ast.Call]]:
+    """The calls whose result ``expr`` holds: a call itself, a local name bound to one, a parameter every
+    caller fills (a few levels up)."""
+    if expr is None or depth > MAX_DEPTH:
+        return []
+    if isinstance(expr, ast.Call):
+        return [(ctx, expr)]
+    if not isinstance(expr, ast.Name):
+        return []
+    value = vo.value(ctx, expr)
+    if isinstance(value, ast.Call):
+        return [(ctx, value)]
+    func = ctx.enclosing_function(expr)
+    if value is not expr or func is None or expr.id not in vo.function_params(func):
+        return []
+    found = []
+    for sctx, site in vo.all_call_sites(ctx, func)[:8]:
+        found += _constructions(sctx, vo.argument_for(site, func, expr.id), depth + 1)
+    return found
+
+
+def _pipeline_write(ctx: FileContext, construction: ast.Call) -> Write | None:
+    """The in-place write on its input that calling the object ``construction`` builds makes (see
+    :func:`injected_writes`)."""
+    step = _step(ctx, construction)
+    if step is None:
+        return None
+    if step[0] == "writes":
+        return step[1]
+    steps = [a for a in construction.args if isinstance(a, (ast.List, ast.Tuple))]
+    if len(steps) != 1 or step[0] != "loops":
+        return None
+    for element in steps[0].elts:
+        inner = _step(ctx, element) if isinstance(element, ast.Call) else None
+        if inner is None or inner[0] == "copies":
+            return None
+        if inner[0] == "writes":
+            return inner[1]
+    return None
+
+
+def _step(ctx: FileContext, construction: ast.Call) -> tuple[str, Write | None] | None:
+    """What the object built by ``construction`` does to its input when called: ("writes", the write),
+    ("passes", None) when it may hand on the input or a view of it, ("loops", None) for a pipeline that calls
+    each of its steps in turn, ("copies", None) otherwise; None when the scan cannot tell."""
+    layer = in_place_layer(ctx, construction)
+    if layer is not None:
+        return "writes", Write("", _statement(ctx, construction) or construction, construction, ctx,  # type: ignore[arg-type]
+                               f"`{layer}`", True, False)
+    owner = vo.constructed_class(ctx, construction)
+    if owner is None:
+        return None
+    hit = vo.class_method(owner[0], owner[1], "__call__")
+    if hit is None:
+        return None
+    tctx, method = hit
+    params = [p for p in vo.function_params(method) if p not in ("self", "cls")]
+    if not params:
+        return None
+    changed = mutated_parameters(tctx, method)
+    if params[0] in changed:
+        write = changed[params[0]]
+        where = f"{owner[1].name}.__call__ ({tctx.display_path} line {getattr(method, 'lineno', '?')})"
+        return "writes", Write(write.name, write.stmt, write.node, write.ctx, write.how, True, write.needs_array,
+                               helper=where)
+    if any(isinstance(n, ast.For) for n in tctx.walk_scope(method)):
+        return "loops", None
+    for value in vo.returns(method):
+        if _passes_input(value, params[0]):
+            return "passes", None
+    return "copies", None
+
+
+def _passes_input(value: ast.AST, param: str) -> bool:
+    """``x``, ``x.unsqueeze(0)``, ``x[..., ::-1]``: the returned value may be the input or a view of it."""
+    while True:
+        if isinstance(value, ast.Name):
+            return value.id == param
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _VIEW_METHODS:
+            value = value.func.value
+        elif isinstance(value, ast.Attribute) and value.attr in _VIEW_METHODS or isinstance(value, ast.Subscript) and _view_index(value.slice):
+            value = value.value
+        else:
+            return False
+
+
+def transform_writes(ctx: FileContext, scope: ast.AST) -> list[Write]:
+    """:func:`injected_writes` for every ``self.attr(x)`` call in ``scope`` the project cannot resolve directly."""
+    found: list[Write] = []
+    for node in ctx.walk_scope(scope):
+        if node.__class__ is not ast.Call or not node.args or not isinstance(node.args[0], ast.Name):  # type: ignore[attr-defined]
+            continue
+        func = node.func  # type: ignore[attr-defined]
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+            continue
+        if _object_callee(ctx, node) is not None or function_summaries.resolve_call(ctx, node, bind_params=False):  # type: ignore[arg-type]
+            continue
+        stmt = _statement(ctx, node)
+        if stmt is not None:
+            found += injected_writes(ctx, node, node.args[0].id, stmt)  # type: ignore[arg-type,attr-defined]
+    return found

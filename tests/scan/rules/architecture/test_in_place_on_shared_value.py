@@ -537,3 +537,122 @@ def test_submodule_whose_forward_changes_its_input_first():
             return self.head(h.mean((2, 3)))
     """
     check(src, RULE)
+
+
+def test_transform_pipeline_handed_to_the_dataset_changes_stored_rows(tmp_path):
+    files = {
+        "augment.py": """
+            import torch
+
+            class Pipeline:
+                def __init__(self, steps):
+                    self.steps = list(steps)
+
+                def __call__(self, x):
+                    for step in self.steps:
+                        x = step(x)
+                    return x
+
+            class AddChannel:
+                def __call__(self, x):
+                    return x.unsqueeze(0)
+
+            class ToFloatCopy:
+                def __call__(self, x):
+                    return torch.tensor(x, dtype=torch.float32)
+
+            class Standardize:
+                def __init__(self, mean, std):
+                    self.mean, self.std = mean, std
+
+                def __call__(self, x):
+                    x.sub_(self.mean).div_(self.std)  # expect: in-place-on-shared-value
+                    return x
+        """,
+        "data.py": """
+            import numpy as np
+            import torch
+            from torch.utils.data import Dataset
+
+            class Rows(Dataset):
+                def __init__(self, rows, transform=None):
+                    self.rows = rows
+                    self.transform = transform
+
+                def __len__(self):
+                    return len(self.rows)
+
+                def __getitem__(self, i):
+                    x = torch.from_numpy(self.rows[i])
+                    if self.transform is not None:
+                        x = self.transform(x)
+                    return x
+        """,
+        "train.py": """
+            import numpy as np
+            from augment import AddChannel, Pipeline, Standardize, ToFloatCopy
+            from data import Rows
+
+            def make(rows, tf):
+                return Rows(rows, transform=tf)
+
+            def main():
+                rows = np.random.rand(100, 16).astype(np.float32)
+                train = make(rows, Pipeline([AddChannel(), Standardize(0.5, 0.2)]))
+                val = make(rows, Pipeline([ToFloatCopy(), Standardize(0.5, 0.2)]))
+                return train, val
+        """,
+    }
+    check_project(tmp_path, files, RULE)
+
+
+def test_copying_pipelines_stay_silent(tmp_path):
+    files = {
+        "augment.py": """
+            import torch
+
+            class Pipeline:
+                def __init__(self, steps):
+                    self.steps = list(steps)
+
+                def __call__(self, x):
+                    for step in self.steps:
+                        x = step(x)
+                    return x
+
+            class ToFloatCopy:
+                def __call__(self, x):
+                    return torch.tensor(x, dtype=torch.float32)
+
+            class Standardize:
+                def __init__(self, mean, std):
+                    self.mean, self.std = mean, std
+
+                def __call__(self, x):
+                    x.sub_(self.mean).div_(self.std)
+                    return x
+        """,
+        "data.py": """
+            import torch
+            from torch.utils.data import Dataset
+
+            class Rows(Dataset):
+                def __init__(self, rows, transform=None):
+                    self.rows = rows
+                    self.transform = transform
+
+                def __getitem__(self, i):
+                    x = self.rows[i]
+                    return self.transform(x)
+        """,
+        "train.py": """
+            import numpy as np
+            from augment import Pipeline, Standardize, ToFloatCopy
+            from data import Rows
+
+            def main():
+                rows = np.random.rand(100, 16).astype(np.float32)
+                return Rows(rows, transform=Pipeline([ToFloatCopy(), Standardize(0.5, 0.2)]))
+        """,
+    }
+    check_project(tmp_path, files, RULE)

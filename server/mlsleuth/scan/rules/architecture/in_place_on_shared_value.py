@@ -31,7 +31,9 @@ class InPlaceOnSharedValue(Rule):
     (also a sample read from `self.cache[i]`, transformed and stored back there outside any `if`). A
     project function, method or transform that changes its argument in place counts the same at each call:
     the caller's name for the argument is read again, or is an alias, or is stored dataset data (followed
-    into other modules). The finding is on the line that changes the shared value.
+    into other modules, and through a transform handed to the dataset's constructor: `transform=Compose([...,
+    Normalize(...)])` whose in-place step is reached through steps that pass their input or a view of it on).
+    The finding is on the line that changes the shared value.
     Why it matters: the other holder does not keep the original: the skip path carries `relu(x)` instead of
     `x`, the convergence test compares the new weights with themselves, the stored images are normalised
     once more every epoch until they are all zeros or overflow, a caller's array changes under it. Autograd
@@ -60,6 +62,7 @@ class InPlaceOnSharedValue(Rule):
                 writes += ipw.helper_writes(ctx, scope, objects_only=True)
             if getitem:
                 writes += ipw.helper_writes(ctx, scope)
+                writes += ipw.transform_writes(ctx, scope)
                 for back in ipw.write_backs(ctx, scope):
                     target = back.stmt.targets[0]
                     yield self.finding(
@@ -158,6 +161,9 @@ class InPlaceOnSharedValue(Rule):
             return ipw.array_like(ctx, scope, write.name, write.stmt.lineno)
         if isinstance(write.stmt, ast.AugAssign) and isinstance(write.stmt.target, ast.Subscript):
             return True  # sample["x"] -= m: the stored container or the array in it changes either way
+        entry = ipw.bound_before(ctx, scope, write.name, write.stmt.lineno)
+        if entry is not None and isinstance(entry[2], ast.Call) and tensor_values.array_kind(ctx, entry[2]):
+            return True  # torch.from_numpy(self.images[i]): a tensor, whatever one element of the array is
         owner = ctx.enclosing_class(scope)
         if owner is not None:
             values = ctx.self_attributes(owner).get(stored[0].split(".", 1)[1], [])
