@@ -499,13 +499,34 @@ def mutated_parameters(ctx: FileContext, func: ast.AST, depth: int = 0) -> dict[
     if depth < MAX_DEPTH:
         writes += helper_writes(ctx, func, depth + 1, names=set(params))
     for write in sorted(writes, key=lambda w: w.stmt.lineno):
-        if write.name not in params or write.name in found:
+        if write.name not in params or write.name in found or _optional(ctx, func, write.stmt):
             continue
         if bound_before(ctx, func, write.name, write.stmt.lineno) is not None:
             continue  # the parameter was rebound (a copy, a new value) before the write
         found[write.name] = write
     cache[func] = found
     return found
+
+
+def _optional(ctx: FileContext, func: ast.AST, stmt: ast.AST) -> bool:
+    """``stmt`` runs only when an option is switched on: under ``if flag:`` / ``if self.flag:`` where ``flag`` is a
+    parameter defaulting to False or None, or an attribute of the object (``if inplace: x.mul_(m)``)."""
+    for anc in ctx.ancestors(stmt):
+        if anc is func:
+            return False
+        if isinstance(anc, ast.If) and stmt not in anc.orelse and not any(stmt is n for n in ast.walk(anc.test)) \
+                and not any(_in(ctx, stmt, o) for o in anc.orelse):
+            test = anc.test
+            if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+                return True
+            if isinstance(test, ast.Name) and test.id in vo.function_params(func) \
+                    and constant(vo.parameter_default(func, test.id)) in (False, None):
+                return True
+    return False
+
+
+def _in(ctx: FileContext, node: ast.AST, root: ast.AST) -> bool:
+    return node is root or any(a is root for a in ctx.ancestors(node))
 
 
 def _callee(ctx: FileContext, call: ast.Call) -> tuple[FileContext, ast.AST] | None:
@@ -591,6 +612,7 @@ class Holder:
     bound: int
     how: str
     read: ast.Name | None
+    conditional: bool = False  # the sharing is one arm of an if/else whose other arm binds the name otherwise
 
 
 def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
@@ -606,7 +628,7 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
             read = read_after(ctx, scope, source[0], stmt)
             if read is not None:
                 how = f"`{name}` was bound to it" if not source[1] else f"`{name}` was made from it by {source[1]}, sharing its memory"
-                found.append(Holder(source[0], own[0], how, read))
+                found.append(Holder(source[0], own[0], how, read, _one_arm(ctx, scope, own[1], name)))
     # names bound from the written one since it was last bound (identity = x; x.add_(1); ... identity)
     start = own[0] if own is not None else 0
     for other in vo.bindings(ctx, scope):
@@ -621,7 +643,7 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
         read = read_after(ctx, scope, other, stmt)
         if read is not None:
             how = f"bound to `{name}`" if not source[1] else f"made from `{name}` by {source[1]}, sharing its memory"
-            found.append(Holder(other, last[0], how, read))
+            found.append(Holder(other, last[0], how, read, _one_arm(ctx, scope, last[1], other)))
     # the written name itself, when the write looked like it made a new value for another name
     if write.functional and write.returns_argument and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -631,6 +653,20 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
             if read is not None:
                 found.append(Holder(name, 0, "", read))
     return found
+
+
+def _one_arm(ctx: FileContext, scope: ast.AST, binding: ast.AST, name: str) -> bool:
+    """``binding`` is one arm of an ``if``/``else`` whose other arm binds ``name`` to something else: the name is a
+    stand-in for the other value when an option is off (``r = t`` unless a separate ``r`` is asked for)."""
+    for anc in ctx.ancestors(binding):
+        if anc is scope:
+            return False
+        if isinstance(anc, ast.If) and anc.orelse:
+            other = anc.orelse if any(_in(ctx, binding, b) for b in anc.body) else anc.body
+            return any(isinstance(n, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id == name for tg in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                for t in ast.walk(tg)) for b in other for n in ast.walk(b))
+    return False
 
 
 def stored_source(ctx: FileContext, scope: ast.AST, name: str, line: int, depth: int = 0) -> tuple[str, int] | None:

@@ -656,3 +656,63 @@ def test_copying_pipelines_stay_silent(tmp_path):
         """,
     }
     check_project(tmp_path, files, RULE)
+
+
+def test_optional_in_place_helpers_tests_and_stand_in_aliases():
+    src = """
+    import torch
+    import torch.nn as nn
+
+    def drop_block(x, keep, inplace=False):
+        if inplace:
+            x.mul_(keep)
+        else:
+            x = x * keep
+        return x
+
+    def apply(x, keep):
+        y = drop_block(x, keep)
+        return y, x
+
+    class Scale(nn.Module):
+        def __init__(self, d, inplace=False):
+            super().__init__()
+            self.inplace = inplace
+            self.w = nn.Parameter(torch.ones(d))
+
+        def forward(self, x):
+            return x.mul_(self.w) if self.inplace else x * self.w
+
+    def test_scale_in_place():
+        layer = Scale(4, inplace=True)
+        x = torch.ones(2, 4)
+        out = layer(x)
+        assert torch.equal(out, x)
+
+    def sample(t, r=None, context=0):
+        t = t.repeat(1, 4)
+        if r is not None:
+            r_t = r.repeat(1, 4)
+        else:
+            r_t = t
+        t[:, :context] = 0  # expect: in-place-on-shared-value
+        return t, r_t
+
+    class Block(nn.Module):
+        def __init__(self, c, down=None):
+            super().__init__()
+            self.relu = nn.ReLU(inplace=True)
+            self.down = down
+            self.conv = nn.Conv2d(c, c, 1)
+
+        def forward(self, x):
+            if self.down is not None:
+                identity = self.down(x)
+            else:
+                identity = x
+            out = self.relu(x)  # expect: in-place-on-shared-value
+            return self.conv(out) + identity
+    """
+    check(src, RULE)
+    notes = [f for f in findings(src, ID) if f.severity == "info"]
+    assert len(notes) == 1 and "`r_t`" in notes[0].message

@@ -56,6 +56,8 @@ class InPlaceOnSharedValue(Rule):
     def check(self, ctx: FileContext):
         seen: set[tuple[str, int, str]] = set()
         for scope in (*ctx.functions, ctx.tree):
+            if getattr(scope, "name", "").startswith("test"):
+                continue  # tests exercise in-place behaviour on purpose
             writes = list(ipw.direct_writes(ctx, scope))
             getitem = getattr(scope, "name", None) == "__getitem__"
             if scope is not ctx.tree and not getitem:
@@ -88,8 +90,9 @@ class InPlaceOnSharedValue(Rule):
                 continue
             for sctx, site in self._sites(ctx, func):
                 sscope = sctx.enclosing_function(site) or sctx.tree
-                if getattr(sscope, "name", None) == "__getitem__" or sscope is func:
-                    continue  # read by the caller's own scan (see above)
+                if getattr(sscope, "name", None) == "__getitem__" or sscope is func \
+                        or getattr(sscope, "name", "").startswith("test"):
+                    continue  # read by the caller's own scan (see above), or a test
                 stmt = next((a for a in (site, *sctx.ancestors(site)) if isinstance(a, ast.stmt)), None)
                 if stmt is None:
                     continue
@@ -140,7 +143,13 @@ class InPlaceOnSharedValue(Rule):
                 message = (f"{prefix}`{holder.name}` holds the same object ({holder.how} at "
                            f"{self._at(ctx, write, holder.bound)}) and is read at {read_at} expecting the original, "
                            f"but sees the changed values")
-            yield self.finding(write.ctx, write.node, message)
+            # a stand-in alias (one arm of an if/else) changed by an explicit in-place write may be meant to follow
+            # the change; a write that reads as making a new value (a module, `inplace=True`) never is
+            unsure = holder.conditional and not write.functional
+            if unsure:
+                message += (" (the sharing is one arm of an if/else: if that arm means the two to stay equal, this is "
+                            "intended)")
+            yield self.finding(write.ctx, write.node, message, severity="info" if unsure else None)
 
     @staticmethod
     def _at(ctx: FileContext, write: ipw.Write, line: int) -> str:
