@@ -33,7 +33,11 @@ class InPlaceOnSharedValue(Rule):
     the caller's name for the argument is read again, or is an alias, or is stored dataset data (followed
     into other modules, and through a transform handed to the dataset's constructor: `transform=Compose([...,
     Normalize(...)])` whose in-place step is reached through steps that pass their input or a view of it on).
-    The finding is on the line that changes the shared value.
+    The finding is on the line that changes the shared value. Left alone: reads that only look at the shape,
+    dtype or device; test functions; helpers whose in-place write is an option (`if inplace:`, `if self.flag:`);
+    a helper that updates a state it is given and returns something else (`out = update(state)`). A name that
+    shares the object only in one arm of an if/else (`r = t` unless a separate `r` is asked for) and is changed by
+    an explicit in-place write is reported as `info`: it may be meant to follow the change.
     Why it matters: the other holder does not keep the original: the skip path carries `relu(x)` instead of
     `x`, the convergence test compares the new weights with themselves, the stored images are normalised
     once more every epoch until they are all zeros or overflow, a caller's array changes under it. Autograd
@@ -74,7 +78,7 @@ class InPlaceOnSharedValue(Rule):
                         f"the stored sample again on top of the last one",
                     )
             for write in writes:
-                for finding in self._report(ctx, scope, write, getitem, None):
+                for finding in self._report(ctx, scope, write, getitem, None, caller_side=True):
                     key = (finding.location.path or "", finding.location.line or 0, finding.message)
                     if key not in seen:
                         seen.add(key)
@@ -116,9 +120,12 @@ class InPlaceOnSharedValue(Rule):
             return vo.method_call_sites(ctx, func)
         return vo.all_call_sites(ctx, func)
 
-    def _report(self, ctx: FileContext, scope: ast.AST, write: ipw.Write, getitem: bool, site: ast.Call | None):
+    def _report(self, ctx: FileContext, scope: ast.AST, write: ipw.Write, getitem: bool, site: ast.Call | None,
+                caller_side: bool = False):
         line = write.stmt.lineno
         stored = ipw.stored_source(ctx, scope, write.name, line) if getitem else None
+        if caller_side and write.ctx is not ctx and stored is None:
+            return  # only stored data (a subscript here) ties a write in another file to this file's text
         holders = ipw.holders(ctx, scope, write) if stored is None else []
         if stored is None and not holders:
             return
