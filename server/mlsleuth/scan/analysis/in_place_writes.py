@@ -499,7 +499,7 @@ def mutated_parameters(ctx: FileContext, func: ast.AST, depth: int = 0) -> dict[
     if depth < MAX_DEPTH:
         writes += helper_writes(ctx, func, depth + 1, names=set(params))
     for write in sorted(writes, key=lambda w: w.stmt.lineno):
-        if write.name not in params or write.name in found or _optional(ctx, func, write.stmt):
+        if write.name not in params or write.name in found or _optional(ctx, func, write.node):
             continue
         if bound_before(ctx, func, write.name, write.stmt.lineno) is not None:
             continue  # the parameter was rebound (a copy, a new value) before the write
@@ -509,13 +509,14 @@ def mutated_parameters(ctx: FileContext, func: ast.AST, depth: int = 0) -> dict[
 
 
 def _optional(ctx: FileContext, func: ast.AST, stmt: ast.AST) -> bool:
-    """``stmt`` runs only when an option is switched on: under ``if flag:`` / ``if self.flag:`` where ``flag`` is a
-    parameter defaulting to False or None, or an attribute of the object (``if inplace: x.mul_(m)``)."""
+    """``stmt`` runs only when an option is switched on: under ``if flag:`` / ``if self.flag:`` (or the first arm
+    of ``... if flag else ...``) where ``flag`` is a parameter defaulting to False or None, or an attribute of the
+    object (``if inplace: x.mul_(m)``)."""
     for anc in ctx.ancestors(stmt):
         if anc is func:
             return False
-        if isinstance(anc, ast.If) and stmt not in anc.orelse and not any(stmt is n for n in ast.walk(anc.test)) \
-                and not any(_in(ctx, stmt, o) for o in anc.orelse):
+        if isinstance(anc, ast.IfExp) and _in(ctx, stmt, anc.body) or isinstance(anc, ast.If) \
+                and not _in(ctx, stmt, anc.test) and not any(_in(ctx, stmt, o) for o in anc.orelse):
             test = anc.test
             if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
                 return True

@@ -716,3 +716,38 @@ def test_optional_in_place_helpers_tests_and_stand_in_aliases():
     check(src, RULE)
     notes = [f for f in findings(src, ID) if f.severity == "info"]
     assert len(notes) == 1 and "`r_t`" in notes[0].message
+
+
+def test_option_flag_in_a_conditional_expression_stays_silent(tmp_path):
+    files = {
+        "layers.py": """
+            import torch
+            import torch.nn as nn
+
+            class LayerScale(nn.Module):
+                def __init__(self, dim, inplace=False):
+                    super().__init__()
+                    self.inplace = inplace
+                    self.weight = nn.Parameter(torch.ones(dim))
+
+                def forward(self, x):
+                    return x.mul_(self.weight) if self.inplace else x * self.weight
+
+            def scaled(x):
+                ls = LayerScale(8)
+                out = ls(x)
+                return out, x
+        """,
+        "test_layers.py": """
+            import torch
+            from layers import LayerScale
+
+            class TestLayerScale:
+                def forward(self):
+                    ls = LayerScale(8, inplace=True)
+                    x = torch.randn(2, 8)
+                    out = ls(x)
+                    assert torch.equal(out, x)
+        """,
+    }
+    check_project(tmp_path, files, RULE)

@@ -14,6 +14,12 @@ from mlsleuth.scan.registry import Rule, register_rule
 _CALLED_AS_OBJECT = frozenset({"__call__", "forward", "__getitem__"})
 
 
+def _test_file(ctx: FileContext) -> bool:
+    """A test module (``test_x.py``, ``x_test.py``, ``conftest.py``), by its file name alone."""
+    name = ctx.display_path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
 @register_rule
 class InPlaceOnSharedValue(Rule):
     """An in-place change of a value another name still holds and reads.
@@ -34,7 +40,7 @@ class InPlaceOnSharedValue(Rule):
     into other modules, and through a transform handed to the dataset's constructor: `transform=Compose([...,
     Normalize(...)])` whose in-place step is reached through steps that pass their input or a view of it on).
     The finding is on the line that changes the shared value. Left alone: reads that only look at the shape,
-    dtype or device; test functions; helpers whose in-place write is an option (`if inplace:`, `if self.flag:`);
+    dtype or device; test functions and test modules; helpers whose in-place write is an option (`if inplace:`, `if self.flag:`);
     a helper that updates a state it is given and returns something else (`out = update(state)`). A name that
     shares the object only in one arm of an if/else (`r = t` unless a separate `r` is asked for) and is changed by
     an explicit in-place write is reported as `info`: it may be meant to follow the change.
@@ -59,9 +65,11 @@ class InPlaceOnSharedValue(Rule):
 
     def check(self, ctx: FileContext):
         seen: set[tuple[str, int, str]] = set()
+        if _test_file(ctx):
+            return  # tests exercise in-place behaviour on purpose
         for scope in (*ctx.functions, ctx.tree):
             if getattr(scope, "name", "").startswith("test"):
-                continue  # tests exercise in-place behaviour on purpose
+                continue
             writes = list(ipw.direct_writes(ctx, scope))
             getitem = getattr(scope, "name", None) == "__getitem__"
             if scope is not ctx.tree and not getitem:
@@ -95,7 +103,7 @@ class InPlaceOnSharedValue(Rule):
             for sctx, site in self._sites(ctx, func):
                 sscope = sctx.enclosing_function(site) or sctx.tree
                 if getattr(sscope, "name", None) == "__getitem__" or sscope is func \
-                        or getattr(sscope, "name", "").startswith("test"):
+                        or getattr(sscope, "name", "").startswith("test") or _test_file(sctx):
                     continue  # read by the caller's own scan (see above), or a test
                 stmt = next((a for a in (site, *sctx.ancestors(site)) if isinstance(a, ast.stmt)), None)
                 if stmt is None:
