@@ -17,7 +17,7 @@ _CALLED_AS_OBJECT = frozenset({"__call__", "forward", "__getitem__"})
 def _test_file(ctx: FileContext) -> bool:
     """A test module (``test_x.py``, ``x_test.py``, ``conftest.py``), by its file name alone."""
     name = ctx.display_path.replace("\\", "/").rsplit("/", 1)[-1]
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 
 @register_rule
