@@ -73,6 +73,8 @@ _BRIDGE_METHODS = frozenset({"numpy", "detach"})
 _META_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "size", "dim",
                               "numel", "grad_fn", "data_ptr", "nbytes", "itemsize", "get_device"})
 _META_FUNCTIONS = frozenset({"len", "id", "type", "isinstance"})
+# In-place methods that replace every value of their receiver.
+_OVERWRITES = frozenset({"copy_", "zero_", "fill_", "normal_", "uniform_", "random_", "bernoulli_", "resize_"})
 # Attribute uses that show a value is an array or tensor rather than a number.
 _ARRAY_EVIDENCE = frozenset({"shape", "ndim", "transpose", "permute", "reshape", "view", "flip", "unsqueeze",
                              "squeeze", "numpy", "contiguous", "T"})
@@ -386,7 +388,12 @@ def value_read(ctx: FileContext, node: ast.Name) -> bool:
     if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
             and parent.func.id in _META_FUNCTIONS:
         return False
-    return not (isinstance(parent, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops))
+    if isinstance(parent, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
+        return False
+    if isinstance(parent, (ast.Tuple, ast.List)):
+        parent = ctx.parent(parent)
+    # handed back as it is (a buffer kept alive, a handle), not looked at
+    return not isinstance(parent, ast.Return)
 
 
 def read_after(ctx: FileContext, scope: ast.AST, name: str, stmt: ast.stmt) -> ast.Name | None:
@@ -401,9 +408,19 @@ def read_after(ctx: FileContext, scope: ast.AST, name: str, stmt: ast.stmt) -> a
             break
         if stop is not None and node.lineno == stop and not _read_before_store(ctx, node):
             break
+        if _overwritten(ctx, node) and reachable(ctx, scope, stmt, node):
+            return None  # out=h, h.copy_(...): the old values are gone before anything reads them
         if value_read(ctx, node) and reachable(ctx, scope, stmt, node):
             return node
     return None
+
+
+def _overwritten(ctx: FileContext, node: ast.Name) -> bool:
+    """``node`` is where its object gets wholly new values: ``out=node``, ``node.copy_(...)``, ``node.zero_()``."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.keyword) and parent.arg == "out":
+        return True
+    return isinstance(parent, ast.Attribute) and parent.attr in _OVERWRITES and isinstance(ctx.parent(parent), ast.Call)
 
 
 def _read_before_store(ctx: FileContext, node: ast.Name) -> bool:
@@ -625,7 +642,7 @@ def holders(ctx: FileContext, scope: ast.AST, write: Write) -> list[Holder]:
     # the name the written one was bound from (x = h; x += 1; ... h)
     if own is not None:
         source = alias_source(ctx, own[2])
-        if source is not None and source[0] != name and not rebound_between(ctx, scope, source[0], own[0], line):
+        if source is not None and source[0] != name and not rebound_between(ctx, scope, source[0], own[0] - 1, line):
             read = read_after(ctx, scope, source[0], stmt)
             if read is not None:
                 how = f"`{name}` was bound to it" if not source[1] else f"`{name}` was made from it by {source[1]}, sharing its memory"
@@ -751,6 +768,9 @@ def write_backs(ctx: FileContext, scope: ast.AST) -> list[WriteBack]:
             continue
         if any(isinstance(a, (ast.If, ast.IfExp, ast.Try)) for a in _ancestors_in(ctx, node, scope)):
             continue
+        if any(isinstance(g, ast.If) and g.lineno < node.lineno and any(isinstance(r, ast.Return) for r in ast.walk(g))
+               for g in ctx.walk_scope(scope)):
+            continue  # an earlier `if ...: return` guards it: a lazy load or a memo
         fetched = _transformed_from(ctx, scope, node.value, node.lineno, target)
         if fetched is not None and fetched[1]:
             found.append(WriteBack(node, attr, fetched[0]))

@@ -696,7 +696,7 @@ def test_optional_in_place_helpers_tests_and_stand_in_aliases():
         else:
             r_t = t
         t[:, :context] = 0  # expect: in-place-on-shared-value
-        return t, r_t
+        return torch.stack([t, r_t])
 
     class Block(nn.Module):
         def __init__(self, c, down=None):
@@ -751,3 +751,30 @@ def test_option_flag_in_a_conditional_expression_stays_silent(tmp_path):
         """,
     }
     check_project(tmp_path, files, RULE)
+
+
+def test_buffers_kept_alive_swapped_or_overwritten_stay_silent():
+    src = """
+    import torch
+
+    def reduce_grads(reduce_output, factor, group):
+        all_reduce_input = reduce_output
+        torch.distributed.all_reduce(reduce_output, group=group)
+        reduce_output.div_(factor)
+        return reduce_output, all_reduce_input
+
+    def ping_pong(a, b, steps):
+        for _ in range(steps):
+            a, b = b, a
+            b.mul_(2.0)
+            a.add_(b)
+        return a
+
+    def lrn(input, output):
+        squares = output
+        torch.pow(input, 2, out=squares)
+        total = squares.sum()
+        torch.pow(input, 3, out=output)
+        return output * total
+    """
+    check(src, RULE)
