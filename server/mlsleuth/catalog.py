@@ -175,6 +175,7 @@ SAME_BUG: tuple[tuple[str, ...], ...] = (
     ("grad-accumulation-loss-not-scaled", "grad-accumulation-unscaled"),
     ("causal-mask-missing", "causal-leakage"),
     ("best-state-dict-by-reference", "restored-state-is-live-weights"),
+    ("in-place-on-shared-value", "module-overwrites-input-still-used"),
     ("checkpoint-without-scheduler-state", "resume-without-scheduler-state"),
     ("loss-broadcasts-column-against-vector", "loss-target-broadcast"),
 )

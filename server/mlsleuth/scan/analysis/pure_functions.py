@@ -77,12 +77,7 @@ _HOOKS = ("register_forward_hook", "register_forward_pre_hook", "register_full_b
 # torch.nn.functional calls that may write into a tensor they are given (running statistics, a renormalised
 # embedding table, a collective's buffer).
 _FUNCTIONAL_WRITERS = frozenset({"batch_norm", "instance_norm", "embedding", "embedding_bag"})
-# Position of ``inplace`` among the positional parameters of the functional forms that have one.
-_INPLACE_POSITION = {
-    "relu": 1, "relu6": 1, "selu": 1, "silu": 1, "mish": 1, "hardswish": 1, "hardsigmoid": 1, "elu": 2, "celu": 2,
-    "leaky_relu": 2, "rrelu": 4, "hardtanh": 3, "threshold": 3, "dropout": 3, "dropout1d": 3, "dropout2d": 3,
-    "dropout3d": 3, "alpha_dropout": 3, "feature_alpha_dropout": 3,
-}
+_INPLACE_POSITION = pure_operations.INPLACE_POSITION
 _PROJECT_HOOK_WORDS = ("register_forward", "register_module_forward")
 _REJECTED = (ast.Global, ast.Nonlocal, ast.Raise, ast.Assert, ast.Try, ast.Import, ast.ImportFrom, ast.Yield,
              ast.YieldFrom, ast.Await, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.AsyncFor,

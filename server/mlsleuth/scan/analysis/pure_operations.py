@@ -44,6 +44,18 @@ STATELESS_LAYERS = frozenset({
     "AdaptiveMaxPool2d", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
     "Embedding", "LayerNorm", "GroupNorm", "RMSNorm", "Upsample", "PixelShuffle", "GLU",
 })
+# Position of ``inplace`` among the positional parameters of the functional forms that have one.
+INPLACE_POSITION = {
+    "relu": 1, "relu6": 1, "selu": 1, "silu": 1, "mish": 1, "hardswish": 1, "hardsigmoid": 1, "elu": 2, "celu": 2,
+    "leaky_relu": 2, "rrelu": 4, "hardtanh": 3, "threshold": 3, "dropout": 3, "dropout1d": 3, "dropout2d": 3,
+    "dropout3d": 3, "alpha_dropout": 3, "feature_alpha_dropout": 3,
+}
+# Layers built with ``inplace`` as their n-th positional argument.
+LAYER_INPLACE_POSITION = {
+    "ReLU": 0, "ReLU6": 0, "SELU": 0, "SiLU": 0, "Mish": 0, "Hardswish": 0, "Hardsigmoid": 0, "ELU": 1, "CELU": 1,
+    "LeakyReLU": 1, "Hardtanh": 2, "Threshold": 2, "RReLU": 2, "Dropout": 1, "Dropout1d": 1, "Dropout2d": 1,
+    "Dropout3d": 1, "AlphaDropout": 1, "FeatureAlphaDropout": 1,
+}
 FACTORIES = frozenset({
     "randn_like", "rand_like", "randint_like", "zeros_like", "ones_like", "full_like", "empty_like", "randn", "rand",
     "zeros", "ones", "full", "tensor", "as_tensor", "arange", "linspace", "eye", "normal", "bernoulli",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import module_receivers, module_values, pure_functions, tensor_values
+from mlsleuth.scan.analysis import module_receivers, module_values, pure_functions, pure_operations, tensor_values
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
 from mlsleuth.scan.analysis.tensor_values import NUMPY, PANDAS, TORCH
@@ -83,12 +83,7 @@ _FUNCTIONAL = frozenset({
     "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
     "embedding", "one_hot", "glu", "threshold", "rrelu",
 })
-# Position of ``inplace`` among the positional parameters of the functional forms that have one.
-_INPLACE_POSITION = {
-    "relu": 1, "relu6": 1, "selu": 1, "silu": 1, "mish": 1, "hardswish": 1, "hardsigmoid": 1, "elu": 2, "celu": 2,
-    "leaky_relu": 2, "rrelu": 4, "hardtanh": 3, "threshold": 3, "dropout": 3, "dropout1d": 3, "dropout2d": 3,
-    "dropout3d": 3, "alpha_dropout": 3, "feature_alpha_dropout": 3,
-}
+_INPLACE_POSITION = pure_operations.INPLACE_POSITION
 # NumPy functions and how many positional arguments they take before ``out``.
 _NUMPY_FUNCTIONS = {
     "clip": 3, "reshape": 2, "squeeze": 2, "expand_dims": 2, "transpose": 2, "abs": 1, "exp": 1, "log": 1,
@@ -108,11 +103,7 @@ _PURE_LAYERS = _DROPOUT_LAYERS | _ACTIVATION_LAYERS | frozenset({
     "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample",
     "PixelShuffle", "PixelUnshuffle",
 })
-# Layers built with ``inplace`` as their n-th positional argument.
-_LAYER_INPLACE_POSITION = {"ReLU": 0, "ReLU6": 0, "SELU": 0, "SiLU": 0, "Mish": 0, "Hardswish": 0, "Hardsigmoid": 0,
-                           "ELU": 1, "CELU": 1, "LeakyReLU": 1, "Hardtanh": 2, "Threshold": 2, "RReLU": 2,
-                           "Dropout": 1, "Dropout1d": 1, "Dropout2d": 1, "Dropout3d": 1, "AlphaDropout": 1,
-                           "FeatureAlphaDropout": 1}
+_LAYER_INPLACE_POSITION = pure_operations.LAYER_INPLACE_POSITION
 
 _HOOKS = ("register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
           "register_backward_hook", "register_full_backward_pre_hook")
