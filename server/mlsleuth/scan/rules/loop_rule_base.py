@@ -77,6 +77,17 @@ def zero_clears(zero: Event, step: Event, steps: dict[str, Event], modules: dict
     return None
 
 
+def method_iteration(trace: Trace) -> list[Event] | None:
+    """The events of a per-batch method (``def step(self, batch)``, ``optimize_parameters``) whose caller's loop
+    is not in view, when it steps an optimizer: its own body is one iteration, and the events outside any loop in
+    it are that iteration's. None for a trace that is not such a method."""
+    if isinstance(trace.root, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body = [e for e in trace.events if not e.loops]
+        if any(e.kind == "step" for e in body):
+            return body
+    return None
+
+
 def fresh_optimizer_each_iteration(loop: ast.AST, events: list[Event]) -> bool:
     """The optimizers stepped in ``loop`` are all constructed inside it (a probe, not a training loop)."""
     steps = optimizer_steps(events)

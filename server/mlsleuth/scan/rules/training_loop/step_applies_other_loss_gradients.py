@@ -15,6 +15,7 @@ from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import (
     LoopRule,
     compatible,
+    method_iteration,
     optimizer_name,
     zero_clears,
 )
@@ -153,12 +154,9 @@ class StepAppliesOtherLossGradients(LoopRule):
     def _findings(self, ctx, traces):
         yield from super()._findings(ctx, traces)
         for trace in traces:
-            # a per-batch method whose caller's loop is not in view: its body is one iteration, read without
-            # wrapping around to the next (nothing says it runs again)
-            if isinstance(trace.root, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = [e for e in trace.events if not e.loops]
-                if any(e.kind == "step" for e in body):
-                    yield from self._check(ctx, trace.root, body, wrap=False)
+            body = method_iteration(trace)  # one iteration, read without wrapping around (nothing says it runs again)
+            if body is not None:
+                yield from self._check(ctx, trace.root, body, wrap=False)
 
     def check_loop(self, ctx, trace, loop, events):
         yield from self._check(ctx, loop, events, wrap=True)

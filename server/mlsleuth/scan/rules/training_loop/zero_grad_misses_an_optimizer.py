@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import ast
-
 from mlsleuth.scan.analysis import optimizer_params
 from mlsleuth.scan.analysis.training_step_model import Event
 from mlsleuth.scan.prefilter import STEP_CALL
 from mlsleuth.scan.registry import register_rule
 from mlsleuth.scan.rules.loop_rule_base import (
     LoopRule,
+    method_iteration,
     optimizer_name,
     optimizer_steps,
     zero_clears,
@@ -55,12 +54,9 @@ class ZeroGradMissesAnOptimizer(LoopRule):
     def _findings(self, ctx, traces):
         yield from super()._findings(ctx, traces)
         for trace in traces:
-            # a per-batch method (`def step(self, batch)`, `optimize_parameters`) whose caller's loop is not in
-            # view: its own body is one iteration, and the events outside any loop in it are that iteration's
-            if isinstance(trace.root, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = [e for e in trace.events if not e.loops]
-                if any(e.kind == "step" for e in body):
-                    yield from self.check_loop(ctx, trace, trace.root, body)
+            body = method_iteration(trace)
+            if body is not None:
+                yield from self.check_loop(ctx, trace, trace.root, body)
 
     def check_loop(self, ctx, trace, loop, events):
         kinds = {e.kind for e in events}
