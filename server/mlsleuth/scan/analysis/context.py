@@ -295,6 +295,15 @@ class FileContext:
             yield current
             current = self._parents.get(current)
 
+    def ancestors_below(self, node: ast.AST, stop: ast.AST) -> list[ast.AST]:
+        """The ancestors of ``node`` inside ``stop``, innermost first (``stop`` itself excluded)."""
+        out = []
+        for anc in self.ancestors(node):
+            if anc is stop:
+                break
+            out.append(anc)
+        return out
+
     def enclosing_function(self, node: ast.AST) -> FunctionNode | None:
         for anc in self.ancestors(node):
             if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -766,7 +766,7 @@ def write_backs(ctx: FileContext, scope: ast.AST) -> list[WriteBack]:
             attr = source[0] if source is not None else None
         if attr is None:
             continue
-        if any(isinstance(a, (ast.If, ast.IfExp, ast.Try)) for a in _ancestors_in(ctx, node, scope)):
+        if any(isinstance(a, (ast.If, ast.IfExp, ast.Try)) for a in ctx.ancestors_below(node, scope)):
             continue
         if any(isinstance(g, ast.If) and g.lineno < node.lineno and any(isinstance(r, ast.Return) for r in ast.walk(g))
                for g in ctx.walk_scope(scope)):
@@ -790,15 +790,6 @@ def _transformed_from(ctx: FileContext, scope: ast.AST, value: ast.expr, line: i
             if hit is not None:
                 return hit[0], True
     return None
-
-
-def _ancestors_in(ctx: FileContext, node: ast.AST, scope: ast.AST) -> list[ast.AST]:
-    found = []
-    for anc in ctx.ancestors(node):
-        if anc is scope:
-            break
-        found.append(anc)
-    return found
 
 
 def _fetched_from(ctx: FileContext, scope: ast.AST, name: str, line: int, store: ast.Subscript,

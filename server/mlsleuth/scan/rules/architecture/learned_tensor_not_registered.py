@@ -363,7 +363,7 @@ class LearnedTensorNotRegistered(Rule):
         for call in ctx.calls(forward):
             if not is_parameter_call(ctx, call) or ctx.enclosing_function(call) is not forward:
                 continue
-            if any(isinstance(a, (ast.If, ast.IfExp, ast.Try)) for a in self._between(ctx, call, forward)):
+            if any(isinstance(a, (ast.If, ast.IfExp, ast.Try)) for a in ctx.ancestors_below(call, forward)):
                 continue  # lazy initialisation on the first call
             if grad_off(ctx, call):
                 continue
@@ -376,12 +376,4 @@ class LearnedTensorNotRegistered(Rule):
                 next_test="print(id(p)) for this Parameter on two calls, and check it against the optimizer's param_groups",
             )
 
-    @staticmethod
-    def _between(ctx: FileContext, node: ast.AST, stop: ast.AST) -> list[ast.AST]:
-        out = []
-        for anc in ctx.ancestors(node):
-            if anc is stop:
-                break
-            out.append(anc)
-        return out
 

@@ -291,18 +291,9 @@ def _training_loop_site(ctx: FileContext, call: ast.Call, seed: ast.expr) -> tup
     loop = _direct_loop(ctx, call)
     if loop is None or not _same_every_iteration(ctx, seed, loop):
         return None
-    if any(isinstance(a, ast.If) for a in _ancestors_until(ctx, call, loop)):
+    if any(isinstance(a, ast.If) for a in ctx.ancestors_below(call, loop)):
         return None  # built under a condition: periodic evaluation (fixed sample images every N steps), not every step
     step = _steps_in(ctx, loop)
     if step is None:
         return None
     return loop, f"the loop at line {loop.lineno} (which runs {ctx.segment(step, 40)}) goes round"
-
-
-def _ancestors_until(ctx: FileContext, node: ast.AST, stop: ast.AST) -> list[ast.AST]:
-    out = []
-    for anc in ctx.ancestors(node):
-        if anc is stop:
-            break
-        out.append(anc)
-    return out
