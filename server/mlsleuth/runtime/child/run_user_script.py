@@ -110,7 +110,8 @@ def _path_in_calling_model(module: Any, max_frames: int = 80) -> str:
     """The dotted path of ``module`` inside the model whose method is running it, when that model's own forward
     hooks never fired (``model.forward(x)``, ``model.loss(x)``, a Lightning ``training_step`` calling
     ``self.encoder(x)``): found by walking up the Python stack to frames whose ``self`` is an ``nn.Module`` holding
-    it, the outermost such model last. '' when no calling model holds it (a model called from the script)."""
+    it, the outermost such model last (torch.compile's wrapper does not count: its model is the one compiled).
+    '' when no calling model holds it (a model called from the script)."""
     import torch
 
     path, inner = "", module
@@ -119,6 +120,8 @@ def _path_in_calling_model(module: Any, max_frames: int = 80) -> str:
         if frame is None:
             break
         owner = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
+        if type(owner).__name__ in COMPILE_WRAPPERS and is_compile_wrapper(owner):
+            owner = None  # torch.compile's wrapper: its _orig_mod is the model itself, named as such
         if isinstance(owner, torch.nn.Module) and owner is not inner:
             try:
                 name = next((n for n, sub in owner.named_modules() if sub is inner and n), None)
