@@ -78,3 +78,18 @@ def test_plain_text_training_and_label_aware_collators_stay_silent():
             return sft, mlm
         """
     check(masked_with_seq2seq, RULE)
+
+
+def test_unmasked_label_copies_with_minus_100_only_in_comments_stay_silent():
+    src = """
+        from transformers import DataCollatorForLanguageModeling
+
+        class Blocks:
+            def __getitem__(self, i):
+                ids = self.enc["input_ids"][i]
+                # a padded copy: the collator rebuilds labels from input_ids with the pads at -100
+                return {"input_ids": ids, "labels": list(ids)}
+
+        collator = DataCollatorForLanguageModeling(tokenizer=None, mlm=False)
+        """
+    check(src, RULE)

@@ -4,15 +4,46 @@ already carry masked ``labels``."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 
 from mlsleuth.scan.analysis.context import FileContext, constant, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
-# a "labels" feature built next to the ignore index: prompt or padding positions masked on purpose
-_MASKED_LABELS = re.compile(
-    r"""(?s)["']labels["']\s*[\]:].{0,3000}?(?:-100\b|IGNORE_INDEX|IGNORE_TOKEN_ID|ignore_index)"""
-    r"""|(?:-100\b|IGNORE_INDEX|IGNORE_TOKEN_ID|ignore_index).{0,3000}?["']labels["']\s*[\]:]""")
+# a text prefilter for files that may build masked labels; the AST test below decides
+_MASKED_LABELS = re.compile(r"""["']labels["']""")
+
+
+def _masks_labels(fctx: FileContext) -> bool:
+    """A function that builds a ``labels`` feature (a dict key or ``x["labels"] = ...``) and uses the ignore index
+    (-100, an ``IGNORE_INDEX``-like name) in its code: labels masked on purpose (comments and docstrings aside)."""
+    for func in fctx.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+        labels = ignore = False
+        for node in ast.walk(func):
+            if isinstance(node, ast.Dict) and any(constant(k) == "labels" for k in node.keys if k is not None):
+                labels = True
+            elif isinstance(node, ast.Subscript) and constant(node.slice) == "labels" and isinstance(node.ctx, ast.Store):
+                labels = True
+            elif constant(node) == -100 or (isinstance(node, ast.Name) and "IGNORE" in node.id.upper()):
+                ignore = True
+        if labels and ignore:
+            return True
+    return False
+
+
+def _project_masks_labels(ctx: FileContext) -> bool:
+    if _masks_labels(ctx):
+        return True
+    project, here = ctx.project, getattr(ctx, "path", None)
+    if project is None or not here or not project.package_matches(ctx, _MASKED_LABELS):
+        return False
+    folder = os.path.dirname(os.path.normpath(here)) + os.sep
+    for path in sorted(project.files):
+        if path.startswith(folder) and os.path.normpath(path) != os.path.normpath(here):
+            other = project.context(path)
+            if other is not None and _MASKED_LABELS.search(other.source) and _masks_labels(other):
+                return True
+    return False
 
 
 def _causal(call: ast.Call) -> bool:
@@ -50,7 +81,7 @@ class LmCollatorDiscardsLabels(Rule):
         calls = [c for c in ctx.calls_named("DataCollatorForLanguageModeling") if _causal(c)]
         if not calls:
             return
-        if not (_MASKED_LABELS.search(ctx.source) or (ctx.project is not None and ctx.project.package_matches(ctx, _MASKED_LABELS))):
+        if not _project_masks_labels(ctx):
             return
         for call in calls:
             yield self.finding(
