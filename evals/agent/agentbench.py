@@ -92,6 +92,10 @@ def validate_case(case_dir: Path) -> list[str]:
         problems.append(f"key id {key['id']!r} != folder name {case_dir.name!r}")
     if not key["inspired_by_url"].startswith("https://"):
         problems.append("inspired_by_url is not an https URL")
+    if not isinstance(key.get("audit", False), bool):
+        problems.append("audit must be true or false (true: a review request with no symptom)")
+    elif key.get("audit") and key["misleading_symptom"]:
+        problems.append("an audit case reports no symptom, so misleading_symptom must be false")
     rc, fix = key["root_cause"], key["fix"]
     project = case_dir / "project"
     for name in ("file", "lines", "explanation"):
@@ -265,9 +269,34 @@ def _places(rc: dict) -> list[tuple[str, int, int]]:
     return [(rc["file"], *rc["lines"])] + [(a["file"], *a["lines"]) for a in rc.get("also", [])]
 
 
+_HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$", re.MULTILINE)
+
+
+def main_finding(answer: str) -> str | None:
+    """The text of the answer's "Main finding" section (its heading to the next heading of the
+    same or a higher level), or None when the answer has no such heading.
+
+    Audit cases ask for the one most important finding under that heading: an answer that lists
+    a dozen concerns must not get credit for a bug it names only in passing."""
+    heads = list(_HEADING.finditer(answer or ""))
+    for i, h in enumerate(heads):
+        if "main finding" in h.group(2).lower():
+            level = len(h.group(1))
+            end = next((n.start() for n in heads[i + 1:] if len(n.group(1)) <= level), len(answer))
+            return answer[h.start():end]
+    return None
+
+
 def grade_root_cause(key: dict, answer: str, line_slack: int = 3) -> dict:
     rc = key["root_cause"]
     text = answer or ""
+    graded_on = "answer"
+    if key.get("audit"):
+        section = main_finding(text)
+        if section is not None:
+            text, graded_on = section, "main finding"
+        else:
+            graded_on = "answer (no Main finding section)"
     low = text.lower()
     groups = rc.get("keywords", [])
     concepts = bool(groups) and all(any(k.lower() in low for k in g) for g in groups)
@@ -282,7 +311,7 @@ def grade_root_cause(key: dict, answer: str, line_slack: int = 3) -> dict:
         file_named, location = file_named or named, location or (named and at)
     right = file_named and (location or concepts)
     return {"root_cause_right": right, "file_named": file_named, "line_match": location,
-            "concepts_match": concepts, "cited_lines": cited[:20],
+            "concepts_match": concepts, "cited_lines": cited[:20], "graded_on": graded_on,
             "method": "file+line" if location and file_named else "file+keywords" if right else "none"}
 
 

@@ -60,11 +60,26 @@ produces the symptom, and what you changed. Optionally also write agent_report.j
 {{"minutes": <minutes spent>, "commands": <shell commands run>}}.
 """
 
+AUDIT_INSTRUCTIONS = """
+
+---
+You are working in a copy of the user's project (the current directory). Review it as the user asks.
+If you find a bug that changes the results, fix it in the code and check your fix by running the
+project. When you are done, write your final answer to {answer_name} in the project root. Start it
+with a section headed `## Main finding`: the one problem you are most confident changes the results
+(file and line numbers, why it matters, what you changed), or that you found none. Put anything else
+under `## Other observations`. Optionally also write agent_report.json with
+{{"minutes": <minutes spent>, "commands": <shell commands run>}}.
+"""
+
 STUB = "#!/bin/sh\necho 'mlsleuth: command not found' >&2\nexit 127\n"
 
 
 def build_prompt(case, answer_name: str = "ANSWER.md") -> str:
-    return case.message.rstrip() + ANSWER_INSTRUCTIONS.format(answer_name=answer_name)
+    """The user's message and the answer instructions: a review request (an audit case, which reports
+    no symptom) asks for the main finding first, so the grader reads that section alone."""
+    instructions = AUDIT_INSTRUCTIONS if case.key.get("audit") else ANSWER_INSTRUCTIONS
+    return case.message.rstrip() + instructions.format(answer_name=answer_name)
 
 
 def install_skill(workdir: Path, dest: str, cmd: str) -> None:

@@ -183,3 +183,37 @@ def test_root_cause_also_places_count():
     assert not bench.grade_root_cause(key, "The cause is in pkg/layers.py:140.")["root_cause_right"]
     assert not bench.grade_root_cause(key, "pkg/train.py:81 sets batch_first wrong.")["root_cause_right"]
     assert bench.grade_root_cause(key, "pkg/model.py:27 builds the blocks.")["line_match"]
+
+
+def test_audit_answers_are_graded_on_their_main_finding_alone():
+    # a review request has no symptom, so an answer could list every suspicion it has: only the
+    # finding the agent puts first counts, and a bug named in passing under other observations does not
+    key = {"audit": True, "root_cause": {"file": "pkg/data.py", "lines": [40, 41], "keywords": [["split"]]}}
+    first = "## Main finding\n\npkg/data.py:40 splits rows before grouping by patient.\n\n## Other observations\n\nnone\n"
+    graded = bench.grade_root_cause(key, first)
+    assert graded["root_cause_right"] and graded["graded_on"] == "main finding"
+    in_passing = ("# Review\n\n## Main finding\n\nThe LR in pkg/config.py:12 is high.\n\n"
+                  "## Other observations\n\n- pkg/data.py:40 splits rows; maybe fine.\n")
+    assert not bench.grade_root_cause(key, in_passing)["root_cause_right"]
+    # a deeper heading inside the main finding stays part of it
+    nested = "## Main finding\n\nSee below.\n\n### Where\n\npkg/data.py:41\n\n## Other observations\n\n"
+    assert bench.grade_root_cause(key, nested)["root_cause_right"]
+    # with no such section the whole answer is read, and the grade says so
+    loose = bench.grade_root_cause(key, "pkg/data.py:40 is wrong.")
+    assert loose["root_cause_right"] and loose["graded_on"].startswith("answer (no Main finding")
+    # a case that is not an audit keeps reading the whole answer
+    assert bench.grade_root_cause({**key, "audit": False}, in_passing)["root_cause_right"]
+
+
+def test_audit_cases_get_the_review_instructions():
+    import run_ab
+
+    class Fake:
+        message = "Please review the training code before the long run."
+
+        def __init__(self, audit):
+            self.key = {"audit": audit}
+
+    assert "## Main finding" in run_ab.build_prompt(Fake(True))
+    assert "## Main finding" not in run_ab.build_prompt(Fake(False))
+    assert "root cause (file and line numbers)" in run_ab.build_prompt(Fake(False))
