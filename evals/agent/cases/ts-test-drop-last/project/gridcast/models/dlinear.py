@@ -35,7 +35,7 @@ class DLinear(nn.Module):
             self.trend = nn.Linear(seq_len, pred_len)
         self.revin = RevIN(n_channels) if revin else None
 
-    def _apply(self, heads, x: torch.Tensor) -> torch.Tensor:  # x: (B, C, L)
+    def _project(self, heads, x: torch.Tensor) -> torch.Tensor:  # x: (B, C, L)
         if not self.individual:
             return heads(x)
         return torch.stack([head(x[:, c]) for c, head in enumerate(heads)], dim=1)
@@ -46,7 +46,7 @@ class DLinear(nn.Module):
             x, stats = self.revin.normalize(x)
         trend = self.decompose(x)
         season = x - trend
-        y = self._apply(self.season, season.transpose(1, 2)) + self._apply(self.trend, trend.transpose(1, 2))
+        y = self._project(self.season, season.transpose(1, 2)) + self._project(self.trend, trend.transpose(1, 2))
         y = y.transpose(1, 2)
         if self.revin is not None:
             y = self.revin.denormalize(y, stats)
