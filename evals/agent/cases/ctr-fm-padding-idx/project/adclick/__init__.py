@@ -1,0 +1,1 @@
+"""adclick: click-through-rate models for the sponsored-listing slots."""

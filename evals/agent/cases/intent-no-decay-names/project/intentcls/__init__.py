@@ -1,0 +1,1 @@
+"""intentcls: a small transformer intent classifier for the support assistant."""
