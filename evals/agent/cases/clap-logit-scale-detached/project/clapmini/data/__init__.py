@@ -1,0 +1,1 @@
+from .dataset import build_loaders  # noqa: F401

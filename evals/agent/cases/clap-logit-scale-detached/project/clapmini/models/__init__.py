@@ -1,0 +1,1 @@
+from .clap import CLAP, build_model  # noqa: F401

@@ -1,0 +1,1 @@
+from .datasets import build_loaders  # noqa: F401

@@ -1,0 +1,2 @@
+from .callbacks import BestCheckpoint, EarlyStopping, HistoryLogger  # noqa: F401
+from .trainer import Trainer  # noqa: F401
