@@ -135,18 +135,44 @@ def _target_name(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
     return None
 
 
-def _loads(node: ast.AST, name: str) -> bool:
-    """Something under ``node`` reads ``name`` (``out -= d`` reads it too: into a view, it writes the base)."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store):
+def _within(ctx: FileContext, node: ast.AST, root: ast.AST) -> bool:
+    """``node`` is ``root`` or lies under it."""
+    if root is ctx.tree:
+        return True
+    current: ast.AST | None = node
+    while current is not None:
+        if current is root:
             return True
-        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+        current = ctx.parent(current)
+    return False
+
+
+def _names(ctx: FileContext) -> dict[str, list[ast.Name]]:
+    """The file's Name nodes by identifier (built once per file: the searches below ask about one name at a
+    time, and walking each statement again for every candidate was the slowest part of a scan)."""
+    index = ctx.__dict__.get("_dead_values_names")
+    if index is None:
+        index = {}
+        for n in ctx.nodes_of(ast.Name):
+            index.setdefault(n.id, []).append(n)
+        ctx.__dict__["_dead_values_names"] = index
+    return index
+
+
+def _loads(ctx: FileContext, node: ast.AST, name: str) -> bool:
+    """Something under ``node`` reads ``name`` (``out -= d`` reads it too: into a view, it writes the base)."""
+    for n in _names(ctx).get(name, ()):
+        if isinstance(n.ctx, ast.Store):
+            owner = ctx.parent(n)
+            if not (isinstance(owner, ast.AugAssign) and owner.target is n):
+                continue
+        if _within(ctx, n, node):
             return True
     return False
 
 
-def _stores(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+def _stores(ctx: FileContext, node: ast.AST, name: str) -> bool:
+    return any(isinstance(n.ctx, ast.Store) and _within(ctx, n, node) for n in _names(ctx).get(name, ()))
 
 
 def _blocks(root: ast.AST) -> Iterator[list[ast.stmt]]:
@@ -167,13 +193,13 @@ def _blocks(root: ast.AST) -> Iterator[list[ast.stmt]]:
             stack.append(case)
 
 
-def _declared_shared(scope: ast.AST) -> set[str]:
-    return {name for n in ast.walk(scope) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+def _declared_shared(ctx: FileContext, scope: ast.AST) -> set[str]:
+    return {name for n in ctx.nodes_of(ast.Global, ast.Nonlocal) if _within(ctx, n, scope) for name in n.names}
 
 
-def _reads_dynamically(scope: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _DYNAMIC_READS
-               for n in ast.walk(scope))
+def _reads_dynamically(ctx: FileContext, scope: ast.AST) -> bool:
+    return any(isinstance(call.func, ast.Name) and call.func.id in _DYNAMIC_READS and _within(ctx, call, scope)
+               for call in ctx.calls_named(*_DYNAMIC_READS))
 
 
 def objective_name(name: str) -> bool:
@@ -218,12 +244,12 @@ def _overwriter(ctx: FileContext, stmt: ast.stmt, name: str) -> ast.stmt | None:
             return None
         index = next(i for i, s in enumerate(block) if s is current)
         for later in block[index + 1:]:
-            if _loads(later, name):
+            if _loads(ctx, later, name):
                 return None
             target = _target_name(later)
             if target is not None and target[0] == name:
                 return later if _replaces(stmt, name, target[1]) else None
-            if _stores(later, name) or isinstance(later, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            if _stores(ctx, later, name) or isinstance(later, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
                 return None
         owner = ctx.parent(current)
         if not isinstance(owner, (ast.If, ast.With, ast.AsyncWith)):
@@ -234,9 +260,9 @@ def _overwriter(ctx: FileContext, stmt: ast.stmt, name: str) -> ast.stmt | None:
 def dead_values(ctx: FileContext) -> Iterator[DeadValue]:
     """Every pure tensor result the file computes and loses (see the module docstring)."""
     for scope, module_loop in _scopes(ctx):
-        if _reads_dynamically(scope):
+        if _reads_dynamically(ctx, scope):
             continue
-        shared = _declared_shared(scope)
+        shared = _declared_shared(ctx, scope)
         for block in _blocks(scope):
             for index, stmt in enumerate(block):
                 target = _target_name(stmt)
@@ -254,7 +280,7 @@ def dead_values(ctx: FileContext) -> Iterator[DeadValue]:
 
 
 def _read_anywhere(ctx: FileContext, scope: ast.AST, name: str, module_loop: bool) -> bool:
-    return _loads(ctx.tree if module_loop else scope, name)
+    return _loads(ctx, ctx.tree if module_loop else scope, name)
 
 
 def _scopes(ctx: FileContext) -> Iterator[tuple[ast.AST, bool]]:
