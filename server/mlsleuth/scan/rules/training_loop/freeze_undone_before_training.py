@@ -42,10 +42,8 @@ class FreezeUndoneBeforeTraining(Rule):
 
     def check(self, ctx: FileContext):
         for scope in (ctx.tree, *ctx.functions):
-            stmts = [s for s in ctx.walk_scope(scope) if isinstance(s, ast.stmt) and _top_level(ctx, s, scope)]
-            stmts.sort(key=lambda s: (s.lineno, s.col_offset))
             freezes: list[tuple[ast.stmt, str]] = []
-            for stmt in stmts:
+            for stmt in scope.body:  # the statements that run whenever the scope runs, in order
                 setting = _setting(stmt)
                 if setting is not None:
                     target, flag = setting
@@ -65,6 +63,8 @@ class FreezeUndoneBeforeTraining(Rule):
                             break
                     freezes = [(f, t) for f, t in freezes if not (t == target or t.startswith(target + "."))]
                     continue
+                if not freezes:  # nothing pending: only a freeze can matter
+                    continue
                 if _may_train(stmt):
                     freezes = []
                     continue
@@ -77,12 +77,6 @@ class FreezeUndoneBeforeTraining(Rule):
                     rebound = {dotted(t) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])}
                     freezes = [(f, t) for f, t in freezes
                                if not any(r and (t == r or t.startswith(r + ".")) for r in rebound)]
-
-
-def _top_level(ctx: FileContext, stmt: ast.stmt, scope: ast.AST) -> bool:
-    """``stmt`` runs whenever its scope runs: no ``if``/``try``/loop/``with`` around it inside the scope."""
-    parent = ctx.parent(stmt)
-    return parent is scope
 
 
 def _setting(stmt: ast.stmt) -> tuple[str, bool] | None:
