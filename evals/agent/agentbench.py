@@ -27,7 +27,7 @@ KEY_FIELDS = {
 CASE_FILES = ["project", "message.md", "answer_key.json", "check.py", "reference_fix.patch"]
 
 # Paths an agent run may leave behind that are not edits of the project.
-IGNORED_DIRS = {"__pycache__", "runs", "checkpoints", ".git", ".skills", ".claude", ".pytest_cache",
+IGNORED_DIRS = {"__pycache__", "runs", "checkpoints", ".git", ".skills", ".claude", ".pytest_cache", ".mlsleuth_cache",
                 ".ipynb_checkpoints", ".mypy_cache", ".ruff_cache", "wandb", "lightning_logs", ".venv"}
 IGNORED_FILES = {"ANSWER.md", "agent_report.json", ".agent_report.json"}
 SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".md", ".txt", ".sh", ".ipynb"}
