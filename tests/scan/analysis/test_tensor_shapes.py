@@ -1,4 +1,5 @@
-"""``scan/analysis/tensor_shapes.py``: ranks and symbolic axes, and "unknown" wherever they are not certain."""
+"""``scan/analysis/tensor_shapes.py`` and its parts (shape_arithmetic, layer_shapes, certain_bindings, batch_loaders):
+ranks and symbolic axes, and "unknown" wherever they are not certain."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import textwrap
 import pytest
 
 from mlsleuth.scan.analysis.context import FileContext
-from mlsleuth.scan.analysis.tensor_shapes import Shape, broadcast, shape_of
+from mlsleuth.scan.analysis.shape_arithmetic import Shape, broadcast
+from mlsleuth.scan.analysis.tensor_shapes import shape_of
 
 
 def shapes(source: str) -> dict[str, str | None]:

@@ -105,7 +105,6 @@ WRAPPER_TYPES = ("DataParallel", "DistributedDataParallel")  # their submodules 
 FORWARD_SCOPES = ("all", "unregistered", "outer", "none")  # widest first: see Runner.narrow_forwards
 
 
-
 def _path_in_calling_model(module: Any, max_frames: int = 80) -> str:
     """The dotted path of ``module`` inside the model whose method is running it, when that model's own forward
     hooks never fired (``model.forward(x)``, ``model.loss(x)``, a Lightning ``training_step`` calling
@@ -131,6 +130,7 @@ def _path_in_calling_model(module: Any, max_frames: int = 80) -> str:
                 path, inner = f"{name}.{path}" if path else name, owner
         frame = frame.f_back
     return path
+
 
 def unwrap(module: Any) -> Any:
     """The model inside a data-parallel wrapper (names then read as the user's model names them), else ``module``."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from mlsleuth.scan.analysis import tensor_shapes as ts
+from mlsleuth.scan.analysis import layer_shapes, tensor_shapes
 from mlsleuth.scan.analysis.context import FileContext, argument, constant
+from mlsleuth.scan.analysis.shape_arithmetic import BATCH
 from mlsleuth.scan.registry import Rule, register_rule
 
 _LAYERS = frozenset({"BatchNorm1d", "InstanceNorm1d", "Dropout1d", "LazyBatchNorm1d"})
@@ -47,14 +48,14 @@ class ChannelLayerOnSequenceAxis(Rule):
         for call in ctx.calls():
             if len(call.args) != 1 or call.keywords:
                 continue
-            layer = ts.called_layer(ctx, call)
+            layer = layer_shapes.called_layer(ctx, call)
             if layer is None or layer[0] not in _LAYERS or layer[1] is not ctx:
                 continue  # (a layer built in another file: its name is not in this file's text, the gate's)
             name, _, construction = layer
-            shape = ts.shape_in_forward(ctx, call.args[0])
-            if shape is None or shape.rank != 3 or shape.head[0] != ts.BATCH:
-                rnn = ts.feeds_batch_first_rnn(ctx, call)
-                if rnn is not None and not ts.reorders_axes(ctx, call.args[0]):
+            shape = tensor_shapes.shape_in_forward(ctx, call.args[0])
+            if shape is None or shape.rank != 3 or shape.head[0] != BATCH:
+                rnn = layer_shapes.feeds_batch_first_rnn(ctx, call)
+                if rnn is not None and not layer_shapes.reorders_axes(ctx, call.args[0]):
                     yield self.finding(
                         ctx, call, f"{name} output goes into `{ctx.segment(rnn.func, 40)}` (line {rnn.lineno}), an RNN "
                                    f"built with batch_first=True, so its input is a batch-first (N, L, C) sequence: "

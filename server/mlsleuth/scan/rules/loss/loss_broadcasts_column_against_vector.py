@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis import tensor_shapes as ts
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, call_method
+from mlsleuth.scan.analysis.shape_arithmetic import BATCH, Shape
 from mlsleuth.scan.analysis.single_output import one_output_layer
+from mlsleuth.scan.analysis.tensor_shapes import shape_of
 from mlsleuth.scan.registry import Rule, register_rule
 
 _LOUD = ("binary_cross_entropy", "binary_cross_entropy_with_logits")
@@ -16,19 +17,19 @@ _SQUARING = frozenset({"torch.abs", "torch.square", "torch.pow", "numpy.abs", "n
 _REDUCING = frozenset({"torch.mean", "torch.sum", "numpy.mean", "numpy.sum"})
 
 
-def _column(shape: ts.Shape | None) -> bool:
+def _column(shape: Shape | None) -> bool:
     """``(N, ..., 1)``: a last axis of size one after a batch axis (two axes or more)."""
-    return shape is not None and shape.last == 1 and shape.min_rank >= 2 and shape.head[:1] == (ts.BATCH,)
+    return shape is not None and shape.last == 1 and shape.min_rank >= 2 and shape.head[:1] == (BATCH,)
 
 
-def _vector(shape: ts.Shape | None) -> bool:
+def _vector(shape: Shape | None) -> bool:
     """Exactly one axis, of the batch's size or of a size the scan does not know (never a literal)."""
-    return shape is not None and shape.rank == 1 and shape.head[0] in (ts.BATCH, None)
+    return shape is not None and shape.rank == 1 and shape.head[0] in (BATCH, None)
 
 
-def mismatch(ctx: FileContext, a: ast.AST | None, b: ast.AST | None) -> tuple[ts.Shape, ts.Shape] | None:
+def mismatch(ctx: FileContext, a: ast.AST | None, b: ast.AST | None) -> tuple[Shape, Shape] | None:
     """The shapes of ``a`` and ``b`` when one is a column ``(N, 1)`` and the other a vector ``(N,)``."""
-    sa, sb = ts.shape_of(ctx, a), ts.shape_of(ctx, b)
+    sa, sb = shape_of(ctx, a), shape_of(ctx, b)
     if sa is None or sb is None:
         return None
     if _column(sa) and _vector(sb) or _vector(sa) and _column(sb):

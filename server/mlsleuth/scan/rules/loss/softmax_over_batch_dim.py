@@ -12,6 +12,7 @@ from mlsleuth.scan.analysis.context import (
     constant,
     dotted,
 )
+from mlsleuth.scan.analysis.shape_arithmetic import BATCH
 from mlsleuth.scan.prefilter import call_to
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -59,7 +60,7 @@ def _class_axis_evidence(ctx: FileContext, call: ast.Call) -> str | None:
         if found is not None and found.node is call and axis in (1, -1):
             return f"{ctx.segment(node, 50)} at line {node.lineno} reads classes along dim {axis}"
     shape = tensor_shapes.shape_in_forward(ctx, source)
-    if shape is not None and shape.rank == 2 and shape.head[0] == tensor_shapes.BATCH:
+    if shape is not None and shape.rank == 2 and shape.head[0] == BATCH:
         return f"the shape analysis reads its input as {shape.text()}, batch first"
     return None
 
