@@ -157,7 +157,7 @@ def _all_agree(found: list[tuple[FileContext, ast.AST] | None]) -> tuple[FileCon
 
 
 def _smoothing_formula(ctx: FileContext, expr: ast.BinOp) -> bool:
-    """``y * (1 - e) + e / K`` (either order, ``e * u`` for the uniform part) or ``y * c + d`` with 0.5 <= c < 1 and
+    """``y * (1 - e) + e / K`` (either order) or ``y * c + d`` with 0.5 <= c < 1 and
     0 < d <= 1 - c."""
     if not isinstance(expr.op, ast.Add):
         return False
@@ -183,12 +183,15 @@ def _one_minus(expr: ast.AST) -> ast.AST | None:
 
 
 def _mentions(expr: ast.AST, part: ast.AST) -> bool:
-    """``part`` is ``expr`` or multiplies/divides in it (``e / K``, ``e * u``, ``e / (K - 1)``)."""
+    """``expr`` spreads ``part`` evenly: ``e``, ``e / K``, ``e / (K - 1)``, ``e * 0.5`` (not ``e * y``, which mixes
+    in another target, as mixup does)."""
     if same_tree(expr, part):
         return True
-    return isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div)) and (
-        _mentions(expr.left, part) or isinstance(expr.op, ast.Mult) and _mentions(expr.right, part)
-    )
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        return _mentions(expr.left, part)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        return any(_mentions(a, part) and _number(b) is not None for a, b in ((expr.left, expr.right), (expr.right, expr.left)))
+    return False
 
 
 def _number(expr: ast.AST) -> float | None:
