@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scan.helpers import check
+from scan.helpers import check, check_project
 
 RULE = {"loss-terms-reduced-differently"}
 
@@ -98,3 +98,39 @@ def test_compensated_or_matching_reductions_stay_silent():
         return F.mse_loss(pred, y), correct + 1
     """
     check(src, RULE)
+
+
+def test_terms_from_helpers_of_the_project(tmp_path):
+    check_project(
+        tmp_path,
+        {
+            "losses.py": """
+            import torch
+            import torch.nn.functional as F
+
+            def kl_divergence(mu, logvar):
+                return -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+
+            def reconstruction(x_hat, x):
+                return F.mse_loss(x_hat, x)
+
+            def l2_penalty(w):
+                return torch.sum(w ** 2)
+            """,
+            "train.py": """
+            import torch.nn.functional as F
+            from losses import kl_divergence, reconstruction, l2_penalty
+
+            def step(model, x):
+                x_hat, mu, logvar = model(x)
+                return reconstruction(x_hat, x) + kl_divergence(mu, logvar)  # expect: loss-terms-reduced-differently
+
+            def ridge(model, x, y):
+                return F.mse_loss(model(x), y) + l2_penalty(model.linear.weight)
+
+            def summed_l1_with_mean_mse(pred, y, aux_pred, aux_y):
+                return F.l1_loss(pred, y, reduction="sum") + F.mse_loss(aux_pred, aux_y)  # expect: loss-terms-reduced-differently
+            """,
+        },
+        RULE,
+    )

@@ -39,6 +39,7 @@ class LossTermsReducedDifferently(Rule):
     id = "loss-terms-reduced-differently"
     category = "loss"
     severity = "warning"
+    reach = "project"
     triggers = ("sum",)
     requires = (("mean", "_loss", "Loss("),)
 
@@ -52,20 +53,27 @@ class LossTermsReducedDifferently(Rule):
             if _rescaled(ctx, node):
                 continue
             kinds = [(_kind(ctx, t, 0), t) for t in terms]
-            means = [(k[1], t) for k, t in kinds if k is not None and k[0] == MEAN]
-            sums = [(k[1], t) for k, t in kinds if k is not None and k[0] == SUM]
+            means = [(k, t) for k, t in kinds if k is not None and k[0] == MEAN]
+            sums = [(k, t) for k, t in kinds if k is not None and k[0] == SUM]
             if not means or not sums:
                 continue
-            (mean_src, mean_term), (sum_src, _) = means[0], sums[0]
+            (_, mean_ctx, mean_src), mean_term = means[0]
+            (_, sum_ctx, sum_src), sum_term = sums[0]
+            at = sum_src if sum_ctx is ctx else sum_term
             yield self.finding(
                 ctx,
-                sum_src,
-                f"`{ctx.segment(sum_src, 40)}` sums over every element while `{ctx.segment(mean_src, 40)}` averages over "
-                "every element, and the two are added unweighted: the summed term grows with the batch size and the "
+                at,
+                f"`{sum_ctx.segment(sum_src, 40)}` sums over every element while `{mean_ctx.segment(mean_src, 40)}` averages "
+                "over every element, and the two are added unweighted: the summed term grows with the batch size and the "
                 "number of elements, so it outweighs the other by that factor",
-                observation=f"`{ctx.segment(node, 80)}` (line {node.lineno}) adds a full sum (line {sum_src.lineno}) "  # type: ignore[attr-defined]
-                f"to an element mean (line {mean_src.lineno})",  # type: ignore[attr-defined]
+                observation=f"`{ctx.segment(node, 80)}` (line {node.lineno}) adds a full sum ({_where(ctx, sum_ctx, sum_src)}) "  # type: ignore[attr-defined]
+                f"to an element mean ({_where(ctx, mean_ctx, mean_src)})",
             )
+
+
+def _where(here: FileContext, there: FileContext, node: ast.AST) -> str:
+    line = f"line {node.lineno}"  # type: ignore[attr-defined]
+    return line if there is here or not there.display_path else f"{line} of {there.display_path}"
 
 
 def _is_chain(node: ast.AST | None) -> bool:
@@ -91,8 +99,8 @@ def _rescaled(ctx: FileContext, node: ast.AST) -> bool:
     return isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div, ast.FloorDiv))
 
 
-def _kind(ctx: FileContext, expr: ast.AST, depth: int) -> tuple[str, ast.AST] | None:
-    """(MEAN or SUM, the reducing expression) for an unweighted term; None when weighted or unknown."""
+def _kind(ctx: FileContext, expr: ast.AST, depth: int) -> tuple[str, FileContext, ast.AST] | None:
+    """(MEAN or SUM, the file and the reducing expression) for an unweighted term; None when weighted or unknown."""
     if depth > _MAX_DEPTH:
         return None
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
@@ -111,8 +119,36 @@ def _kind(ctx: FileContext, expr: ast.AST, depth: int) -> tuple[str, ast.AST] | 
             return None
         return _kind(ctx, bound, depth + 1)
     if isinstance(expr, ast.Call):
-        return _reduced(ctx, expr)
+        reduced = _reduced(ctx, expr)
+        if reduced is not None:
+            return reduced[0], ctx, reduced[1]
+        return _helper_kind(ctx, expr, depth)
     return None
+
+
+def _helper_kind(ctx: FileContext, call: ast.Call, depth: int) -> tuple[str, FileContext, ast.AST] | None:
+    """What a project helper returns (``kl_divergence(mu, logvar)`` returning a full sum), when every ``return``
+    agrees and no argument is a model weight."""
+    if any(_weightlike(a) for a in list(call.args) + [k.value for k in call.keywords]):
+        return None
+    helper = vo.helper_definition(ctx, call)
+    if helper is None:
+        return None
+    there, func = helper
+    found = [_kind(there, r, depth + 1) for r in vo.returns(func)]
+    if not found or not all(found) or len({f[0] for f in found}) != 1:  # type: ignore[index]
+        return None
+    return found[0]
+
+
+def _weightlike(expr: ast.AST) -> bool:
+    """``expr`` mentions model weights (``model.fc.weight``, ``self.w``, ``params``)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and (node.attr in _WEIGHT_WORDS or isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return True
+        if isinstance(node, ast.Name) and set(vo.words(node.id)) & _WEIGHT_WORDS:
+            return True
+    return False
 
 
 def _assigned_once(ctx: FileContext, name: ast.Name) -> bool:
@@ -157,22 +193,13 @@ def _elementwise_expression(expr: ast.AST) -> bool:
 def _batch_expression(ctx: FileContext, expr: ast.AST) -> bool:
     """Elementwise arithmetic whose names are all the function's parameters or values computed in it (model
     outputs), none of them model weights or loop variables."""
-    if not _elementwise_expression(expr):
+    if not _elementwise_expression(expr) or _weightlike(expr):
         return False
-    names = []
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute):
-            if node.attr in _WEIGHT_WORDS or isinstance(node.value, ast.Name) and node.value.id == "self":
-                return False
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            names.append(node)
+    names = [n for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and n.id not in ("torch", "np", "numpy", "F")]
     if not names:
         return False
     for name in names:
-        if name.id in ("torch", "np", "numpy", "F"):
-            continue
-        if set(vo.words(name.id)) & _WEIGHT_WORDS:
-            return False
         if vo.is_parameter(ctx, name):
             continue
         bound = vo.local_value(ctx, name)
