@@ -286,3 +286,52 @@ def _comprehension(ctx: FileContext, comp: ast.ListComp, depth: int) -> PerClass
         else:
             return None
     return per_class(ctx, source, depth + 1)
+
+
+def per_sample_lookup(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> PerClass | None:
+    """The per-class table that ``expr`` looks up once per sample (``class_w[labels]``, ``[class_w[y] for y in
+    labels]``, ``labels.map(class_w)``), with which way the looked-up values go with the class size; ``None``
+    when ``expr`` is no such lookup or the table cannot be followed. Followed through local names, conversions
+    and arithmetic with scalars (``1.0 / counts[labels]`` is inverse)."""
+    if expr is None or depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        bound = vo.local_value(ctx, expr)
+        if bound is None and ctx.enclosing_function(expr) is None:
+            bound = vo.module_value(ctx, expr.id)
+        return per_sample_lookup(ctx, bound, depth + 1) if bound is not None and bound is not expr else None
+    if isinstance(expr, ast.Attribute) and expr.attr in ("values", "data"):
+        return per_sample_lookup(ctx, expr.value, depth + 1)
+    if isinstance(expr, ast.Subscript):
+        index = expr.slice
+        if isinstance(index, (ast.Constant, ast.Slice, ast.Tuple)):
+            return None
+        return per_class(ctx, expr.value, depth + 1)
+    if isinstance(expr, ast.ListComp) and len(expr.generators) == 1:
+        elt, target = expr.elt, expr.generators[0].target
+        if isinstance(elt, ast.Subscript) and isinstance(target, ast.Name) and isinstance(elt.slice, ast.Name) \
+                and elt.slice.id == target.id:
+            return per_class(ctx, elt.value, depth + 1)
+        return None
+    if isinstance(expr, ast.Call):
+        qual = vo.normalize(ctx.qualname(expr)) or ""
+        method = call_method(expr)
+        if isinstance(expr.func, ast.Attribute) and method == "map" and len(expr.args) == 1:
+            return per_class(ctx, expr.args[0], depth + 1)
+        if qual in _KEEP_FUNCTIONS and expr.args and qual not in ("numpy.log", "numpy.log1p", "numpy.sqrt", "torch.log",
+                                                                   "torch.log1p", "torch.sqrt", "sorted"):
+            return per_sample_lookup(ctx, expr.args[0], depth + 1)
+        if isinstance(expr.func, ast.Attribute) and method in ("float", "double", "to", "cpu", "numpy", "tolist", "astype",
+                                                               "clone", "detach", "to_numpy", "values", "type"):
+            return per_sample_lookup(ctx, expr.func.value, depth + 1)
+        return None
+    if isinstance(expr, ast.BinOp):
+        left = per_sample_lookup(ctx, expr.left, depth + 1)
+        if left is not None and _scalar(ctx, expr.right) and isinstance(expr.op, (ast.Mult, ast.Div)):
+            return left
+        right = per_sample_lookup(ctx, expr.right, depth + 1)
+        if right is not None and _scalar(ctx, expr.left):
+            if isinstance(expr.op, ast.Div):
+                return right.flipped()
+            return right if isinstance(expr.op, ast.Mult) else None
+    return None
