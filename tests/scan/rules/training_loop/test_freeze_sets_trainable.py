@@ -224,3 +224,28 @@ def test_message_names_the_flag():
         "freeze-sets-trainable",
     )
     assert "feature_extracting" in f.message and "True" in f.message
+
+
+def test_freeze_flag_passed_to_a_requires_grad_helper(tmp_path):
+    from scan.helpers import check_project
+
+    check_project(
+        tmp_path,
+        {
+            "utils.py": """
+                def set_requires_grad(module, flag):
+                    for p in module.parameters():
+                        p.requires_grad = flag
+            """,
+            "train.py": """
+                from utils import set_requires_grad
+
+                def build(model, cfg):
+                    set_requires_grad(model.encoder, cfg.freeze_encoder)  # expect: freeze-sets-trainable
+                    set_requires_grad(model.head, not cfg.freeze_head)
+                    set_requires_grad(model.decoder, cfg.train_decoder)
+                    return model
+            """,
+        },
+        FT,
+    )

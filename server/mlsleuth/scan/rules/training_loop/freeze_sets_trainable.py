@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from mlsleuth.scan.analysis import value_origins
 from mlsleuth.scan.analysis.context import FileContext, argument, call_method, constant, dotted, keyword
 from mlsleuth.scan.registry import Rule, register_rule
 
@@ -117,7 +118,8 @@ class FreezeSetsTrainable(Rule):
     `if feature_extracting:` (a flag asking for a freeze, tested for its truth), or inside a function named
     for freezing (`freeze_encoder`, not `unfreeze`) that sets no flag to False anywhere; and a freeze flag
     used as the value itself, `p.requires_grad = freeze` / `requires_grad_(cfg.freeze_encoder)` /
-    `nn.Parameter(w, requires_grad=frozen)`, or `requires_grad = not trainable`. A branch that also freezes
+    `nn.Parameter(w, requires_grad=frozen)`, or `requires_grad = not trainable`, also through a helper
+    (`set_requires_grad(encoder, cfg.freeze_encoder)` where the helper sets `requires_grad = flag`). A branch that also freezes
     something (`requires_grad_(False)` on the rest), a test of a count (`if epoch >= freeze_epochs:`), an
     `if frozen:` that unfreezes a frozen state, and negated flags (`requires_grad = not freeze`) are left alone.
     Why it matters: parameters start with `requires_grad=True`, so setting True freezes nothing: the
@@ -132,7 +134,8 @@ class FreezeSetsTrainable(Rule):
     id = "freeze-sets-trainable"
     category = "training-loop"
     severity = "warning"
-    triggers = ("requires_grad",)
+    reach = "project"
+    triggers = ("requires_grad", "freez", "feature_extract", "frozen")
     requires = (("freez", "feature_extract", "linear_prob", "frozen", "trainable", "finetun", "fine_tun"),)
 
     def check(self, ctx: FileContext):
@@ -149,6 +152,42 @@ class FreezeSetsTrainable(Rule):
                     next_test="after this runs, print `sum(p.requires_grad for p in <module>.parameters())` for the module"
                     " meant to be frozen: it is not 0",
                 )
+
+        for call in ctx.calls():
+            message = self._freeze_flag_passed_as_requires_grad(ctx, call)
+            if message and call.lineno not in seen:
+                seen.add(call.lineno)
+                yield self.finding(
+                    ctx,
+                    call,
+                    message,
+                    observation=ctx.segment(call, 120),
+                    next_test="after this call, print `sum(p.requires_grad for p in <module>.parameters())` for the module"
+                    " meant to be frozen: it is not 0",
+                )
+
+    @staticmethod
+    def _freeze_flag_passed_as_requires_grad(ctx: FileContext, call: ast.Call) -> str | None:
+        """``set_requires_grad(encoder, cfg.freeze_encoder)`` where the helper sets ``requires_grad`` to that
+        parameter as it is: the freeze flag becomes the trainable flag."""
+        flags = [a for a in [*call.args, *(k.value for k in call.keywords)] if _asks_freeze(flag_name(a), state=True)]
+        if not flags or call_method(call) == "requires_grad_":
+            return None
+        found = value_origins.helper_definition(ctx, call)
+        if found is None:
+            return None
+        hctx, func = found
+        for param in value_origins.function_params(func):
+            passed = value_origins.argument_for(call, func, param)
+            if passed is None or not any(passed is f for f in flags) or _asks_freeze(param, state=True):
+                continue  # a parameter named for freezing is reported in the helper itself
+            for _node, value in _settings(hctx, func):
+                if isinstance(value, ast.Name) and value.id == param:
+                    name = flag_name(passed)
+                    return (f"`{name}` asks for a freeze, but `{func.name}` sets `requires_grad` to its `{param}`"
+                            f" parameter as it is: the parameters are made trainable when `{name}` is True"
+                            f" (pass `not {name}`)")
+        return None
 
     @staticmethod
     def _inverted_flag(value: ast.AST | None) -> str | None:
