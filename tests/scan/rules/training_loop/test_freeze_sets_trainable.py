@@ -249,3 +249,36 @@ def test_freeze_flag_passed_to_a_requires_grad_helper(tmp_path):
         },
         FT,
     )
+
+
+def test_callers_decide_an_inverted_parameter_flag():
+    source = """
+        import torch.nn as nn
+
+        class WordEncoder(nn.Module):
+            def freeze_embeddings(self, freeze=False):
+                self.embeddings.weight.requires_grad = freeze  # expect: freeze-sets-trainable
+
+        class SentenceEncoder(nn.Module):
+            def set_frozen(self, freeze):
+                self.embeddings.weight.requires_grad = freeze
+
+        class Agent(nn.Module):
+            def freeze(self, freeze):
+                for p in self.parameters():
+                    p.requires_grad = freeze  # expect: freeze-sets-trainable
+
+        def un_freeze_model(model, freeze=True):
+            for p in model.parameters():
+                p.requires_grad = freeze
+
+        def build(args):
+            words = WordEncoder()
+            words.freeze_embeddings(freeze=not args.fine_tune_embeddings)
+            sents = SentenceEncoder()
+            sents.set_frozen(args.fine_tune)
+            return words, sents
+        """
+    check(source, FT)
+    by_line = {f.location.line: f.severity for f in findings(source, "freeze-sets-trainable")}
+    assert sorted(by_line.values()) == ["info", "warning"]

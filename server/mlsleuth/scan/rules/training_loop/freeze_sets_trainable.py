@@ -20,6 +20,8 @@ _NOT_A_SWITCH = re.compile(
     r"epoch|step|iter|until|after|before|layer|num|count|ratio|depth|_at|idx|index|^n_|_n$|list|names|keys|pattern|prefix",
     re.IGNORECASE,
 )
+# names that ask to train: an argument passed for a freeze flag that undoes its inversion
+_TRAINING = re.compile(r"train|fine_?tun|learn|update|requires_grad|grad", re.IGNORECASE)
 # names that say "trainable": ``requires_grad = not trainable`` inverts them
 _TRAINABLE = re.compile(r"^(is_)?trainable$|finetun|fine_tun", re.IGNORECASE)
 
@@ -141,13 +143,21 @@ class FreezeSetsTrainable(Rule):
     def check(self, ctx: FileContext):
         seen: set[int] = set()
         for node, value in _settings(ctx, ctx.tree):
-            message = self._inverted_flag(value) or self._true_under_freeze(ctx, node, value)
+            severity = None
+            message = self._inverted_flag(value)
+            if message:
+                severity = _callers_confirm(ctx, node, value)
+                if severity == "silent":
+                    continue
+            else:
+                message = self._true_under_freeze(ctx, node, value)
             if message and node.lineno not in seen:
                 seen.add(node.lineno)
                 yield self.finding(
                     ctx,
                     node,
                     message,
+                    severity=severity,
                     observation=ctx.segment(node, 120),
                     next_test="after this runs, print `sum(p.requires_grad for p in <module>.parameters())` for the module"
                     " meant to be frozen: it is not 0",
@@ -227,6 +237,46 @@ class FreezeSetsTrainable(Rule):
             return None
         return (f"`{func.name}` is meant to freeze, but it only sets `requires_grad` to True: parameters start"
                 " trainable, so nothing is frozen")
+
+
+def _train_words(expr: ast.AST | None) -> tuple[bool, bool]:
+    """(asks for a freeze, asks to train) of an argument: ``cfg.freeze`` / ``not fine_tune`` ask for a freeze,
+    ``fine_tune`` / ``not freeze`` ask to train."""
+    negated = False
+    while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        negated, expr = not negated, expr.operand
+    name = flag_name(expr)
+    freeze = _asks_freeze(name, state=True)
+    train = bool(name) and not freeze and bool(_TRAINING.search(name))
+    if negated:
+        freeze, train = train, freeze
+    return freeze, train
+
+
+def _callers_confirm(ctx: FileContext, node: ast.AST, value: ast.AST) -> str | None:
+    """For a flag that is a parameter of the function around ``node``: "silent" when a caller passes a value
+    that undoes the inversion (``freeze_embeddings(freeze=fine_tune)``), None (the rule's severity) when a
+    caller passes one that means what the name says (``freeze=not fine_tune``, ``freeze=cfg.freeze``), else
+    "info": the callers do not tell. Not a parameter (``cfg.freeze_backbone``): None. A function that
+    unfreezes: "silent"."""
+    func = ctx.enclosing_function(node)
+    if func is not None and _UNDO.search(func.name):
+        return "silent"
+    negated = isinstance(value, ast.UnaryOp)
+    flag = value.operand if negated else value  # type: ignore[attr-defined]
+    if func is None or not isinstance(flag, ast.Name) or flag.id not in value_origins.function_params(func):
+        return None
+    confirmed = False
+    sites = value_origins.method_call_sites(ctx, func) if ctx.enclosing_class(func) is not None \
+        else value_origins.all_call_sites(ctx, func)
+    for _sctx, call in sites[:12]:
+        freeze, train = _train_words(value_origins.argument_for(call, func, flag.id))
+        if negated:
+            freeze, train = train, freeze
+        if train:
+            return "silent"
+        confirmed = confirmed or freeze
+    return None if confirmed else "info"
 
 
 def _unfreezing_function(ctx: FileContext, node: ast.AST) -> bool:
