@@ -168,3 +168,70 @@ def test_freeze_before_the_optimizer_is_silent():
         """,
         FS,
     )
+
+
+def test_optimizer_in_init_and_freeze_in_a_later_method_rl():
+    check(
+        """
+        import torch
+
+        class ActorCritic:
+            def __init__(self, encoder, actor, critic):
+                self.encoder, self.actor, self.critic = encoder, actor, critic
+                params = [*encoder.parameters(), *actor.parameters(), *critic.parameters()]
+                self.opt = torch.optim.RMSprop(self.parameters_of_all(), lr=7e-4, momentum=0.9)
+
+            def parameters_of_all(self):
+                return [*self.encoder.parameters(), *self.actor.parameters(), *self.critic.parameters()]
+
+            def update(self, loss):
+                self.opt.zero_grad(set_to_none=False)
+                loss.backward()
+                self.opt.step()
+
+            def freeze_encoder(self):
+                for p in self.encoder.parameters():
+                    p.requires_grad = False  # expect: frozen-params-still-stepped
+        """,
+        FS,
+    )
+
+
+def test_freeze_method_called_before_or_rebuilding_is_silent_audio():
+    check(
+        """
+        import torch
+
+        class Recognizer:
+            def __init__(self, model, freeze_frontend):
+                self.model = model
+                self.freeze_frontend()
+                self.opt = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+
+            def freeze_frontend(self):
+                self.model.frontend.requires_grad_(False)
+
+            def step(self, loss):
+                self.opt.zero_grad(set_to_none=False)
+                loss.backward()
+                self.opt.step()
+
+        class Tagger:
+            def __init__(self, model):
+                self.model = model
+                self.opt = torch.optim.AdamW(self.model.parameters(), lr=1e-3)
+
+            def build_optimizer(self):
+                self.opt = torch.optim.AdamW([p for p in self.model.parameters() if p.requires_grad], lr=1e-3)
+
+            def freeze_encoder(self):
+                self.model.encoder.requires_grad_(False)
+                self.build_optimizer()
+
+            def step(self, loss):
+                self.opt.zero_grad(set_to_none=False)
+                loss.backward()
+                self.opt.step()
+        """,
+        FS,
+    )

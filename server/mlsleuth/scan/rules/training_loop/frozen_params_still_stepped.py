@@ -119,9 +119,11 @@ class FrozenParamsStillStepped(Rule):
             owners = {value_origins.root_name(n) for n in ast.walk(params) if isinstance(n, ast.Call)} - {None} \
                 if params is not None else set()
             freeze = self._first_freeze(ctx, scope, call.lineno, owners)
-            if freeze is None or any(line > freeze.lineno for line in rebuilt):
+            if freeze is None:
+                freeze = self._in_later_method(ctx, call, scope, owners, optimizers)
+            elif any(line > freeze.lineno for line in rebuilt) or not self._trains_after(ctx, scope, freeze):
                 continue
-            if not self._trains_after(ctx, scope, freeze) or not _keeps_grads(ctx):
+            if freeze is None or not _keeps_grads(ctx):
                 continue
             yield self.finding(
                 ctx,
@@ -132,6 +134,29 @@ class FrozenParamsStillStepped(Rule):
                 observation=ctx.segment(freeze, 120),
                 next_test="copy a frozen parameter right after this line and compare it after a few steps: it has changed",
             )
+
+    def _in_later_method(self, ctx: FileContext, call: ast.Call, scope: ast.AST, owners: set[str], optimizers) -> ast.AST | None:
+        """The optimizer is built in ``__init__`` over the instance's model (``self.model.parameters()``, or a
+        parameter stored as ``self.model``); another method of the class freezes parameters of the instance, and
+        ``__init__`` does not call it before building the optimizer, nor does it build an optimizer again."""
+        cls = ctx.enclosing_class(call)
+        if cls is None or getattr(scope, "name", None) != "__init__" or ctx.parent(scope) is not cls:
+            return None
+        stored = {a.id for v in ctx.self_attributes(cls).values() for a in v if isinstance(a, ast.Name)}
+        if "self" not in owners and not owners & stored & set(value_origins.function_params(scope)):
+            return None
+        called_first = {c.func.attr for c in ctx.calls(scope) if c.lineno < call.lineno and isinstance(c.func, ast.Attribute)}
+        builders = {ctx.enclosing_function(o.construction) for o in optimizers}
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method is scope or method.name in called_first:
+                continue
+            if method in builders or any(isinstance(c.func, ast.Attribute) and ctx.method(cls, c.func.attr) in builders
+                                         for c in ctx.calls(method)):
+                continue
+            freeze = self._first_freeze(ctx, method, 0, {"self"})
+            if freeze is not None:
+                return freeze
+        return None
 
     @staticmethod
     def _first_freeze(ctx: FileContext, scope: ast.AST, after: int, owners: set[str]) -> ast.AST | None:
