@@ -84,7 +84,7 @@ class FrozenParamsStillStepped(Rule):
     `requires_grad` — Adam/AdamW (any stateful optimizer), or SGD/RMSprop with momentum or weight decay —
     then, later, a freeze of some of those parameters (`p.requires_grad = False`, `requires_grad_(False)`,
     or a helper of the project that does it, `set_freeze(model, ["encoder"], freeze=True)`), training going on
-    with the same optimizer, and the project keeping gradients as zero tensors
+    with the same optimizer (or the optimizer built in a class's `__init__` and the freeze in a later method), and the project keeping gradients as zero tensors
     (`zero_grad(set_to_none=False)`, `p.grad.zero_()`). A new optimizer built after the freeze, or
     `p.grad = None` set when freezing, is left alone.
     Why it matters: `requires_grad=False` only stops new gradients. The frozen parameters keep the `.grad`
