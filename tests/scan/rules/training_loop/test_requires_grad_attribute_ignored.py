@@ -295,3 +295,58 @@ def test_submodule_frozen_through_a_model_defined_in_another_module(tmp_path):
         """,
     }
     check_project(tmp_path, files, RG)
+
+
+def test_flag_set_on_detached_aliases_of_parameters():
+    check(
+        """
+        import torch
+        import torchvision
+
+        net = torchvision.models.resnet50(weights="DEFAULT")
+        for name, value in net.state_dict().items():
+            if not name.startswith("fc"):
+                value.requires_grad = False  # expect: requires-grad-attribute-ignored
+
+        sd = net.state_dict()
+        for v in sd.values():
+            v.requires_grad_(False)  # expect: requires-grad-attribute-ignored
+        sd["fc.weight"].requires_grad = True  # expect: requires-grad-attribute-ignored
+
+        def freeze_text_encoder(clip):
+            for p in clip.text_model.parameters():
+                p.data.requires_grad = False  # expect: requires-grad-attribute-ignored
+            clip.logit_scale.detach().requires_grad_(False)  # expect: requires-grad-attribute-ignored
+            clip.visual_projection.weight.data.requires_grad_(False)  # expect: requires-grad-attribute-ignored
+        """,
+        RG,
+    )
+
+
+def test_flag_on_parameters_or_kept_detached_leaves_is_silent():
+    check(
+        """
+        import torch
+
+        def attack(model, x, y, eps):
+            x_adv = x.detach().requires_grad_(True)
+            loss = torch.nn.functional.cross_entropy(model(x_adv), y)
+            return x_adv + eps * torch.autograd.grad(loss, x_adv)[0].sign()
+
+        def freeze(model):
+            for name, p in model.named_parameters():
+                p.requires_grad = False
+            for v in model.state_dict(keep_vars=True).values():
+                v.requires_grad = False
+            for k, v in model.named_parameters():
+                v.data.zero_()
+
+        class Holder:
+            def __init__(self, t):
+                self.data = t
+                self.data.requires_grad = True
+                probe = t.data
+                probe.requires_grad = True
+        """,
+        RG,
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from mlsleuth.scan.analysis.context import FileContext, constant, dotted
+from mlsleuth.scan.analysis.context import FileContext, call_method, constant, dotted, keyword
 from mlsleuth.scan.analysis.module_receivers import is_module_receiver
 from mlsleuth.scan.analysis.module_values import is_module
 from mlsleuth.scan.analysis.value_origins import instance_class
@@ -32,13 +32,15 @@ class RequiresGradAttributeIgnored(Rule):
     `p.requires_grads = False`, `p.requires_grad_ = False`), when nothing in the file reads that attribute back.
     Why it matters: only tensors have a `requires_grad` flag. On a module the assignment creates a plain
     Python attribute and the module's parameters keep `requires_grad=True`; a misspelt name does the same
-    on a parameter. The layers meant to stay frozen are trained (or the ones meant to be unfrozen stay
+    on a parameter, and `.data`, `.detach()` and `state_dict()` return new tensor objects that share the
+    storage but not the flag. The layers meant to stay frozen are trained (or the ones meant to be unfrozen stay
     as they were), the pretrained features drift, and nothing errors.
     How to confirm: right after the assignment, print
     `sum(p.requires_grad for p in X.parameters())` (or `p.requires_grad`): the parameters still require
     gradients.
     What to do instead: call `X.requires_grad_(False)` on the module, or loop
-    `for p in X.parameters(): p.requires_grad = False`, spelling the flag exactly `requires_grad`.
+    `for p in X.parameters(): p.requires_grad = False`, spelling the flag exactly `requires_grad`, on the
+    parameters themselves (`named_parameters()`, not `state_dict()`).
     """
 
     id = "requires-grad-attribute-ignored"
@@ -49,6 +51,7 @@ class RequiresGradAttributeIgnored(Rule):
                 "requires_gard", "requiresgrad", "requiresGrad")
 
     def check(self, ctx: FileContext):
+        yield from self._on_detached_alias(ctx)
         read = _attributes_read(ctx)
         for node in ctx.nodes_of(ast.Assign):
             flag = isinstance(node.value, ast.Constant) and isinstance(constant(node.value), bool)
@@ -77,6 +80,84 @@ class RequiresGradAttributeIgnored(Rule):
                         observation=ctx.segment(node, 120),
                         next_test=f"print `sum(p.requires_grad for p in {shown}.parameters())` after this line: it is not 0",
                     )
+
+
+    def _on_detached_alias(self, ctx: FileContext):
+        for node in ctx.nodes_of(ast.Assign, ast.Call):
+            if isinstance(node, ast.Assign):
+                if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Attribute) \
+                        or node.targets[0].attr != "requires_grad":
+                    continue
+                tensor = node.targets[0].value
+            elif call_method(node) == "requires_grad_" and isinstance(ctx.parent(node), ast.Expr):
+                tensor = node.func.value  # type: ignore[attr-defined]  # the result is dropped, not kept as a new leaf
+            else:
+                continue
+            alias = detached_alias(ctx, tensor)
+            if alias:
+                shown = ctx.segment(tensor, 60)
+                yield self.finding(
+                    ctx,
+                    node,
+                    f"`{shown}` is {alias}: a new tensor that shares the parameter's storage but not its"
+                    " `requires_grad` flag, so the parameter itself is neither frozen nor unfrozen",
+                    observation=ctx.segment(node, 120),
+                    next_test="print the parameter's `requires_grad` (from `named_parameters()`) after this line: it is unchanged",
+                )
+
+
+def detached_alias(ctx: FileContext, tensor: ast.AST) -> str | None:
+    """What ``tensor`` is when it is a detached alias of a parameter (``p.data``, ``p.detach()``, a value of
+    ``state_dict()``), else None."""
+    if isinstance(tensor, ast.Attribute) and tensor.attr == "data" and _parameter(ctx, tensor.value):
+        return "`.data`"
+    if isinstance(tensor, ast.Call) and call_method(tensor) == "detach":
+        return "`.detach()`"
+    if isinstance(tensor, ast.Subscript) and _state_dict(ctx, tensor.value):
+        return "an entry of `state_dict()`"
+    if isinstance(tensor, ast.Name):
+        for loop in ctx.enclosing_loops(tensor):
+            if not isinstance(loop, ast.For):
+                continue
+            target, it = loop.target, loop.iter
+            if call_method(it) == "values" and isinstance(target, ast.Name) and target.id == tensor.id:
+                source = it.func.value  # type: ignore[attr-defined]
+            elif call_method(it) == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                    and isinstance(target.elts[1], ast.Name) and target.elts[1].id == tensor.id:
+                source = it.func.value  # type: ignore[attr-defined]
+            else:
+                continue
+            if _state_dict(ctx, source):
+                return "a value of `state_dict()`"
+            return None
+    return None
+
+
+def _parameter(ctx: FileContext, expr: ast.AST) -> bool:
+    """``expr`` is a parameter: a loop variable over ``X.parameters()`` / ``X.named_parameters()``, or a
+    module's ``.weight`` / ``.bias``."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in ("weight", "bias")
+    if not isinstance(expr, ast.Name):
+        return False
+    for loop in ctx.enclosing_loops(expr):
+        if isinstance(loop, ast.For) and call_method(loop.iter) in ("parameters", "named_parameters"):
+            target = loop.target
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target = target.elts[1]
+            if isinstance(target, ast.Name) and target.id == expr.id:
+                return True
+    return False
+
+
+def _state_dict(ctx: FileContext, expr: ast.AST) -> bool:
+    """``expr`` is ``X.state_dict()`` (directly or through a local name) without ``keep_vars=True``."""
+    if isinstance(expr, ast.Name):
+        expr = ctx.value_of(expr)
+    if not isinstance(expr, ast.Call) or call_method(expr) != "state_dict":
+        return False
+    keep = keyword(expr, "keep_vars")
+    return keep is None or constant(keep) is False
 
 
 def _module_target(ctx: FileContext, expr: ast.AST) -> bool:
