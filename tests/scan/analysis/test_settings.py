@@ -144,3 +144,20 @@ def test_an_annotated_config_parameter_reads_the_class_field_default():
                 use(x=cfg.val_fraction)  # HERE
         """
     assert _value_at(src, "HERE") == 0.1
+
+
+def test_tyro_cli_reads_the_dataclass_field_default():
+    src = """
+        from dataclasses import dataclass
+        import tyro
+
+        @dataclass
+        class Args:
+            tau: float = 0.005
+
+        args = tyro.cli(Args)
+        use(x=args.tau)  # here
+        use(x=args.missing)  # absent
+    """
+    assert _value_at(src, "here") == 0.005
+    assert _value_at(src, "absent") is settings.UNKNOWN

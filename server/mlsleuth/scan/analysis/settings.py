@@ -144,9 +144,11 @@ def _through_callers(ctx: FileContext, param: ast.Name, attr: str, depth: int) -
 
 def _field_of_instance(ctx: FileContext, built: ast.Call, attr: str, depth: int) -> tuple[FileContext, ast.expr] | None:
     """``Config().x``: the keyword the call passes, else the class's field default or ``__init__`` default;
-    ``parser.parse_args().x``: the ``add_argument`` default."""
+    ``parser.parse_args().x``: the ``add_argument`` default; ``tyro.cli(Args).x``: the field default of ``Args``."""
     if isinstance(built.func, ast.Attribute) and built.func.attr in ("parse_args", "parse_known_args"):
         return _argparse_default(ctx, attr, depth)
+    if (ctx.qualname(built.func) or "") == "tyro.cli" and built.args and isinstance(built.args[0], (ast.Name, ast.Attribute)):
+        built = ast.Call(func=built.args[0], args=[], keywords=[])  # args = tyro.cli(Args): the dataclass's defaults
     passed = keyword(built, attr)
     if passed is not None:
         return default_expr(ctx, passed, depth + 1)
