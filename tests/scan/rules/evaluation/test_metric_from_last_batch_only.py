@@ -162,3 +162,164 @@ def test_negative_search_loops_and_training_progress_lines():
         return [k for k, v in snapshot if k == 1]
     """
     check(src, {RULE})
+
+
+def test_value_added_to_a_total_but_itself_reported():
+    # vision (dice), graphs (a shared train/eval loop), NLP (a meter), RL (returns), audio (a print), tabular (HF evaluate)
+    src = """
+    import evaluate
+    import logging
+    import numpy as np
+    import torch
+
+    log = logging.getLogger(__name__)
+
+    def dice_eval(model, loader, device):
+        running, seen = 0.0, 0
+        for images, masks in loader:
+            images, masks = images.to(device), masks.to(device)
+            probs = model(images).sigmoid()
+            d = (2 * (probs * masks).sum() / (probs.sum() + masks.sum())).item()
+            running += d * images.size(0)
+            seen += images.size(0)
+        return d  # expect: metric-from-last-batch-only
+
+    def loop_dataset(graphs, classifier, batches, optimizer=None):
+        rows, n = [], 0
+        for idx in batches:
+            _, loss, acc = classifier([graphs[i] for i in idx])
+            if optimizer is not None:
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            rows.append(np.array([loss.item(), acc]) * len(idx))
+            n += len(idx)
+        avg = np.sum(rows, 0) / n
+        return avg, acc  # expect: metric-from-last-batch-only
+
+    def validate(model, loader, losses, top1):
+        with torch.no_grad():
+            for batch in loader:
+                out = model(**batch)
+                hit = (out.logits.argmax(-1) == batch["labels"]).float().mean().item()
+                top1.update(hit, batch["labels"].size(0))
+                losses.update(out.loss.item())
+        return losses.avg, hit  # expect: metric-from-last-batch-only
+
+    def rollout_returns(policy, trajectories):
+        returns = []
+        for traj in trajectories:
+            ret = float(sum(policy.rewards(traj)))
+            returns.append(ret)
+        log.info("eval return %.2f", ret)  # expect: metric-from-last-batch-only
+
+    def word_error_rate(decoder, utterances):
+        total = 0.0
+        for feats, ref in utterances:
+            rate = decoder.errors(feats, ref) / len(ref.split())
+            total += rate
+        print(f"WER {rate:.3f}")  # expect: metric-from-last-batch-only
+
+    def tabular_eval(model, dataloader):
+        metric = evaluate.load("accuracy")
+        for batch in dataloader:
+            with torch.no_grad():
+                predictions = model(**batch).logits.argmax(dim=-1)
+        return metric.compute(predictions=predictions, references=batch["labels"])  # expect: metric-from-last-batch-only
+    """
+    check(src, {RULE})
+
+
+def test_training_epoch_returns_last_batch_accuracy_beside_the_mean_loss():
+    src = """
+    def train_epoch(model, loader, opt, crit):
+        total = 0.0
+        for x, y in loader:
+            opt.zero_grad()
+            out = model(x)
+            loss = crit(out, y)
+            loss.backward()
+            opt.step()
+            total += loss.item()
+            acc = (out.argmax(1) == y).float().mean().item()  # expect: metric-from-last-batch-only
+        return total / len(loader), acc
+    """
+    check(src, {RULE})
+
+
+def test_negative_totals_reported_or_last_value_shown_beside_them():
+    src = """
+    import torch
+
+    def side_by_side(model, loader):
+        running, seen = 0.0, 0
+        for x, y in loader:
+            d = float(model.score(x, y))
+            running += d * len(y)
+            seen += len(y)
+        print(f"mean {running / seen:.3f} (last batch {d:.3f})")
+        return running / seen
+
+    def rebound(model, loader):
+        running, seen = 0.0, 0
+        for x, y in loader:
+            d = float(model.score(x, y))
+            running += d * len(y)
+            seen += len(y)
+        d = running / seen
+        return d
+
+    def training_progress(model, loader, opt, crit, epoch):
+        total = 0.0
+        for x, y in loader:
+            loss = crit(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item()
+        print(f"epoch {epoch} last loss {loss.item():.4f}")
+        return total / len(loader)
+
+    def recurrent(cell, xs, h):
+        outs = []
+        for x_t in xs:
+            h = cell(x_t, h)
+            outs.append(h)
+        seq = torch.stack(outs)
+        return seq, h
+
+    def early_exit(model, loader, thr):
+        total = 0.0
+        for x, y in loader:
+            loss = float(model.loss(x, y))
+            total += loss
+            if loss < thr:
+                break
+        return loss
+
+    def outputs_for_display(model, loader, crit):
+        total = 0.0
+        for x, y in loader:
+            out = model(x)
+            total += crit(out, y).item()
+        avg = total / len(loader)
+        return avg, out
+
+    def conditional(model, loader):
+        total = 0.0
+        for x, y in loader:
+            if y.numel():
+                s = float(model.score(x, y))
+                total += s
+        return s
+
+    def compared(model, loader, best):
+        total = 0.0
+        for x, y in loader:
+            s = float(model.score(x, y))
+            total += s
+        if s > best:
+            best = total
+        return best
+    """
+    check(src, {RULE})

@@ -38,6 +38,76 @@ def _stored_names(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
+# methods that add one value to a running collection or meter (its first argument is the value)
+_ADDS = frozenset({"append", "extend", "update", "add", "add_", "insert", "put", "record", "update_state"})
+# calls and methods a value passes through unchanged in kind: a scalar stays the scalar
+_PASS_CALLS = frozenset({"float", "int", "round", "abs", "array", "asarray", "tensor", "as_tensor"})
+_PASS_METHODS = frozenset({"item", "detach", "cpu", "numpy", "tolist", "float", "double", "clone", "mean", "sum"})
+# calls that report a value: print, loggers, trackers, progress bars
+_REPORT_CALLS = frozenset({
+    "print", "log", "info", "debug", "warning", "add_scalar", "add_scalars", "log_metrics", "log_metric", "log_dict",
+    "set_postfix", "set_description", "write", "pprint",
+})
+
+
+def _base_name(target: ast.AST) -> str | None:
+    """The name an accumulation writes to: ``total`` of ``total += v``, ``self.total`` and ``stats`` of ``stats[k]``."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return dotted(target)
+
+
+def _direct_names(expr: ast.AST) -> set[str]:
+    """Names whose own value ``expr`` is (scaled, negated, packed into a list, turned into a float or array),
+    not names only handed to another function: ``v``, ``v * n``, ``v.item()``, ``np.array([loss, acc])``."""
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    if isinstance(expr, ast.BinOp):
+        return _direct_names(expr.left) | _direct_names(expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return _direct_names(expr.operand)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return set().union(*(_direct_names(e) for e in expr.elts)) if expr.elts else set()
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in _PASS_METHODS and not expr.args:
+            return _direct_names(func.value)
+        if (dotted(func) or "").rsplit(".", 1)[-1] in _PASS_CALLS and expr.args:
+            return _direct_names(expr.args[0])
+    return set()
+
+
+def _reported(expr: ast.AST, name: str) -> bool:
+    """``name``'s own value is part of what ``expr`` hands on: the value itself, an element of a tuple, list or
+    dict, a formatted field, or the value passed through a float / ``.item()`` / scaling."""
+    if name in _direct_names(expr):
+        return True
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return any(_reported(e, name) for e in expr.elts)
+    if isinstance(expr, ast.Dict):
+        return any(_reported(v, name) for v in expr.values)
+    if isinstance(expr, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) and _reported(v.value, name) for v in expr.values)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and isinstance(expr.left, (ast.Constant, ast.JoinedStr)):
+        return _reported(expr.right, name)  # "acc %.3f" % acc
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr == "format":
+            return any(_reported(a, name) for a in [*expr.args, *(k.value for k in expr.keywords)])
+        if (dotted(func) or "").rsplit(".", 1)[-1] == "dict":
+            return any(_reported(k.value, name) for k in expr.keywords)
+    return False
+
+
+def _report_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call of an expression statement that prints or logs (``print(...)``, ``logger.info``, ``wandb.log``)."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        name = (dotted(stmt.value.func) or "").rsplit(".", 1)[-1]
+        if name in _REPORT_CALLS:
+            return stmt.value
+    return None
+
+
 def _metric_name(name: str) -> bool:
     return bool(_METRIC_WORDS.intersection(words(name)))
 
@@ -51,6 +121,8 @@ def _metric_expr(expr: ast.AST) -> bool:
             name = dotted(node.func) or ""
             if _metric_name(name.rsplit(".", 1)[-1]):
                 return True
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "compute" and (node.args or node.keywords):
+                return True  # metric.compute(predictions=..., references=...)
     return False
 
 
@@ -103,6 +175,7 @@ class _LoopBody:
         self.targets = _stored_names(loop.target)
         self.bindings: dict[str, list[ast.AST]] = {}  # name -> the statements binding it (Assign / For)
         self.accumulated: set[str] = set()
+        self.feeds: dict[str, set[str]] = {}  # name -> the accumulators its value is added / appended to directly
         for stmt in loop.body:
             for node in _walk(stmt):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -116,10 +189,13 @@ class _LoopBody:
                                 self.accumulated.add(base.id)  # x[i] = ..., x.total = ...
                         for name in _stored_names(target):
                             self.bindings.setdefault(name, []).append(node)
-                            if name in _loads(node.value):
+                            if name in _loads(node.value) and name not in self.targets:  # not x = x.to(device)
                                 self.accumulated.add(name)  # s = s + v, preds = torch.cat([preds, p])
+                                self._feed(node.value, name, exclude=name)
                 elif isinstance(node, ast.AugAssign):
                     self.accumulated |= _stored_names(node.target) | _loads(node.target)
+                    if isinstance(node.op, (ast.Add, ast.Sub)):
+                        self._feed(node.value, _base_name(node.target))
                 elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                     for name in _stored_names(node.target):
                         self.bindings.setdefault(name, []).append(node)
@@ -129,7 +205,15 @@ class _LoopBody:
                         base = base.value
                     if isinstance(base, ast.Name):
                         self.accumulated.add(base.id)
+                        if node.func.attr in _ADDS:
+                            for arg in node.args[:1]:
+                                self._feed(arg, dotted(node.func.value) or base.id)
         self.per_batch = self._per_batch()
+
+    def _feed(self, expr: ast.AST, accumulator: str | None, exclude: str = "") -> None:
+        if accumulator:
+            for name in _direct_names(expr) - {exclude}:
+                self.feeds.setdefault(name, set()).add(accumulator)
 
     def _sources(self, name: str) -> set[str]:
         found: set[str] = set()
@@ -212,8 +296,13 @@ class MetricFromLastBatchOnly(Rule):
     `acc = accuracy_score(y, pred)`, `loss = criterion(out, y)`) and never read in the loop (not added,
     appended or fed to a meter), then returned, printed or logged after the loop; and the shape where
     the metric is computed after the loop from names the loop rebinds on every batch
-    (`acc = (preds == labels).mean()` with `preds` and `labels` from the last batch). Names that add up
-    across batches (`correct += ...`, `preds_all.append(p)`, `meter.update(acc, n)`) stay silent.
+    (`acc = (preds == labels).mean()` with `preds` and `labels` from the last batch). Whatever its name:
+    a value added to a running total, list or meter on every batch (`running += d * n`,
+    `top1.update(hit, n)`, `returns.append(ret)`) whose own last value is returned, printed or logged
+    after the loop in place of that total. In a training loop only a returned result counts (beside a
+    loop-wide total, or a value that feeds one); a closing progress print stays silent. Names that only
+    add up across batches (`correct += ...`, `preds_all.append(p)`), a last value shown beside the total
+    it feeds, and loops that `break` stay silent.
     Why it matters: the number reported for the whole validation set is the last batch's, often a small
     ragged remainder of a shuffled loader: it jumps from epoch to epoch in steps of 1/len(last batch),
     and model selection, early stopping or the paper's table follow noise.
@@ -231,15 +320,82 @@ class MetricFromLastBatchOnly(Rule):
 
     def check(self, ctx: FileContext):
         for loop in ctx.nodes_of(ast.For):
-            if ctx.enclosing_function(loop) is None or not _batch_iterable(loop) or _breaks(loop) or _trains(loop):
+            if ctx.enclosing_function(loop) is None or not _batch_iterable(loop) or _breaks(loop):
                 continue
             body = _LoopBody(loop)
             if not body.per_batch:
                 continue
-            yield from self._overwritten(ctx, body)
-            yield from self._computed_after(ctx, body)
+            trains = _trains(loop)
+            reported = False
+            for finding in self._contribution_reported(ctx, body, trains):
+                reported = True
+                yield finding
+            if reported:
+                continue
+            yield from self._overwritten(ctx, body, trains)
+            if not trains:
+                yield from self._computed_after(ctx, body)
 
-    def _overwritten(self, ctx: FileContext, body: _LoopBody):
+    def _contribution_reported(self, ctx: FileContext, body: _LoopBody, trains: bool):
+        """A value added to a running total, list or meter on every batch, whose own (last) value is reported after
+        the loop in place of the total: ``running += d * n`` in the loop, ``return d`` after it."""
+        for name in sorted(body.per_batch & set(body.feeds)):
+            binds = [b for b in body.bindings[name] if isinstance(b, (ast.Assign, ast.AnnAssign))]
+            if not binds or not all(_unconditional(ctx, b, body.loop) for b in binds):
+                continue
+            fed = {a for a in body.feeds[name] if not self._fresh_each_batch(body, a)}
+            if not fed:
+                continue
+            for stmt in _after(ctx, body.loop):
+                if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in _walk(stmt)):
+                    break
+                if name not in _loads(stmt):
+                    continue
+                if self._reads_any(stmt, fed):
+                    break  # the total and the last value side by side: a deliberate "last" next to the mean
+                if isinstance(stmt, ast.Return) and stmt.value is not None:
+                    shown = [stmt.value]
+                else:
+                    call = None if trains else _report_call(stmt)
+                    shown = [*call.args, *(k.value for k in call.keywords)] if call is not None else []
+                if not any(_reported(e, name) for e in shown):
+                    break
+                if trains and not (_metric_name(name) or any(_metric_expr(b.value) for b in binds)):
+                    break
+                totals = ", ".join(f"`{a}`" for a in sorted(fed))
+                yield self.finding(
+                    ctx,
+                    stmt,
+                    f"`{name}` is added to {totals} on every batch, but after the loop `{name}` itself is reported: "
+                    f"that is the last batch's value, not the total over the set",
+                    observation=f"`{ctx.segment(stmt, 80)}` after the loop over `{ctx.segment(body.loop.iter, 40)}`",
+                    next_test=f"Print `{name}` next to the total it feeds after the loop: they differ, and `{name}` "
+                    "moves with whichever batch came last.",
+                )
+                return
+            
+    @staticmethod
+    def _fresh_each_batch(body: _LoopBody, accumulator: str) -> bool:
+        """The accumulator is created anew inside the loop (``row = []`` per batch): not a total over the loop."""
+        root = accumulator.split(".", 1)[0]
+        if root == "self":
+            return False
+        for node in body.bindings.get(root, ()):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and root not in _loads(node.value):
+                return True
+        return False
+
+    @staticmethod
+    def _reads_any(stmt: ast.stmt, names: set[str]) -> bool:
+        roots = {n.split(".", 1)[0] for n in names}
+        for node in _walk(stmt):
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(getattr(node, "ctx", None), ast.Load):
+                full = dotted(node)
+                if full in names or (isinstance(node, ast.Name) and node.id in roots and node.id != "self"):
+                    return True
+        return False
+
+    def _overwritten(self, ctx: FileContext, body: _LoopBody, trains: bool):
         for name in sorted(body.per_batch):
             binds = [b for b in body.bindings[name] if isinstance(b, (ast.Assign, ast.AnnAssign))]
             if not binds or body.read_inside(name) or not all(_unconditional(ctx, b, body.loop) for b in binds):
@@ -249,6 +405,8 @@ class MetricFromLastBatchOnly(Rule):
             use = _first_use(_after(ctx, body.loop), name)
             if use is None:
                 continue
+            if trains and not self._returned_beside_a_total(body, use, name):
+                continue  # a training loop's closing progress line, not its result
             yield self.finding(
                 ctx,
                 binds[-1],
@@ -257,6 +415,14 @@ class MetricFromLastBatchOnly(Rule):
                 observation=f"`{ctx.segment(binds[-1], 80)}` inside the loop; read after it at line {use.lineno}: `{ctx.segment(use, 60)}`",
                 next_test="Sum the correct counts and sample counts over all batches and compare with the reported value.",
             )
+
+    @staticmethod
+    def _returned_beside_a_total(body: _LoopBody, use: ast.stmt, name: str) -> bool:
+        """``return total / len(loader), acc``: the batch's value returned as a result next to a loop-wide total."""
+        if not isinstance(use, ast.Return) or use.value is None or not _reported(use.value, name):
+            return False
+        elements = use.value.elts if isinstance(use.value, (ast.Tuple, ast.List)) else []
+        return any(_loads(e) & body.accumulated for e in elements if not _reported(e, name))
 
     def _computed_after(self, ctx: FileContext, body: _LoopBody):
         names = body.per_batch | body.targets
