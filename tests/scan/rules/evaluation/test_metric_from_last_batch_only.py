@@ -323,3 +323,74 @@ def test_negative_totals_reported_or_last_value_shown_beside_them():
         return best
     """
     check(src, {RULE})
+
+
+def test_total_started_again_inside_the_batch_loop():
+    src = """
+    import torch
+
+    def evaluate(model, loader):
+        with torch.no_grad():
+            for x, y in loader:
+                correct, seen = 0, 0  # expect: metric-from-last-batch-only
+                correct += (model(x).argmax(1) == y).sum().item()
+                seen += y.size(0)
+        return correct / seen
+
+    def train(model, loader, opt, crit, epoch):
+        for x, y in loader:
+            running_loss = 0.0  # expect: metric-from-last-batch-only
+            loss = crit(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            running_loss += loss.item()
+        print(epoch, running_loss / len(loader))
+
+    def transcribe(asr, utterances):
+        for feats in utterances:
+            hyps = []  # expect: metric-from-last-batch-only
+            hyps.extend(asr.decode(feats))
+        return hyps
+    """
+    check(src, {RULE})
+
+
+def test_negative_per_batch_sums_and_periodic_resets():
+    src = """
+    def per_batch_inner(model, loader):
+        total = 0.0
+        for batch in loader:
+            batch_loss = 0.0
+            for sample in batch:
+                batch_loss += model.loss(sample)
+            total += batch_loss
+        return total
+
+    def grad_accum(model, loader, opt):
+        for batch in loader:
+            step_loss = 0.0
+            for micro in batch.split(4):
+                part = model(micro).mean()
+                part.backward()
+                step_loss += part.item()
+            opt.step()
+        print("last step loss", step_loss)
+
+    def logged_each(loader, writer):
+        for i, batch in enumerate(loader):
+            seen = 0
+            seen += len(batch)
+            writer.add_scalar("seen", seen, i)
+        return seen
+
+    def periodic(model, loader):
+        running_loss = 0.0
+        for i, (x, y) in enumerate(loader):
+            running_loss += model(x, y).item()
+            if i % 100 == 99:
+                print(running_loss / 100)
+                running_loss = 0.0
+        return running_loss
+    """
+    check(src, {RULE})

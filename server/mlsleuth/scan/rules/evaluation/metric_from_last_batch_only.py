@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from mlsleuth.scan.analysis.accumulators import creation_kind
 from mlsleuth.scan.analysis.context import FileContext, dotted
 from mlsleuth.scan.analysis.value_origins import words
 from mlsleuth.scan.registry import Rule, register_rule
@@ -259,6 +260,18 @@ class _LoopBody:
         return False
 
 
+def _value_bound(assign: ast.Assign, name: str) -> ast.AST | None:
+    """What ``assign`` binds ``name`` to: its value, or the matching element of ``a, b = 0, 0``."""
+    target = assign.targets[0]
+    if isinstance(target, ast.Name):
+        return assign.value if target.id == name else None
+    if isinstance(target, ast.Tuple) and isinstance(assign.value, ast.Tuple) and len(target.elts) == len(assign.value.elts):
+        for t, v in zip(target.elts, assign.value.elts):
+            if isinstance(t, ast.Name) and t.id == name:
+                return v
+    return None
+
+
 def _after(ctx: FileContext, loop: ast.For) -> Iterator[ast.stmt]:
     """The statements that run after the loop in its function: its block's rest, then out through `with`/`if`/`try`."""
     node: ast.AST = loop
@@ -299,8 +312,10 @@ class MetricFromLastBatchOnly(Rule):
     (`acc = (preds == labels).mean()` with `preds` and `labels` from the last batch). Whatever its name:
     a value added to a running total, list or meter on every batch (`running += d * n`,
     `top1.update(hit, n)`, `returns.append(ret)`) whose own last value is returned, printed or logged
-    after the loop in place of that total. In a training loop only a returned result counts (beside a
-    loop-wide total, or a value that feeds one); a closing progress print stays silent. Names that only
+    after the loop in place of that total; and a total started from empty at the top of every batch
+    (`correct, seen = 0, 0` or `preds = []` inside the loop), added to in that batch, never read in the
+    loop and read after it. In a training loop a closing progress print of a batch's value stays
+    silent; only a returned metric (or a total started every batch) counts. Names that only
     add up across batches (`correct += ...`, `preds_all.append(p)`), a last value shown beside the total
     it feeds, and loops that `break` stay silent.
     Why it matters: the number reported for the whole validation set is the last batch's, often a small
@@ -323,7 +338,9 @@ class MetricFromLastBatchOnly(Rule):
             if ctx.enclosing_function(loop) is None or not _batch_iterable(loop) or _breaks(loop):
                 continue
             body = _LoopBody(loop)
-            if not body.per_batch:
+            started = list(self._started_every_batch(ctx, body))
+            yield from started
+            if started:
                 continue
             trains = _trains(loop)
             reported = False
@@ -332,9 +349,55 @@ class MetricFromLastBatchOnly(Rule):
                 yield finding
             if reported:
                 continue
-            yield from self._overwritten(ctx, body, trains)
-            if not trains:
-                yield from self._computed_after(ctx, body)
+            if body.per_batch:
+                yield from self._overwritten(ctx, body, trains)
+                if not trains:
+                    yield from self._computed_after(ctx, body)
+
+    def _started_every_batch(self, ctx: FileContext, body: _LoopBody):
+        """``total = 0`` (or ``preds = []``) at the top of every batch, added to in the same batch, never read in
+        the loop, and read after it: every batch's sum but the last is thrown away."""
+        hits: dict[ast.AST, tuple[list[str], ast.stmt]] = {}
+        for name in sorted(body.accumulated - body.targets):
+            binds = [b for b in body.bindings.get(name, ()) if isinstance(b, ast.Assign) and len(b.targets) == 1]
+            starts = [b for b in binds if creation_kind(ctx, _value_bound(b, name)) is not None]
+            if len(starts) != 1 or len(binds) != len(body.bindings[name]) or not _unconditional(ctx, starts[0], body.loop):
+                continue
+            start = starts[0]
+            adds, other_reads = [], False
+            for node in _walk(body.loop):
+                if not (isinstance(node, ast.Name) and node.id == name):
+                    continue
+                parent = ctx.parent(node)
+                if isinstance(parent, ast.AugAssign) and parent.target is node:
+                    adds.append(parent)
+                elif isinstance(parent, ast.Attribute) and parent.attr in _ADDS and isinstance(ctx.parent(parent), ast.Call) \
+                        and ctx.parent(parent).func is parent:
+                    adds.append(parent)
+                elif isinstance(node.ctx, ast.Load):
+                    stmt = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
+                    if not (isinstance(stmt, ast.Assign) and stmt in binds):
+                        other_reads = True
+            if other_reads or not adds:
+                continue
+            own = [a for a in adds if ctx.enclosing_loops(a)[:1] == [body.loop] and a.lineno > start.lineno]
+            if len(own) != len(adds):
+                continue  # a per-batch sum over an inner loop's items: meant to start again every batch
+            use = _first_use(_after(ctx, body.loop), name)
+            if use is not None:
+                hits.setdefault(start, ([], use))[0].append(name)
+        for start, (names, use) in hits.items():
+            shown = ", ".join(f"`{n}`" for n in names)
+            yield self.finding(
+                ctx,
+                start,
+                f"{shown} {'is' if len(names) == 1 else 'are'} started again at the top of every batch (line "
+                f"{start.lineno}) and added to in the same batch, so after the loop (line {use.lineno}) only the last "
+                "batch is counted: the totals of all earlier batches are thrown away",
+                observation=f"`{ctx.segment(start, 60)}` inside the loop over `{ctx.segment(body.loop.iter, 40)}`; "
+                f"read after it: `{ctx.segment(use, 60)}`",
+                next_test=f"Print {shown} after the loop next to the number of batches: it covers one batch.",
+            )
 
     def _contribution_reported(self, ctx: FileContext, body: _LoopBody, trains: bool):
         """A value added to a running total, list or meter on every batch, whose own (last) value is reported after
