@@ -394,3 +394,38 @@ def test_negative_per_batch_sums_and_periodic_resets():
         return running_loss
     """
     check(src, {RULE})
+
+
+def test_total_never_read_and_the_last_value_used_instead():
+    src = """
+    def epoch_trainer(model, loader, optimizer, criterion):
+        train_loss, counter = 0, 0
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            train_loss += loss
+            counter += 1
+        loss = (loss / counter).cpu().data.numpy()  # expect: metric-from-last-batch-only
+        return loss
+
+    def the_total_is_used(model, loader, optimizer, criterion):
+        train_loss, counter = 0, 0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            train_loss += loss.item()
+            counter += 1
+        loss = train_loss / counter
+        return loss
+
+    def total_kept_for_later(model, loader, history):
+        total = 0.0
+        for x, y in loader:
+            err = float(model.error(x, y))
+            total += err
+        history.append(total)
+        scaled = err * 2
+        return scaled
+    """
+    check(src, {RULE})

@@ -67,6 +67,8 @@ def _direct_names(expr: ast.AST) -> set[str]:
         return _direct_names(expr.left) | _direct_names(expr.right)
     if isinstance(expr, ast.UnaryOp):
         return _direct_names(expr.operand)
+    if isinstance(expr, ast.Attribute) and expr.attr == "data":
+        return _direct_names(expr.value)  # loss.data
     if isinstance(expr, (ast.List, ast.Tuple)):
         return set().union(*(_direct_names(e) for e in expr.elts)) if expr.elts else set()
     if isinstance(expr, ast.Call):
@@ -260,6 +262,10 @@ class _LoopBody:
         return False
 
 
+def _inside(ctx: FileContext, node: ast.AST, root: ast.AST) -> bool:
+    return any(a is root for a in ctx.ancestors(node))
+
+
 def _value_bound(assign: ast.Assign, name: str) -> ast.AST | None:
     """What ``assign`` binds ``name`` to: its value, or the matching element of ``a, b = 0, 0``."""
     target = assign.targets[0]
@@ -409,34 +415,58 @@ class MetricFromLastBatchOnly(Rule):
             fed = {a for a in body.feeds[name] if not self._fresh_each_batch(body, a)}
             if not fed:
                 continue
+            dead = all(self._never_read(ctx, body, a) for a in fed)
             for stmt in _after(ctx, body.loop):
-                if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in _walk(stmt)):
-                    break
+                stores = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in _walk(stmt))
                 if name not in _loads(stmt):
+                    if stores:
+                        break
                     continue
                 if self._reads_any(stmt, fed):
                     break  # the total and the last value side by side: a deliberate "last" next to the mean
                 if isinstance(stmt, ast.Return) and stmt.value is not None:
                     shown = [stmt.value]
+                elif dead and isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                    shown = [stmt.value]  # the total is never read: loss = (loss / counter).item()
                 else:
-                    call = None if trains else _report_call(stmt)
+                    call = None if trains and not dead else _report_call(stmt)
                     shown = [*call.args, *(k.value for k in call.keywords)] if call is not None else []
                 if not any(_reported(e, name) for e in shown):
                     break
-                if trains and not (_metric_name(name) or any(_metric_expr(b.value) for b in binds)):
+                if trains and not dead and not (_metric_name(name) or any(_metric_expr(b.value) for b in binds)):
                     break
                 totals = ", ".join(f"`{a}`" for a in sorted(fed))
+                unused = f" ({totals} itself is never read)" if dead else ""
                 yield self.finding(
                     ctx,
                     stmt,
-                    f"`{name}` is added to {totals} on every batch, but after the loop `{name}` itself is reported: "
-                    f"that is the last batch's value, not the total over the set",
+                    f"`{name}` is added to {totals} on every batch{unused}, but after the loop `{name}` itself is "
+                    f"used: that is the last batch's value, not the total over the set",
                     observation=f"`{ctx.segment(stmt, 80)}` after the loop over `{ctx.segment(body.loop.iter, 40)}`",
                     next_test=f"Print `{name}` next to the total it feeds after the loop: they differ, and `{name}` "
                     "moves with whichever batch came last.",
                 )
-                return
-            
+                return  # one finding per loop
+
+    @staticmethod
+    def _never_read(ctx: FileContext, body: _LoopBody, accumulator: str) -> bool:
+        """A local total that its function only ever adds to: no read outside its own updates in the loop."""
+        func = ctx.enclosing_function(body.loop)
+        if func is None or "." in accumulator:
+            return False
+        for node in ctx.walk_scope(func):
+            if not (isinstance(node, ast.Name) and node.id == accumulator and isinstance(node.ctx, ast.Load)):
+                continue
+            parent = ctx.parent(node)
+            if isinstance(parent, ast.Attribute) and parent.attr in _ADDS and _inside(ctx, node, body.loop):
+                continue  # total.append(v)
+            stmt = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
+            if isinstance(stmt, ast.Assign) and _inside(ctx, node, body.loop) and \
+                    any(isinstance(t, ast.Name) and t.id == accumulator for t in stmt.targets):
+                continue  # total = total + v
+            return False
+        return True
+
     @staticmethod
     def _fresh_each_batch(body: _LoopBody, accumulator: str) -> bool:
         """The accumulator is created anew inside the loop (``row = []`` per batch): not a total over the loop."""
