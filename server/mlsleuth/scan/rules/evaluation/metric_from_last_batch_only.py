@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from mlsleuth.scan.analysis.accumulators import creation_kind
 from mlsleuth.scan.analysis.context import FileContext, dotted
-from mlsleuth.scan.analysis.value_origins import words
+from mlsleuth.scan.analysis.value_origins import helper_definition, words
 from mlsleuth.scan.registry import Rule, register_rule
 
 # words of a name that holds a score of the model's outputs
@@ -154,10 +154,20 @@ def _breaks(loop: ast.For) -> bool:
     return False
 
 
-def _trains(loop: ast.For) -> bool:
-    """The loop takes optimisation steps: its end-of-epoch print of the last batch is a progress line, not a result."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in {"backward", "step", "manual_backward"}
-               for n in _walk(loop))
+def _trains(ctx: FileContext, loop: ast.For) -> bool:
+    """The loop takes optimisation steps, itself or through a function of this file it calls (``train_step``): its
+    end-of-epoch print of the last batch is a progress line, not a result."""
+    def steps(root: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+                   n.func.attr in {"backward", "step", "manual_backward"} for n in _walk(root))
+    if steps(loop):
+        return True
+    for node in _walk(loop):
+        if isinstance(node, ast.Call):
+            target = helper_definition(ctx, node)
+            if target is not None and target[0] is ctx and steps(target[1]):
+                return True
+    return False
 
 
 def _unconditional(ctx: FileContext, node: ast.AST, loop: ast.For) -> bool:
@@ -344,17 +354,16 @@ class MetricFromLastBatchOnly(Rule):
             if ctx.enclosing_function(loop) is None or not _batch_iterable(loop) or _breaks(loop):
                 continue
             body = _LoopBody(loop)
-            started = list(self._started_every_batch(ctx, body))
-            yield from started
-            if started:
+            if not body.per_batch and not body.accumulated:
                 continue
-            trains = _trains(loop)
-            reported = False
-            for finding in self._contribution_reported(ctx, body, trains):
-                reported = True
-                yield finding
-            if reported:
-                continue
+            trains = _trains(ctx, loop)
+            # a retry or search loop (it returns, raises or yields): what its last pass leaves is what it is for
+            if not any(isinstance(n, (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)) for n in _walk(loop)):
+                started = list(self._started_every_batch(ctx, body))
+                started += list(self._contribution_reported(ctx, body, trains)) if not started else []
+                yield from started
+                if started:
+                    continue
             if body.per_batch:
                 yield from self._overwritten(ctx, body, trains)
                 if not trains:
