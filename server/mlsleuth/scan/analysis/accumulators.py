@@ -73,6 +73,7 @@ class Uses:
     decays: list[ast.AST] = field(default_factory=list)  # x *= gamma, x = x * beta + ...: a moving average
     passed: list[tuple[ast.Call, ast.expr]] = field(default_factory=list)  # (call, the argument) for a helper
     plain_reads: list[ast.AST] = field(default_factory=list)  # the bare value printed, logged, stored or returned
+    gathered: list[ast.AST] = field(default_factory=list)  # a whole list joined into one array: torch.cat(preds)
 
 
 def creation_kind(ctx: FileContext, value: ast.AST | None) -> str | None:
@@ -273,6 +274,9 @@ def _classify(ctx: FileContext, node: ast.AST, kind: str, found: Uses) -> None:
         if kind in (NUMBER, ARRAY) and _in_division(ctx, call):
             found.reads.append(call)
             return
+        if kind == LIST and call.args and call.args[0] is node and \
+                (ctx.qualname(call.func) or "").rsplit(".", 1)[-1] in _GATHERS:
+            found.gathered.append(call)
         found.passed.append((call, node))
         found.plain_reads.append(node)
         return
@@ -375,13 +379,19 @@ def method_effect(ctx: FileContext, call: ast.Call, name: str, kind: str) -> Hel
     method = ctx.callee_definition(call)
     if method is None:
         return None
-    found = uses(ctx, method, name, kind)
+    return scope_effect(ctx, method, name, kind)
+
+
+def scope_effect(ctx: FileContext, func: ast.AST, name: str, kind: str) -> HelperEffect:
+    """What the function ``func`` does to ``name`` that it does not receive as a parameter: an attribute of
+    ``self`` (``self.meter``) or a module-level global (``train_loss``)."""
+    found = uses(ctx, func, name, kind)
     effect = HelperEffect(
         updates=bool(found.updates),
         reads=bool(found.reads),
         resets=bool(found.resets or found.decays),
         value_updates=bool(found.value_updates),
-        updates_in_loop=any(inside_loop(ctx, u, method) for u in found.updates),
+        updates_in_loop=any(inside_loop(ctx, u, func) for u in found.updates),
     )
     for inner_call, inner_arg in found.passed:
         inner = helper_effect(ctx, inner_call, inner_arg, kind, 1)

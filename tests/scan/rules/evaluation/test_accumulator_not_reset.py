@@ -509,3 +509,109 @@ def test_validate_method_called_per_epoch_from_another_object():
             print(validator.__call__(model))
     """
     check(src, RULE)
+
+
+def test_module_level_metrics_updated_by_module_functions():
+    # a script at module level (a TF tutorial's shape) and a function's epoch loop reading a module-level metric
+    src = """
+    import tensorflow as tf
+
+    train_loss = tf.keras.metrics.Mean(name="train_loss")  # expect: accumulator-not-reset
+    val_hits = []
+
+    @tf.function
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            loss = loss_object(labels, model(images, training=True))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        train_loss(loss)
+
+    for epoch in range(EPOCHS):
+        for images, labels in train_ds:
+            train_step(images, labels)
+        print(f"epoch {epoch + 1} loss {train_loss.result()}")
+
+    def fit(policy, env_batches, n_rounds):
+        for rnd in range(n_rounds):
+            for obs, act in env_batches:
+                val_hits.append(float((policy(obs).argmax(-1) == act).float().mean()))
+            print(rnd, sum(val_hits) / len(val_hits))  # expect: accumulator-not-reset
+    """
+    check(src, RULE)
+
+
+def test_lightning_outputs_list_joined_at_epoch_end_never_cleared():
+    src = """
+    import torch
+    import lightning as L
+
+    class Tagger(L.LightningModule):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.val_preds = []
+
+        def validation_step(self, batch, batch_idx):
+            tokens, tags = batch
+            self.val_preds.append((self.net(tokens).argmax(-1) == tags).float())
+
+        def on_validation_epoch_end(self):
+            hits = torch.cat(self.val_preds)  # expect: accumulator-not-reset
+            self.log("val_acc", hits.mean())
+    """
+    check(src, RULE)
+
+
+def test_module_level_metrics_reset_shadowed_or_cleared_are_fine():
+    src = """
+    import tensorflow as tf
+    import torch
+    import lightning as L
+
+    train_loss = tf.keras.metrics.Mean(name="train_loss")
+    total = 0.0
+    scores = []
+
+    def train_step(x, y):
+        train_loss(loss_object(y, model(x)))
+
+    def reset_totals():
+        global total
+        total = 0.0
+
+    for epoch in range(EPOCHS):
+        train_loss.reset_states()
+        for x, y in train_ds:
+            train_step(x, y)
+        print(train_loss.result())
+
+    def run(loader, n_epochs):
+        global total
+        for epoch in range(n_epochs):
+            reset_totals()
+            for x, y in loader:
+                total += float(model(x).sum())
+            print(total / len(loader))
+
+    def evaluate(model, loaders):
+        for name, loader in loaders.items():
+            scores = []
+            for x, y in loader:
+                scores.append(model.score(x, y))
+            print(name, sum(scores) / len(scores))
+
+    class Tagger(L.LightningModule):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+            self.val_preds = []
+
+        def validation_step(self, batch, batch_idx):
+            self.val_preds.append(self.net(batch[0]).argmax(-1))
+
+        def on_validation_epoch_end(self):
+            preds = torch.cat(self.val_preds)
+            self.log("val_pos", preds.float().mean())
+            self.val_preds.clear()
+    """
+    check(src, RULE)

@@ -86,7 +86,30 @@ class _Verdict:
         self.via = via
 
 
-def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found: acc.Uses) -> _Verdict | None:
+def _module_function(ctx: FileContext, call: ast.Call, name: str) -> ast.AST | None:
+    """The function of this module ``call`` runs, when it sees the module-level ``name`` (no parameter or local
+    of that name hides it)."""
+    target = vo.helper_definition(ctx, call)
+    if target is None or target[0] is not ctx:
+        return None
+    func = target[1]
+    if not _sees_global(ctx, func, name):
+        return None
+    return func
+
+
+def _sees_global(ctx: FileContext, func: ast.AST, name: str) -> bool:
+    args = func.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]} | \
+        {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    if name in params:
+        return False
+    declared = any(isinstance(n, ast.Global) and name in n.names for n in ctx.walk_scope(func))
+    return declared or name not in ctx.assignments(func)
+
+
+def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found: acc.Uses,
+                  module_global: bool = False) -> _Verdict | None:
     """The accumulator ``name`` is updated in an inner loop of ``outer``, read in it, and never reset in it."""
     if found.resets or found.decays or set(vo.words(name.rsplit(".", 1)[-1])) & _CUMULATIVE_WORDS:
         return None
@@ -123,6 +146,20 @@ def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found:
                     value_updates.append(call)
             if effect.reads:
                 reads.append(call)
+    if module_global:  # a function of this module that updates, reads or resets the global (a train_step)
+        for call in ctx.calls(outer):
+            func = _module_function(ctx, call, name)
+            if func is None:
+                continue
+            effect = acc.scope_effect(ctx, func, name, kind)
+            if effect.resets:
+                return None
+            if effect.updates_in_loop or (effect.updates and len(acc.loops_between(ctx, call, outer)) >= 2):
+                inner_updates.append(call)
+                if effect.value_updates:
+                    value_updates.append(call)
+            if effect.reads:
+                reads.append(call)
     if not reads and kind == acc.NUMBER and set(vo.words(name.rsplit(".", 1)[-1])) & _PER_PERIOD_WORDS:
         reads = [r for r in found.plain_reads if len(acc.loops_between(ctx, r, outer)) == 1]  # print(epoch_loss)
     if not inner_updates or not reads:
@@ -135,6 +172,7 @@ def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found:
 
 
 _EXTERNAL_RESET = r"\.{attr}\s*(?:\.\s*(?:reset\w*|clear|zero_|fill_)\s*\(|=[^=])"
+_GLOBAL_RESET = r"(?<![\w.]){name}\s*(?:\.\s*(?:reset\w*|clear|zero_|fill_)\s*\(|=[^=]|\[\s*:\s*\]\s*=)|del\s+{name}\b"
 
 
 @register_rule
@@ -150,7 +188,11 @@ class AccumulatorNotReset(Rule):
     `total / n`, `np.mean(preds)`), with no reset anywhere in the period loop: no re-assignment,
     `.reset()`, `.clear()`, `del x[:]`, and no helper that resets it. For an attribute created in
     `__init__` the class must never reset it (a Lightning `self.log(name, metric)` of the object
-    itself counts as a reset). Counts and clocks alone (`step += 1`, `seen += x.size(0)`), moving
+    itself counts as a reset); for Lightning hooks, a list appended to every step and joined
+    (`torch.cat(self.val_preds)`) in the epoch-end hook counts as read there. A module-level
+    accumulator (a TF tutorial's `train_loss = tf.keras.metrics.Mean()`) counts too, updated and read
+    by the module's own functions (`train_step`) inside a period loop, when nothing in the file
+    re-binds, resets or clears it. Counts and clocks alone (`step += 1`, `seen += x.size(0)`), moving
     averages with a decay, windowed meters (`deque(maxlen=...)`, `SmoothedValue(window_size=...)`)
     and summaries read once after the loop stay silent.
     Why it matters: every period's number is then a running average over all periods so far, not
@@ -180,13 +222,38 @@ class AccumulatorNotReset(Rule):
                     kind = acc.creation_kind(ctx, value)
                     if kind is None:
                         continue
-                    for finding in self._local(ctx, scope, name, kind, stmt, seen):
+                    for finding in self._local(ctx, scope, name, kind, stmt, seen, module_global=scope is ctx.tree):
                         yield finding
+        for name, entries in ctx.assignments(ctx.tree).items():
+            if len(entries) != 1 or not isinstance(entries[0][1], ast.Assign):
+                continue
+            kind = acc.creation_kind(ctx, entries[0][2])
+            if kind is not None:
+                yield from self._module_level(ctx, name, kind, entries[0][1], seen)
         for cls in ctx.classes:
             yield from self._attributes(ctx, cls, seen)
 
+    # -- a module-level accumulator that the functions of the module update and read ------------------------
+    def _module_level(self, ctx, name, kind, created, seen):
+        if set(vo.words(name)) & _CUMULATIVE_WORDS or self._global_reset(ctx, name, created):
+            return
+        for func in ctx.functions:
+            if ctx.enclosing_function(func) is not None or not _sees_global(ctx, func, name):
+                continue
+            yield from self._local(ctx, func, name, kind, None, seen, owner=f"module level, line {created.lineno}",
+                                   module_global=True)
+
+    @staticmethod
+    def _global_reset(ctx, name, created) -> bool:
+        """Anything in the file that could start the global again: a re-binding, ``.reset()``, ``.clear()``."""
+        pattern = re.compile(_GLOBAL_RESET.format(name=re.escape(name)))
+        for i, text in enumerate(ctx.source.splitlines(), 1):
+            if i != created.lineno and pattern.search(text):
+                return True
+        return False
+
     # -- a local created before the period loop ----------------------------------------------------------
-    def _local(self, ctx, scope, name, kind, created, seen, *, owner: str = ""):
+    def _local(self, ctx, scope, name, kind, created, seen, *, owner: str = "", module_global: bool = False):
         for outer in _outermost_after(ctx, scope, created):
             if not period_loop(outer):
                 continue
@@ -194,7 +261,7 @@ class AccumulatorNotReset(Rule):
             if key in seen:
                 continue
             found = acc.uses(ctx, outer, name, kind)
-            verdict = _judge_period(ctx, outer, name, kind, found)
+            verdict = _judge_period(ctx, outer, name, kind, found, module_global)
             if verdict is None:
                 continue
             seen.add(key)
@@ -278,7 +345,7 @@ class AccumulatorNotReset(Rule):
                 continue
             return self._attr_report(ctx, cls, name, verdict, created, f"`{method.name}()` runs once per period")
         # (b) framework hooks: updated per step / batch, read at each epoch's end
-        readers = [m for m, u in per_method.items() if u.reads and _epoch_hook(m.name)]
+        readers = [m for m, u in per_method.items() if (u.reads or (kind == acc.LIST and u.gathered)) and _epoch_hook(m.name)]
         writers = [m for m, u in per_method.items() if u.updates and _step_hook(m.name)]
         for reader in readers:
             for writer in writers:
@@ -287,7 +354,7 @@ class AccumulatorNotReset(Rule):
                     continue  # another stage's hook, or a test run (once)
                 if kind == acc.NUMBER and not per_method[writer].value_updates:
                     continue
-                read = per_method[reader].reads[0]
+                read = (per_method[reader].reads or per_method[reader].gathered)[0]
                 return self._attr_report(ctx, cls, name, read, created,
                                          f"`{writer.name}` updates it every step and `{reader.name}` reads it every epoch")
         return None
