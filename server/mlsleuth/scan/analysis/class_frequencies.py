@@ -144,13 +144,8 @@ def _returned_element(ctx: FileContext, name: ast.Name, depth: int) -> PerClass 
 
 def _from_callers(ctx: FileContext, name: ast.Name, depth: int) -> PerClass | None:
     """A parameter: per class when every caller in the project passes a per-class value, all the same way round."""
-    func = ctx.enclosing_function(name)
-    if func is None:
-        return None
-    found = []
-    for there, call in vo.all_call_sites(ctx, func)[:8]:
-        arg = vo.argument_for(call, func, name.id)
-        found.append(per_class(there, arg, depth + 1) if arg is not None else None)
+    found = [per_class(there, arg, depth + 1) if arg is not None else None
+             for there, arg in vo.passed_arguments(ctx, ctx.enclosing_function(name), name.id)]
     return _agree(found)
 
 

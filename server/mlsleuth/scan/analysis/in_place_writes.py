@@ -870,8 +870,8 @@ def _constructions(ctx: FileContext, expr: ast.AST | None, depth: int) -> list[t
     if value is not expr or func is None or expr.id not in vo.function_params(func):
         return []
     found = []
-    for sctx, site in vo.all_call_sites(ctx, func)[:8]:
-        found += _constructions(sctx, vo.argument_for(site, func, expr.id), depth + 1)
+    for sctx, arg in vo.passed_arguments(ctx, func, expr.id):
+        found += _constructions(sctx, arg, depth + 1)
     return found
 
 

@@ -26,14 +26,13 @@ from dataclasses import dataclass
 
 from mlsleuth.scan.analysis import value_origins as vo
 from mlsleuth.scan.analysis.context import FileContext, call_method, keyword, same_tree
-from mlsleuth.scan.analysis.numeric_values import numbers
+from mlsleuth.scan.analysis.numeric_values import MAX_VALUES, numbers, union
 from mlsleuth.scan.analysis.settings import default_value
 
 # Views and casts that leave the tensor's values as they are: ``p.data``, ``p.detach()``, ``p.float()``.
 _PASSTHROUGH = frozenset({"data", "detach", "float", "to", "clone", "type_as", "half", "bfloat16", "double", "cpu",
                           "cuda", "contiguous"})
 _MAX_DEPTH = 8
-_MAX_VALUES = 8
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
@@ -313,7 +312,7 @@ def share_values(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> froz
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
         cls = ctx.enclosing_class(expr)
         values = ctx.self_attributes(cls).get(expr.attr) if cls is not None else None
-        return _union(share_values(ctx, v, depth + 1) for v in values) if values else None
+        return union(share_values(ctx, v, depth + 1) for v in values) if values else None
     if isinstance(expr, (ast.Attribute, ast.Subscript)):  # a setting: ``args.tau``, ``cfg["ema_decay"]``
         value = default_value(ctx, expr)
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -329,7 +328,7 @@ def share_values(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> froz
                 if isinstance(expr.op, ast.Div) and b == 0:
                     return None
                 out.add(float(op(a, b)))
-        return frozenset(out) if len(out) <= _MAX_VALUES else None
+        return frozenset(out) if len(out) <= MAX_VALUES else None
     if isinstance(expr, ast.Call):
         if isinstance(expr.func, ast.Name) and expr.func.id == "min" and len(expr.args) >= 2 and not expr.keywords:
             # the ceiling: ``min(d, ramp)`` settles at the setting ``d``, whatever the ramp (arithmetic on the step)
@@ -340,17 +339,8 @@ def share_values(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> froz
         if func is not None:
             returns = [n.value for n in ast.walk(func) if isinstance(n, ast.Return) and n.value is not None
                        and ctx.enclosing_function(n) is func]
-            return _union(share_values(ctx, r, depth + 1) for r in returns) if returns else None
+            return union(share_values(ctx, r, depth + 1) for r in returns) if returns else None
     return None
-
-
-def _union(parts) -> frozenset[float] | None:
-    out: set[float] = set()
-    for part in parts:
-        if part is None:
-            return None
-        out |= part
-    return frozenset(out) if out and len(out) <= _MAX_VALUES else None
 
 
 def shares(ctx: FileContext, update: AverageUpdate) -> tuple[frozenset[float], frozenset[float]] | None:

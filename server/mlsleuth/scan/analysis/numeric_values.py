@@ -55,7 +55,7 @@ def numbers(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> frozenset
         values = ctx.self_attributes(cls).get(expr.attr) if cls is not None else None
         if not values:
             return None
-        return _union(numbers(ctx, v, depth + 1) for v in values)
+        return union(numbers(ctx, v, depth + 1) for v in values)
     return None
 
 
@@ -72,7 +72,7 @@ def _name(ctx: FileContext, name: ast.Name, depth: int) -> frozenset[float] | No
             sources.append(passed if passed is not None else default)
         if not sites:
             sources.append(default)
-        return _union(numbers(ctx, s, depth + 1) for s in sources)
+        return union(numbers(ctx, s, depth + 1) for s in sources)
     bound = vo.local_value(ctx, name)
     if bound is None and not (func is not None and vo.bindings(ctx, func).get(name.id)):
         bound = vo.module_value(ctx, name.id)  # a module-level constant read inside a function
@@ -81,7 +81,8 @@ def _name(ctx: FileContext, name: ast.Name, depth: int) -> frozenset[float] | No
     return numbers(ctx, bound, depth + 1)
 
 
-def _union(parts) -> frozenset[float] | None:
+def union(parts) -> frozenset[float] | None:
+    """The values of every part together; None when a part is unknown or there are more than MAX_VALUES."""
     out: set[float] = set()
     for part in parts:
         if part is None:

@@ -615,6 +615,14 @@ def all_call_sites(ctx: FileContext, func: ast.AST) -> list[tuple[FileContext, a
     return sites
 
 
+def passed_arguments(ctx: FileContext, func: ast.AST | None, param: str, limit: int = 8) -> list[tuple[FileContext, ast.expr | None]]:
+    """What the first ``limit`` callers of ``func`` (see :func:`all_call_sites`) pass for ``param``, with the
+    file of each call; None where a call passes nothing for it (the default applies)."""
+    if func is None:
+        return []
+    return [(there, argument_for(call, func, param)) for there, call in all_call_sites(ctx, func)[:limit]]
+
+
 def dict_entry(ctx: FileContext, expr: ast.AST) -> tuple[FileContext, ast.expr] | None:
     """(file, value) for ``CONFIG["key"]`` where ``CONFIG`` is a dict literal (or ``dict(key=...)``) bound at
     module level in this file or imported from another module of the project, and the key is a constant."""

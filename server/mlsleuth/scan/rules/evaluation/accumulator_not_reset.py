@@ -133,25 +133,15 @@ def _judge_period(ctx: FileContext, outer: ast.AST, name: str, kind: str, found:
             via_call = via_call or call
         if effect.reads:
             reads.append(call)
-    if name.startswith("self."):
+    if name.startswith("self.") or module_global:
         for call in ctx.calls(outer):
-            effect = acc.method_effect(ctx, call, name, kind)
+            if name.startswith("self."):
+                effect = acc.method_effect(ctx, call, name, kind)
+            else:  # a function of this module that updates, reads or resets the global (a train_step)
+                func = _module_function(ctx, call, name)
+                effect = acc.scope_effect(ctx, func, name, kind) if func is not None else None
             if effect is None:
                 continue
-            if effect.resets:
-                return None
-            if effect.updates_in_loop or (effect.updates and len(acc.loops_between(ctx, call, outer)) >= 2):
-                inner_updates.append(call)
-                if effect.value_updates:
-                    value_updates.append(call)
-            if effect.reads:
-                reads.append(call)
-    if module_global:  # a function of this module that updates, reads or resets the global (a train_step)
-        for call in ctx.calls(outer):
-            func = _module_function(ctx, call, name)
-            if func is None:
-                continue
-            effect = acc.scope_effect(ctx, func, name, kind)
             if effect.resets:
                 return None
             if effect.updates_in_loop or (effect.updates and len(acc.loops_between(ctx, call, outer)) >= 2):

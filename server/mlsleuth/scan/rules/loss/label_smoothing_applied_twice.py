@@ -119,13 +119,8 @@ def _smoothed_name(ctx: FileContext, name: ast.Name, depth: int) -> tuple[FileCo
             found.append(_smoothed(there, returned.elts[index], depth + 1))
         return _all_agree(found)
     if vo.is_parameter(ctx, name):
-        func = ctx.enclosing_function(name)
-        if func is None:
-            return None
-        found = []
-        for there, call in vo.all_call_sites(ctx, func)[:8]:
-            arg = vo.argument_for(call, func, name.id)
-            found.append(_smoothed(there, arg, depth + 1) if arg is not None else None)
+        found = [_smoothed(there, arg, depth + 1) if arg is not None else None
+                 for there, arg in vo.passed_arguments(ctx, ctx.enclosing_function(name), name.id)]
         return _all_agree(found)
     bound = vo.local_value(ctx, name)
     if bound is None and ctx.enclosing_function(name) is None:

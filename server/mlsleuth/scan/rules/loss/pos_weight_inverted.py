@@ -89,10 +89,8 @@ def _ratio(ctx: FileContext, expr: ast.AST | None, depth: int) -> tuple[FileCont
         return None
     if isinstance(expr, ast.Name):
         if vo.is_parameter(ctx, expr):
-            func = ctx.enclosing_function(expr)
-            sites = vo.all_call_sites(ctx, func)[:8] if func is not None else []
-            found = [_ratio(there, arg, depth + 1) if (arg := vo.argument_for(call, func, expr.id)) is not None else None
-                     for there, call in sites]
+            found = [_ratio(there, arg, depth + 1) if arg is not None else None
+                     for there, arg in vo.passed_arguments(ctx, ctx.enclosing_function(expr), expr.id)]
             return found[0] if found and all(found) else None
         bound = vo.local_value(ctx, expr)
         if bound is None and ctx.enclosing_function(expr) is None:
