@@ -311,7 +311,9 @@ def share_values(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> froz
         return share_values(ctx, bound, depth + 1) if bound is not None and bound is not expr else None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
         cls = ctx.enclosing_class(expr)
-        values = ctx.self_attributes(cls).get(expr.attr) if cls is not None else None
+        if cls is None or expr.attr in _counted_attributes(ctx, cls):
+            return None  # ``self.step += 1``: a counter, not a setting
+        values = ctx.self_attributes(cls).get(expr.attr)
         return union(share_values(ctx, v, depth + 1) for v in values) if values else None
     if isinstance(expr, (ast.Attribute, ast.Subscript)):  # a setting: ``args.tau``, ``cfg["ema_decay"]``
         value = default_value(ctx, expr)
@@ -332,7 +334,7 @@ def share_values(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> froz
     if isinstance(expr, ast.Call):
         if isinstance(expr.func, ast.Name) and expr.func.id == "min" and len(expr.args) >= 2 and not expr.keywords:
             # the ceiling: ``min(d, ramp)`` settles at the setting ``d``, whatever the ramp (arithmetic on the step)
-            settings = [a for a in expr.args if not isinstance(a, (ast.BinOp, ast.Call))]
+            settings = [a for a in expr.args if not isinstance(_bound(ctx, a), (ast.BinOp, ast.Call))]
             known = [v for v in (share_values(ctx, a, depth + 1) for a in settings) if v is not None]
             return frozenset({min(min(v) for v in known)}) if known else None
         func = ctx.callee_definition(expr)
@@ -341,6 +343,23 @@ def share_values(ctx: FileContext, expr: ast.AST | None, depth: int = 0) -> froz
                        and ctx.enclosing_function(n) is func]
             return union(share_values(ctx, r, depth + 1) for r in returns) if returns else None
     return None
+
+
+def _bound(ctx: FileContext, expr: ast.AST) -> ast.AST:
+    """What a local name stands for (``value = (1 + step) / (10 + step)``), else ``expr`` itself."""
+    bound = vo.local_value(ctx, expr) if isinstance(expr, ast.Name) else None
+    return bound if bound is not None else expr
+
+
+def _counted_attributes(ctx: FileContext, cls: ast.ClassDef) -> frozenset[str]:
+    """Attributes of ``self`` that the class changes in place (``self.step += 1``): their values are not the
+    ones assigned."""
+    cache = ctx.__dict__.setdefault("_counted_attr_cache", {})
+    if cls not in cache:
+        cache[cls] = frozenset(n.target.attr for n in ctx.subtree(cls) if isinstance(n, ast.AugAssign)
+                               and isinstance(n.target, ast.Attribute) and isinstance(n.target.value, ast.Name)
+                               and n.target.value.id == "self")
+    return cache[cls]
 
 
 def shares(ctx: FileContext, update: AverageUpdate) -> tuple[frozenset[float], frozenset[float]] | None:

@@ -157,6 +157,47 @@ def test_decay_from_a_warmup_helper_on_the_new_weights():
     )
 
 
+def test_warmup_ramp_in_a_local_name_settles_at_the_cap():
+    # the ramp sits in a local name and the step is a counter (``self.optimization_step += 1``): the share the new
+    # weights take settles at 1 - 0.9999, not at the first step's ramp value; the warm-up value of a counter is
+    # not a setting
+    check(
+        """
+        import torch
+
+        class EMAModel:
+            def __init__(self, parameters, decay=0.9999):
+                self.shadow_params = [p.clone().detach() for p in parameters]
+                self.decay = decay
+                self.optimization_step = 0
+
+            def get_decay(self, optimization_step):
+                value = (1 + optimization_step) / (10 + optimization_step)
+                return 1 - min(self.decay, value)
+
+            @torch.no_grad()
+            def step(self, parameters):
+                self.optimization_step += 1
+                one_minus_decay = self.get_decay(self.optimization_step)
+                for s_param, param in zip(self.shadow_params, parameters):
+                    s_param.sub_(one_minus_decay * (s_param - param))
+
+        class Counted:
+            def __init__(self, model):
+                self.shadow = [p.detach().clone() for p in model.parameters()]
+                self.updates = 0
+
+            @torch.no_grad()
+            def update(self, model):
+                self.updates += 1
+                d = self.updates / (self.updates + 1.0)
+                for s, p in zip(self.shadow, model.parameters()):
+                    s.mul_(d).add_(p, alpha=1 - d)
+        """,
+        EI,
+    )
+
+
 def test_soft_target_update_with_tau_on_the_target():
     # RL: a Polyak rate read from a tyro dataclass, written on the target network's side
     check(
