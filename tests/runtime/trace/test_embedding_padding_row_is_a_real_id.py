@@ -27,13 +27,13 @@ def test_not_found_without_records():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("variant", "modules"), [("relation-ids", {"E", "R"}), ("relation-ids-direct", {"E", "R"}),
-                                                 ("user-column", {"users"})])
+                                                 ("user-column", {"users"}), ("field-offsets", {"table"})])
 def test_real_ids_on_the_padding_row_are_found(variant, modules):
     hits = [f for f in traced(SCRIPT, variant, steps=4) if f.rule == CHECK]
     assert {h.location.module for h in hits} == modules
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", ["reserved-pad", "token-seq", "no-padding", "frozen"])
+@pytest.mark.parametrize("variant", ["reserved-pad", "token-seq", "bigram-pairs", "no-padding", "frozen"])
 def test_padding_rows_that_pad_or_no_padding_row_are_quiet(variant):
     assert not [f for f in traced(SCRIPT, variant, steps=4) if f.rule == CHECK]

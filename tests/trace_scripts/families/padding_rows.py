@@ -3,9 +3,10 @@
 Buggy: 'relation-ids' (a knowledge-graph scorer whose entity and relation tables use padding_idx=0 although ids
 are plain enumerations from 0; 'relation-ids-direct' calls model.forward(...) itself, so the model's own hooks
 never fire and its tables must still be named by their attributes), 'user-column' (a recommender's user ids arrive as an (N, 1) column, padding_idx=0,
-user 0 is real).
+user 0 is real), 'field-offsets' (a factorization machine: four categorical fields share one table through per-field
+offsets, padding_idx=0, and value 0 of the first field is real).
 Clean: 'reserved-pad' (padding_idx=0 and the ids start at 1), 'token-seq' (token sequences padded at the end with
-id 0), 'no-padding' (the same scorer without padding_idx), 'frozen' (a frozen pretrained table with padding_idx=0).
+id 0), 'bigram-pairs' ((N, 2) pairs of tokens from one shared vocabulary, pairs padded with 0), 'no-padding' (the same scorer without padding_idx), 'frozen' (a frozen pretrained table with padding_idx=0).
 """
 import sys
 
@@ -59,8 +60,25 @@ class SeqClassifier(nn.Module):
         return self.out((self.tok(ids) * mask).sum(1) / mask.sum(1).clamp(min=1))
 
 
+class FactorizationMachine(nn.Module):
+    def __init__(self, field_sizes):
+        super().__init__()
+        self.register_buffer("offsets", torch.tensor([0] + field_sizes[:-1]).cumsum(0))
+        self.table = nn.Embedding(sum(field_sizes), DIM, padding_idx=0)
+        self.bias = nn.Parameter(torch.zeros(1))
+
+    def forward(self, x):
+        v = self.table(x + self.offsets)
+        return self.bias + 0.5 * (v.sum(1) ** 2 - (v ** 2).sum(1)).sum(1)
+
+
+FIELDS = [5, 7, 3, 9]
 if variant == "user-column":
     model = Recommender()
+elif variant == "field-offsets":
+    model = FactorizationMachine(FIELDS)
+elif variant == "bigram-pairs":
+    model = SeqClassifier()
 elif variant == "token-seq":
     model = SeqClassifier()
 else:
@@ -69,6 +87,18 @@ opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e
 for _ in range(20):
     if variant == "user-column":
         out, y = model(torch.randint(0, 30, (32, 1))), torch.randint(0, 20, (32,))
+    elif variant == "field-offsets":
+        x = torch.stack([torch.randint(0, n, (32,)) for n in FIELDS], dim=1)
+        out = model(x)
+        loss = F.binary_cross_entropy_with_logits(out, torch.randint(0, 2, (32,)).float())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        continue
+    elif variant == "bigram-pairs":
+        ids = torch.randint(1, 50, (32, 2))
+        ids[:, 1] *= (torch.rand(32) < 0.7).long()  # some pairs are single tokens padded with 0
+        out, y = model(ids), torch.randint(0, 4, (32,))
     elif variant == "token-seq":
         lengths = torch.randint(2, 9, (32,))
         ids = torch.randint(1, 50, (32, 8)) * (torch.arange(8)[None, :] < lengths[:, None])

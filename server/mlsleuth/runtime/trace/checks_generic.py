@@ -211,13 +211,21 @@ def module_output_all_zero(run: Any) -> Iterator[Found]:
             measurements=rec, module=rec["module"], step=steps[0] if steps else None, phase="forward")
 
 
+def _id_layout(rec: dict) -> str:
+    shape = rec.get("input_shape") or []
+    if len(shape) == 2 and shape[1] > 1:
+        return f"one id per field ({shape[1]} fields with disjoint id ranges, nothing padded)"
+    return "one id per sample"
+
+
 @runtime_check("embedding-padding-row-is-a-real-id", tool="trace", category="architecture", severity="warning")
 def embedding_padding_row_is_a_real_id(run: Any) -> Iterator[Found]:
     """An embedding fed one id per sample has a padding row that real ids hit.
 
     What it finds: an ``nn.Embedding`` built with ``padding_idx=p`` whose training input is one id per sample (a 1-D
-    index tensor, or ``(N, 1)``: a class, user, item, relation or entity id, not a token sequence) and in which id
-    ``p`` occurs, on at least two training forwards of the first three steps. Embeddings of token sequences are not
+    index tensor, or ``(N, 1)``: a class, user, item, relation or entity id, not a token sequence), or one id per
+    field of a table shared through per-field offsets (an ``(N, F)`` input whose columns hold disjoint id ranges,
+    as factorization-machine and CTR models build it), and in which id ``p`` occurs, on at least two training forwards of the first three steps. Embeddings of token sequences are not
     looked at (padding the end of short sequences is what ``padding_idx`` is for), nor frozen tables.
     Why it matters: ``padding_idx`` gives row ``p`` no gradient, ever. A pad id only makes sense where something is
     padded; with one id per sample, id ``p`` is a real item (the first entity or relation of an enumeration that
@@ -233,7 +241,7 @@ def embedding_padding_row_is_a_real_id(run: Any) -> Iterator[Found]:
         p, share = rec["padding_idx"], rec["pad_ids"] / max(rec["ids"], 1)
         steps = rec.get("steps") or []
         yield Found(
-            f"embedding '{rec['module']}' has padding_idx={p}, but it is fed one id per sample and id {p} occurs: that id is a "
+            f"embedding '{rec['module']}' has padding_idx={p}, but it is fed {_id_layout(rec)} and id {p} occurs: that id is a "
             f"real item whose row gets no gradient and never learns",
             observation=f"{rec['pad_ids']} of {rec['ids']} ids ({100 * share:.0f}%) in {rec['calls_with_pad']} of {rec['calls']} training "
                         f"forward(s) over steps {', '.join(map(str, steps))} were {p}; input shape {_shape(rec.get('input_shape'))}, "
