@@ -116,7 +116,7 @@ def test_probe_is_undone_for_the_users_run():
 def test_probe_skips_what_it_could_not_undo(monkeypatch):
     import dataset_state
 
-    monkeypatch.setattr(dataset_state, "MAX_BYTES", 1024)
+    monkeypatch.setattr(dataset_state, "MAX_HOST_BYTES", 1024)
     result = zoo.probed(zoo.TensorCacheInplaceNormalize())
     assert not result["rereads"] and result["skipped"]
 

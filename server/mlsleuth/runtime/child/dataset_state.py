@@ -17,7 +17,7 @@ restored afterwards:
 * ``functools.lru_cache`` wrappers on the dataset's class or in its module: emptied again when the probe filled
   an empty one.
 
-The walk is bounded (objects, container elements, bytes): a dataset holding more than that, or state that cannot
+The walk is bounded (objects, container elements, bytes: :func:`byte_budget`): a dataset holding more than that, or state that cannot
 be put back (an iterator or generator a read would advance, a stream that cannot seek), is not probed at all
 (:func:`capture` returns None). Not undone: files written, pandas frames changed in place, lru caches that
 already held entries, state created during the probe itself (a cache loaded lazily on the first read is dropped
@@ -37,7 +37,8 @@ import sysconfig
 import types
 from typing import Any
 
-MAX_BYTES = 512 << 20  # copies of the arrays a dataset holds, at most
+MAX_HOST_BYTES = 1 << 30  # copies of the arrays a dataset holds, at most (see byte_budget)
+MAX_DEVICE_BYTES = 256 << 20
 MAX_OBJECTS = 20_000
 MAX_ELEMENTS = 2_000_000  # container elements looked at, in all
 MAX_DEPTH = 6
@@ -81,7 +82,8 @@ class State:
         self.caches: list[Any] = []  # lru_cache wrappers that were empty
         self.positions: list[tuple[Any, int]] = []  # (open file, its position)
         self.bindings: list[tuple[dict, str, Any]] = []  # (module globals, name, value) that the reading code names
-        self.bytes = 0
+        self.bytes: dict[str, int] = {}  # per device
+        self.dirty = True  # something may have changed since the capture or the last restore
         self._seen: set[int] = set()
         self._elements = 0
 
@@ -219,10 +221,9 @@ class State:
             if obj.is_sparse or obj.device.type == "meta" or getattr(obj, "is_nested", False):
                 return
             size = obj.numel() * obj.element_size()
-        self.bytes += size
-        if self.bytes > MAX_BYTES:
-            raise TooBig("bytes")
-        self.arrays.append((path, obj, _copy(obj), in_container))
+        device = "cpu" if _is_ndarray(obj) else str(obj.device)
+        self.bytes[device] = self.bytes.get(device, 0) + size
+        self.arrays.append((path, obj, None, in_container))  # copied once the walk knows the total fits
 
     # -- after the probe -------------------------------------------------------------------------------------------
     def changed_arrays(self, since: dict | None = None) -> list[dict]:
@@ -287,7 +288,10 @@ class State:
         return [(g, _generator_state(g)) for g, _ in self.generators]
 
     def restore(self) -> None:
-        """Everything back as it was at the capture (safe to call more than once)."""
+        """Everything back as it was at the capture (safe to call more than once; ``dirty`` marks a read since)."""
+        if not self.dirty:
+            return
+        self.dirty = False
         for obj, attrs in self.dicts:
             now = obj.__dict__
             if now.keys() != attrs.keys() or any(now[k] is not v for k, v in attrs.items()):
@@ -327,7 +331,31 @@ def capture(*roots: Any) -> State | None:
             state.walk(root, "", 0)
     except TooBig:
         return None
+    if any(size > byte_budget(device) for device, size in state.bytes.items()):
+        return None
+    state.arrays = [(path, arr, _copy(arr), inside) for path, arr, _none, inside in state.arrays]
     return state
+
+
+def byte_budget(device: str) -> int:
+    """How many bytes of arrays on ``device`` a probe may copy: on the host, 1 GiB or a quarter of the memory
+    available now, whichever is less; on a GPU, 256 MiB or a tenth of its free memory."""
+    if device == "cpu":
+        try:
+            with open("/proc/meminfo") as f:
+                avail = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+        except (OSError, StopIteration, ValueError):
+            return MAX_HOST_BYTES // 2
+        return min(MAX_HOST_BYTES, avail // 4)
+    try:
+        import torch
+
+        if device.startswith("cuda"):
+            free, _total = torch.cuda.mem_get_info(torch.device(device))
+            return min(MAX_DEVICE_BYTES, free // 10)
+    except Exception:  # noqa: BLE001 - no reading of the free memory: the smaller budget
+        pass
+    return MAX_DEVICE_BYTES // 2
 
 
 # -- random number generators ------------------------------------------------------------------------------------

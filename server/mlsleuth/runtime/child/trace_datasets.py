@@ -127,6 +127,7 @@ class Reads:
         set_generator_states(gens)
 
     def read(self, i: int) -> Any:
+        self.state.dirty = True
         return snapshot(self.ds[i])
 
     def try_read(self, i: int) -> tuple[bool, Any]:
@@ -230,7 +231,7 @@ def storage(ds: Any) -> list[dict]:
     """Arrays, tensors, lists and tuples the dataset holds (and those inside its dict attributes): their first
     dimension (``rows``) and the sizes of the dimensions after it."""
     out = []
-    for name, value in list(vars(ds).items()):
+    for name, value in list(_attrs(ds).items()):
         items = list(value.items())[:32] if isinstance(value, dict) else []
         for path, v in [(name, value)] + [(f"{name}[{k!r}]", v) for k, v in items]:
             rows, dims = _rows(v)
@@ -261,7 +262,7 @@ def explain(ds: Any, n: int, stored: list[dict], longer: list[dict]) -> str | No
     for s in longer:
         if n in s["dims"]:
             return f"{s['path']} has {s['rows']} rows and {n} is the size of another of its dimensions {s['shape']}"
-    for name, value in vars(ds).items():
+    for name, value in _attrs(ds).items():
         if isinstance(value, (list, tuple, dict, set)) or hasattr(value, "shape"):
             try:
                 size = len(value)
@@ -276,7 +277,7 @@ def explain(ds: Any, n: int, stored: list[dict], longer: list[dict]) -> str | No
     globals_ = [fn.__globals__.get(k) for k in code.co_names]
     if not attrs and (n in consts or n in [g for g in globals_ if isinstance(g, int)]):
         return f"__len__ returns a fixed number, {n}"
-    ints = {k: v for k, v in vars(ds).items() if isinstance(v, int) and not isinstance(v, bool) and v >= 2}
+    ints = {k: v for k, v in _attrs(ds).items() if isinstance(v, int) and not isinstance(v, bool) and v >= 2}
     for s in longer:
         for k, b in ints.items():
             if n in (s["rows"] // b, -(-s["rows"] // b)) and n != s["rows"]:
@@ -288,11 +289,16 @@ def explain(ds: Any, n: int, stored: list[dict], longer: list[dict]) -> str | No
     return None
 
 
+def _attrs(obj: Any) -> dict:
+    attrs = getattr(obj, "__dict__", None)
+    return attrs if isinstance(attrs, dict) else {}
+
+
 def _int_values(v: Any) -> list | None:
     np = sys.modules.get("numpy")
     try:
         if hasattr(v, "dtype") and getattr(v, "ndim", 0) == 1 and "int" in str(v.dtype):
-            return [int(x) for x in v.tolist()[:200_000]]
+            return [int(x) for x in v[:200_000].tolist()]
         if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) or (np and isinstance(x, np.integer)) for x in v[:1000]):
             return [int(x) for x in v[:200_000]]
     except Exception:  # noqa: BLE001 - not labels
