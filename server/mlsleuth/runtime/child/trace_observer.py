@@ -23,6 +23,7 @@ from trace_amp import AmpWatch
 from trace_causal import CausalProbe
 from trace_checkpoints import user_site as _user_site
 from trace_lm_batches import LMBatchWatch
+from trace_datasets import DatasetProbe
 from trace_loaders import LoaderWatch
 from trace_log_probs import ctc_patch
 from trace_loop_order import LoopOrderWatch
@@ -121,6 +122,8 @@ class TraceObserver(Observer):
         self.loop_order = LoopOrderWatch(self._seq)  # clipping after the step; backward passes never stepped
         self.patches += self.loop_order.patches()
         self.patches += self.loaders.patches()
+        self.datasets = DatasetProbe()  # each loader's dataset, once: items that change on a reread, a short len()
+        self.patches += self.datasets.patches()
         self.seeds = SeedWatch()  # global seeds set again to an earlier value while training goes on
         self.patches += self.seeds.patches()
 
@@ -875,6 +878,7 @@ class TraceObserver(Observer):
             "stage_loss_calls": self.stage_loss_calls,
             "lm_batches": self.lm_batches.result(),
             "loaders": self.loaders.result(),
+            "datasets": self.datasets.result(),
             "split_overlap": self.split_overlap.result(),
             "train_modes": self.modes.result(len(self.lr)),
             "loop_order": self.loop_order.result(),

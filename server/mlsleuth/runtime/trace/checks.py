@@ -1523,6 +1523,7 @@ from mlsleuth.runtime.trace import (
     checks_checkpoints,  # noqa: F401 - checkpoint restores and resumes, also after the traced steps
     checks_frozen,  # noqa: F401 - frozen parameters the optimizer still moves
     checks_ctc,  # noqa: F401 - CTC targets that share the blank's id
+    checks_datasets,  # noqa: F401 - a __getitem__ that writes into the stored samples, a __len__ shorter than the data
     checks_generic,  # noqa: F401 - mechanisms many families share: overwritten inputs, untrained tensors, zero outputs
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
