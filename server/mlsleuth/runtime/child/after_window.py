@@ -11,7 +11,9 @@ if one stopped first), the runner calls :meth:`AfterWindow.begin` when the prima
    that payload is written at once (so a later kill still leaves the watched window's result);
 2. every patch and hook of the runner is removed, so the script runs on at full speed and nothing it does now
    changes the observers' measurements;
-3. only the checkpoint watch (``trace_checkpoints``), installed before the runner's patches, keeps recording;
+3. only the checkpoint watch (``trace_checkpoints``), installed before the runner's patches, keeps recording,
+   and the frozen-parameter watch (``after_frozen``), called from the optimizer step hooks that stay: a stage
+   that freezes part of the model and leaves it in the optimizer is often reached only after the window;
 4. the run stops at the script's end, at an exception, or when the budget is spent: at the next optimizer step
    after the deadline, or from a timer signal (SIGALRM, when the script does not use it itself).
 
@@ -27,6 +29,7 @@ import threading
 import time
 from typing import Any
 
+from after_frozen import FrozenStepWatch
 from observer import StopTraining
 from trace_checkpoints import CheckpointWatch
 
@@ -39,6 +42,7 @@ class AfterWindow:
         self.budget_s = float(budget_s)
         self.timeout_s = float(timeout_s) if timeout_s else None
         self.watch = CheckpointWatch()
+        self.frozen = FrozenStepWatch()
         self.results: dict | None = None  # the observers' results at the end of the watched window
         self.active = False
         self.ended: str | None = None
@@ -73,6 +77,10 @@ class AfterWindow:
         if budget < MIN_BUDGET_S:
             return False
         self.results = finish_window()
+        try:
+            self.frozen.begin(runner)
+        except Exception:  # noqa: BLE001, S110 - names are only for the report; the watch goes on without them
+            pass
         runner.uninstall(keep_step_hooks=True)  # the step hooks stay (torch is iterating over them) and do nothing
         self.watch.phase = "after"
         self.active = True
@@ -80,6 +88,20 @@ class AfterWindow:
         self._deadline = self._began + budget
         self._start_timer(budget + 0.5)
         return True
+
+    def before_step(self, opt: Any) -> None:
+        """From the optimizer step pre-hook once the window is over."""
+        try:
+            self.frozen.before_step(opt)
+        except Exception:  # noqa: BLE001 - a watch failure must not break the user's step
+            self.frozen.measured = 1 << 30  # stand down
+
+    def after_step(self, opt: Any) -> None:
+        """From the optimizer step post-hook once the window is over (before the deadline check)."""
+        try:
+            self.frozen.after_step(opt)
+        except Exception:  # noqa: BLE001 - a watch failure must not break the user's step
+            self.frozen.measured = 1 << 30
 
     def check_deadline(self) -> None:
         """Called after every optimizer step once the window is over: stop when the budget is spent."""
@@ -94,6 +116,7 @@ class AfterWindow:
     def result(self) -> dict:
         out = self.watch.result()
         if self.active:
+            out.update(self.frozen.result())
             out["ran_s"] = round(time.monotonic() - (self._began or time.monotonic()), 3)
             out["ended"] = self.ended
         else:

@@ -401,7 +401,8 @@ class Runner:
 
         def step_pre(opt, args, kwargs):
             if runner.after_window is not None and runner.after_window.active:
-                return None  # after the watched window: nothing is observed
+                runner.after_window.before_step(opt)  # frozen parameters only (after_frozen); nothing else is observed
+                return None
             if runner.primary_optimizer is None:
                 runner.primary_optimizer = opt
             elif opt is not runner.primary_optimizer and _shares_params(opt, runner.primary_optimizer):
@@ -421,6 +422,7 @@ class Runner:
 
         def step_post(opt, args, kwargs):
             if runner.after_window is not None and runner.after_window.active:
+                runner.after_window.after_step(opt)
                 runner.after_window.check_deadline()
                 return
             if runner._pending_step_start is opt:  # a closure step() never called its closure

@@ -1,15 +1,18 @@
 """The trace's generic probes: mechanisms many bug families share, observed on the user's real run (child side).
 
-Stdlib + torch only. One observer (``generic``) feeds four watches:
+Stdlib + torch only. One observer (``generic``) feeds six watches:
 
 * :mod:`trace_inplace`: a module overwrote a tensor it was given, and its caller read that tensor again;
 * :mod:`trace_untrained`: tensors that get gradients (or look like weights) but that no optimizer ever updates;
 * :mod:`trace_zero_outputs`: a module whose train-time output is all exact zeros although its input is not;
-* :mod:`trace_padding_rows`: an embedding fed one id per sample whose padding row (no gradient) is a real id.
+* :mod:`trace_padding_rows`: an embedding fed one id per sample whose padding row (no gradient) is a real id;
+* :mod:`trace_identity_acts`: a leaky_relu / rrelu / prelu whose output equals its input despite negative inputs;
+* :mod:`trace_param_iters`: a ``model.parameters()`` generator iterated again once used up, and gradient clipping
+  given no parameter that holds a gradient.
 
 The first two look at step 0's first training forward through :mod:`trace_first_ops` (one window of intercepted
 torch calls, closed at the first backward); the last two at the module calls of the first few steps. After that the
-observer does nothing per step. Under a running process group (DDP/FSDP under torchrun) the first two stand down, since
+observer does nothing per step (the last two are patches that sample their first steps only). Under a running process group (DDP/FSDP under torchrun) the first two stand down, since
 sharded tensors do not survive the interception, and the result says so; the last two still run.
 """
 
@@ -19,8 +22,10 @@ from typing import Any
 
 from observer import Observer
 from trace_first_ops import FirstOps
+from trace_identity_acts import IdentityActivationWatch
 from trace_inplace import InplaceInputWatch
 from trace_padding_rows import PaddingRowWatch
+from trace_param_iters import ParamIterWatch
 from trace_untrained import UntrainedTensorWatch
 from trace_zero_outputs import STEPS as ZERO_STEPS
 from trace_zero_outputs import ZeroOutputWatch
@@ -37,6 +42,9 @@ class GenericObserver(Observer):
         self.untrained = UntrainedTensorWatch()
         self.zeros = ZeroOutputWatch()
         self.padding_rows = PaddingRowWatch()
+        self.identity_acts = IdentityActivationWatch()
+        self.param_iters = ParamIterWatch(_user_file_test())
+        self.patches = self.identity_acts.patches() + self.param_iters.patches()
         self.window.listeners = [self.inplace, self.untrained]
         self._handle: Any = None
         self._runner: Any = None
@@ -116,18 +124,20 @@ class GenericObserver(Observer):
 
     def on_end(self, runner: Any, reason: str) -> None:
         self._close()
+        self.param_iters.close()
         if not self.skipped:
             self.untrained.end(runner)
 
     def result(self) -> dict[str, Any]:
+        shared = {"identity_activations": self.identity_acts.result(), **self.param_iters.result()}
         if self.skipped:  # the in-place and untrained-tensor probes did not run; the zero-output watch did
             return {"skipped": self.skipped, "skipped_probes": ["module-overwrites-input-still-used",
                                                                  "trainable-tensor-not-optimized",
                                                                  "learnable-value-in-plain-tensor"],
-                    "zero_outputs": self.zeros.result(), "padding_rows": self.padding_rows.result()}
+                    "zero_outputs": self.zeros.result(), "padding_rows": self.padding_rows.result(), **shared}
         return {"inplace": self.inplace.result(), **self.untrained.result(), "zero_outputs": self.zeros.result(),
                 "padding_rows": self.padding_rows.result(),
-                "window": {"ops": self.window.ops, "truncated": self.window.truncated}}
+                "window": {"ops": self.window.ops, "truncated": self.window.truncated}, **shared}
 
 
 def _distributed() -> bool:
@@ -135,3 +145,25 @@ def _distributed() -> bool:
 
     dist = getattr(torch, "distributed", None)
     return bool(dist is not None and dist.is_available() and dist.is_initialized())
+
+
+def _user_file_test():
+    """``path -> bool``: whether code at ``path`` is the user's own (not Python's, an installed library's, torch's
+    or this harness's); answers are cached per path."""
+    import os
+
+    from run_user_script import _library_folders
+
+    libraries = _library_folders()
+    torch_part = f"{os.sep}torch{os.sep}"
+    cache: dict[str, bool] = {}
+
+    def is_user(path: str) -> bool:
+        known = cache.get(path)
+        if known is None:
+            known = not (path.startswith("<") or torch_part in path or os.path.abspath(path).startswith(libraries))
+            if len(cache) < 10000:
+                cache[path] = known
+        return known
+
+    return is_user

@@ -1525,11 +1525,13 @@ from mlsleuth.runtime.trace import (
     checks_ctc,  # noqa: F401 - CTC targets that share the blank's id
     checks_datasets,  # noqa: F401 - a __getitem__ that writes into the stored samples, a __len__ shorter than the data
     checks_generic,  # noqa: F401 - mechanisms many families share: overwritten inputs, untrained tensors, zero outputs
+    checks_identity_acts,  # noqa: F401 - leaky_relu/rrelu/prelu that return their input unchanged
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
     checks_loop_order,  # noqa: F401 - clipping after the step; backward passes never stepped
     checks_modes,  # noqa: F401 - training steps taken in eval mode
     checks_optimizer_groups,  # noqa: F401 - a parameter group a name filter left empty
+    checks_param_iters,  # noqa: F401 - clipping given nothing to clip; parameter generators reused once used up
     checks_split,  # noqa: F401 - evaluation inputs that are near-copies of training inputs
     checks_pinn,  # noqa: F401
     checks_rank_metrics,  # noqa: F401 - per-rank metrics reported without a reduction

@@ -26,7 +26,8 @@ def merge_after_window(payload: dict[str, Any], data: dict[str, Any]) -> dict[st
     loads = [rec for rec in after.get("loads") or [] if isinstance(rec, dict)]
     late_loose = [{k: v for k, v in rec.items() if k not in ("strict", "aliased", "phase")} | {"step": None, "when": "after the traced steps"}
                   for rec in loads if rec.get("phase") == "after" and not rec.get("strict", True)]
-    return {**data, "checkpoints": after, "state_dict_loads": list(data.get("state_dict_loads") or []) + late_loose}
+    return {**data, "checkpoints": after, "state_dict_loads": list(data.get("state_dict_loads") or []) + late_loose,
+            "frozen_moved_after_window": [rec for rec in after.get("frozen_moved") or [] if isinstance(rec, dict)]}
 
 
 def after_window_line(payload: dict[str, Any]) -> str | None:
@@ -34,7 +35,8 @@ def after_window_line(payload: dict[str, Any]) -> str | None:
     after = payload.get("after_window")
     if not isinstance(after, dict) or after.get("ran_s") is None:
         return None
-    return f"ran on unobserved for {after['ran_s']:.1f} s after the traced steps to watch checkpoint loads (ended: {after.get('ended')})"
+    return (f"ran on unobserved for {after['ran_s']:.1f} s after the traced steps to watch checkpoint loads and frozen "
+            f"parameters (ended: {after.get('ended')})")
 
 
 def _when(rec: dict) -> str:
