@@ -1524,6 +1524,7 @@ from mlsleuth.runtime.trace import (
     checks_frozen,  # noqa: F401 - frozen parameters the optimizer still moves
     checks_ctc,  # noqa: F401 - CTC targets that share the blank's id
     checks_generic,  # noqa: F401 - mechanisms many families share: overwritten inputs, untrained tensors, zero outputs
+    checks_grad_sync,  # noqa: F401 - gradients summed across ranks where they should be averaged
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds
     checks_loop_order,  # noqa: F401 - clipping after the step; backward passes never stepped
