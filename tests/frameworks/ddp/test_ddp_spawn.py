@@ -59,6 +59,15 @@ def test_ranks_that_never_stepped_leave_the_main_process_result(trace_spawn, tmp
     assert trace_spawn.world_payload([watch], {"status": "finished", "steps": 0}) is None
 
 
+def test_a_spawned_process_mlsleuth_could_not_set_up_is_reported_as_an_internal_error(trace_spawn, tmp_path):
+    watch = trace_spawn.SpawnWatch({})
+    (tmp_path / "rank0").mkdir()
+    (tmp_path / "rank0" / "setup_error.txt").write_text("Traceback ...\nImportError: boom")
+    watch.worlds.append({"folder": str(tmp_path), "nprocs": 1, "start_method": "spawn", "started": 0.0, "running": False})
+    payload = trace_spawn.world_payload([watch], {"status": "finished", "steps": 0, "observer_errors": []})
+    assert payload["status"] == "finished" and "boom" in payload["observer_errors"][0]["traceback"]
+
+
 def test_the_rank_target_pickles_by_reference(trace_spawn):
     target = trace_spawn.RankTarget(os.path.join, "/tmp/x", 2, {"max_steps": 3})
     again = pickle.loads(pickle.dumps(target))

@@ -310,8 +310,8 @@ def gather(world: dict[str, Any], *, timed_out: bool, config: dict[str, Any]) ->
 
 
 def world_payload(observers: list, parent: dict[str, Any]) -> dict[str, Any] | None:
-    """After the script ended: the payload of the first spawned world whose ranks reported, else None (then the main
-    process's own ``parent`` payload stands)."""
+    """After the script ended: the payload of the first spawned world whose ranks reported; else the main process's
+    own ``parent`` payload with the failures to set a spawned process up, if any; else None (``parent`` stands)."""
     watch = next((o for o in observers if isinstance(o, SpawnWatch)), None)
     if watch is None or not watch.worlds or parent.get("steps"):
         return None
@@ -320,4 +320,12 @@ def world_payload(observers: list, parent: dict[str, Any]) -> dict[str, Any] | N
         if payload is not None and any((e["result"] or {}).get("steps") for e in payload["ranks"]):
             payload["launcher"] = {k: parent.get(k) for k in ("status", "exception", "exit_code")}
             return payload
+    failed = []  # mlsleuth could not trace a spawned process (it ran untraced): say so, as an internal error
+    for world in watch.worlds:
+        for i in range(world["nprocs"]):
+            with contextlib.suppress(OSError):
+                with open(os.path.join(world["folder"], f"rank{i}", "setup_error.txt"), encoding="utf-8") as fh:
+                    failed.append({"observer": "spawn", "hook": f"setting up spawned process {i}", "traceback": fh.read()})
+    if failed:
+        return {**parent, "observer_errors": [*(parent.get("observer_errors") or []), *failed[:2]]}
     return None
