@@ -162,6 +162,15 @@ PADDING_TARGET_SHARE = 0.2
 # training keeps identical on every rank count as different when they differ by more than this relative
 # amount (all-reduce hands every rank the same bits; the slack covers a reduction order that differs).
 RANK_SUM_RTOL = 1e-5
+# gradients summed across ranks (ddp-grads-summed-not-averaged): at an update, the per-parameter gradient sums the
+# ranks stepped on are fitted as ratio x the mean of the ranks' local gradient sums; summed when the ratio is within
+# this relative amount of the world size and the fit leaves less than GRAD_SUM_RESIDUAL of the stepped gradient
+# unexplained (an exact sum in float32 leaves about 1e-7; clipping or momentum folded in leave far more). The
+# mean must keep at least GRAD_SUM_MIN_MEAN_SHARE of the largest local gradient (ranks whose gradients cancel
+# say nothing about the ratio).
+GRAD_SUM_RATIO_RTOL = 0.01
+GRAD_SUM_RESIDUAL = 1e-3
+GRAD_SUM_MIN_MEAN_SHARE = 0.05
 # physics-informed networks (runtime/trace/checks_pinn.py). Loss terms: flagged when, on the first sampled
 # steps, the largest term is at least this many times the smallest both in value and in gradient norm with
 # respect to the parameters (four orders of magnitude: a classic well-posed problem starts one to three

@@ -7,12 +7,14 @@ from mlsleuth.runtime.trace.checks_ranks import RanksRun, rank_findings
 
 
 def rank_entry(rank, *, params=None, grads=None, samplers=None, wrappers=("DistributedDataParallel",), status="max-steps",
-               steps=10, ended="exited", why_killed=None, stacks=None, hang=None, sharded=False, shard_keys=None):
+               steps=10, ended="exited", why_killed=None, stacks=None, hang=None, sharded=False, shard_keys=None, grad_sync=None):
     observer = {"rank": rank, "world_size": 2, "params": params or {}, "grads": grads or {}, "param_names": ["fc.weight", "fc.bias"],
                 "samplers": samplers or [], "wrappers": list(wrappers), "sharded": sharded, "steps": steps}
     if shard_keys is not None:  # which piece of each parameter the rank holds (rank_sync.shard_key)
         observer["shard_keys"] = list(shard_keys)
     result = {"status": status, "steps": steps, "observers": {"ranks": observer}}
+    if grad_sync is not None:  # what rank_grad_sync.GradSyncObserver reports
+        result["observers"]["grad_sync"] = grad_sync
     if hang is not None:
         result["hang"] = hang
     return {"rank": rank, "result": result, "last_step": steps, "ended": ended, "why_killed": why_killed, "stacks": stacks}

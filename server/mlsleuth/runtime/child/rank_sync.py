@@ -155,7 +155,8 @@ class RankObserver(Observer):
 
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
-        rank_world = world() or (0, 1)
+        spawned = (config.get("spawned_rank"), config.get("spawned_world_size"))  # a rank the script spawned (trace_spawn)
+        rank_world = world() or (spawned if all(isinstance(v, int) for v in spawned) else (0, 1))
         self.rank, self.world_size = rank_world
         self.params: dict[str, list[float | None]] = {}
         self.grads: dict[str, list[float | None]] = {}

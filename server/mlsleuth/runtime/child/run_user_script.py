@@ -101,6 +101,7 @@ from observer import Observer, StopTraining
 TRACEBACK_LIMIT = 8000  # characters of the user's traceback kept
 
 
+ACTIVE_RUNNER: Any = None  # the runner of the run in progress (a forked rank removes its parent's patches with it)
 WRAPPER_TYPES = ("DataParallel", "DistributedDataParallel")  # their submodules are named "module.<name>"
 FORWARD_SCOPES = ("all", "unregistered", "outer", "none")  # widest first: see Runner.narrow_forwards
 
@@ -657,13 +658,18 @@ def run(
     extra: dict[str, Any] | None = None,
     write: bool = True,
     after_window: Any = None,
+    call: Any = None,
 ) -> dict[str, Any]:
     """Run ``script`` as ``__main__`` under observation; write and return the payload (see module doc).
 
     ``after_window``: an ``after_window.AfterWindow``; the script then runs on, unobserved, for its budget after
     ``max_steps`` (the payload's status stays ``max-steps``; what followed is under ``after_window``).
+    ``call``: a function to run under observation instead of the script (a rank the script started itself with
+    ``torch.multiprocessing.spawn``, see ``trace_spawn``); ``sys.argv`` and ``sys.path`` are then left alone.
     """
+    global ACTIVE_RUNNER
     runner = Runner(list(observers), max_steps)
+    ACTIVE_RUNNER = runner
     runner.after_window = after_window
 
     def finish_window() -> dict:
@@ -679,19 +685,23 @@ def run(
     status, exc_info, exit_code = "finished", None, None
     saved_argv, saved_path0 = list(sys.argv), sys.path[0] if sys.path else None
     # our bare-named modules must not shadow a user module of the same name next to the script
-    shadowed = {n: sys.modules.pop(n) for n in _own_module_names() & _user_module_names(script) if n in sys.modules}
+    shadowed = {} if call is not None else {n: sys.modules.pop(n) for n in _own_module_names() & _user_module_names(script) if n in sys.modules}
     try:
         if after_window is not None:
             after_window.install()  # before the runner's patches, removed after them
         runner.install()
         runner.notify("on_start")
-        sys.argv = [script, *map(str, argv)]
-        if sys.path:
-            sys.path[0] = os.path.dirname(script)
-        else:
-            sys.path.insert(0, os.path.dirname(script))
+        if call is None:
+            sys.argv = [script, *map(str, argv)]
+            if sys.path:
+                sys.path[0] = os.path.dirname(script)
+            else:
+                sys.path.insert(0, os.path.dirname(script))
         try:
-            runpy.run_path(script, run_name="__main__")
+            if call is None:
+                runpy.run_path(script, run_name="__main__")
+            else:
+                call()
         except StopTraining as stop:
             status = str(stop) or runner._stop_reason or "max-steps"
         except SystemExit as exc:
@@ -709,9 +719,10 @@ def run(
                 status = "exception"
                 exc_info = exception_info(exc)
         finally:
-            sys.argv = saved_argv
-            if saved_path0 is not None and sys.path:
-                sys.path[0] = saved_path0
+            if call is None:
+                sys.argv = saved_argv
+                if saved_path0 is not None and sys.path:
+                    sys.path[0] = saved_path0
         after = after_window is not None and after_window.active
         if after:  # the observers finished at max-steps; how the script went on is the after-window's business
             after_window.finish(status if exc_info is None else f"exception: {exc_info['type']}: {exc_info['message'][:200]}")
@@ -723,6 +734,7 @@ def run(
                 pass
     finally:
         runner.uninstall()
+        ACTIVE_RUNNER = None
         if after_window is not None:
             after_window.uninstall()
         sys.modules.update(shadowed)
@@ -790,7 +802,7 @@ def environment_info() -> dict[str, Any]:
     }
 
 
-def main_with_config(build_observers) -> None:
+def main_with_config(build_observers) -> dict[str, Any]:
     """Entry-script helper: ``sys.argv[1]`` is a JSON config with ``script``, ``argv``, ``max_steps``.
 
     ``build_observers(config) -> list[Observer]``. Any failure before the script
@@ -807,5 +819,5 @@ def main_with_config(build_observers) -> None:
         raise
     from after_window import AfterWindow
 
-    run(config["script"], config.get("argv", []), observers=observers, max_steps=config.get("max_steps"), extra={"config": config},
-        after_window=AfterWindow.from_config(config))
+    return run(config["script"], config.get("argv", []), observers=observers, max_steps=config.get("max_steps"), extra={"config": config},
+               after_window=AfterWindow.from_config(config))

@@ -13,17 +13,20 @@ import rank_launcher
 if __name__ == "__main__" and rank_launcher.launch_if_asked(os.path.abspath(__file__)):
     sys.exit(0)  # this process launched the ranks (--nproc-per-node) and wrote their results
 
-import rank_metrics
+import channel
 import rank_sync
 import run_user_script
-from trace_generic import GenericObserver
-from trace_observer import TraceObserver
-from trace_pinn import PinnObserver
-from trace_rl import RLObserver
+import trace_spawn
 
 if __name__ == "__main__":
-    run_user_script.main_with_config(
-        lambda config: [TraceObserver(config), PinnObserver(config), RLObserver(config), GenericObserver(config)]
-        + ([rank_sync.RankObserver(config), rank_metrics.ShardEvalObserver(config)] if rank_sync.world() else [])
-    )
+    built: list = []
+
+    def observers(config):
+        built.extend(trace_spawn.trace_observers(config, in_world=bool(rank_sync.world())))
+        return built
+
+    payload = run_user_script.main_with_config(observers)
+    world = trace_spawn.world_payload(built, payload or {})
+    if world is not None:  # the script started its own ranks (torch.multiprocessing.spawn): their merged result
+        channel.write_result(world)
     rank_sync.leave_if_rank()

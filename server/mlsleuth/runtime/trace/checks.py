@@ -1525,6 +1525,7 @@ from mlsleuth.runtime.trace import (
     checks_ctc,  # noqa: F401 - CTC targets that share the blank's id
     checks_datasets,  # noqa: F401 - a __getitem__ that writes into the stored samples, a __len__ shorter than the data
     checks_generic,  # noqa: F401 - mechanisms many families share: overwritten inputs, untrained tensors, zero outputs
+    checks_grad_sync,  # noqa: F401 - gradients summed across ranks where they should be averaged
     checks_identity_acts,  # noqa: F401 - leaky_relu/rrelu/prelu that return their input unchanged
     checks_lm,  # noqa: F401
     checks_loaders,  # noqa: F401 - persistent workers' stale datasets, distributed samplers' seeds

@@ -19,7 +19,7 @@ from mlsleuth.runtime.registry import Found, runtime_check
 
 HARNESS_FILES = {"run_user_script.py", "trace_main.py", "nan_main.py", "rank_sync.py"}
 RANK_CHECK_IDS = ("ddp-params-differ-across-ranks", "ddp-grads-differ-across-ranks", "ddp-sampler-same-order-each-epoch", "ddp-rank-hung",
-                  "ddp-metric-of-one-shard-reported")
+                  "ddp-metric-of-one-shard-reported", "ddp-grads-summed-not-averaged")
 
 
 class RanksRun:
@@ -42,6 +42,15 @@ class RanksRun:
         out = {}
         for e in self.entries:
             obs = ((e.get("result") or {}).get("observers") or {}).get("ranks")
+            if isinstance(obs, dict):
+                out[int(e["rank"])] = decode_non_finite(obs)
+        return out
+
+    def observer(self, name: str) -> dict[int, dict[str, Any]]:
+        """``{rank: that observer's data}`` for the ranks that reported it (e.g. ``"grad_sync"``)."""
+        out = {}
+        for e in self.entries:
+            obs = ((e.get("result") or {}).get("observers") or {}).get(name)
             if isinstance(obs, dict):
                 out[int(e["rank"])] = decode_non_finite(obs)
         return out
