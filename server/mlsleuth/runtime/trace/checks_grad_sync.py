@@ -16,7 +16,7 @@ from typing import Any
 from mlsleuth.runtime import thresholds as T
 from mlsleuth.runtime.common import fmt
 from mlsleuth.runtime.registry import Found, runtime_check
-from mlsleuth.runtime.trace.checks_ranks import RanksRun, _differs, _is_ranks
+from mlsleuth.runtime.trace.checks_ranks import RanksRun, values_differ, is_multirank
 
 WINDOWS = 4  # updates the replica watch (runtime/child/trace_replicas.py) looks at
 
@@ -58,7 +58,7 @@ def step_ratio(per_rank: dict[int, dict[str, Any]], world_size: int) -> dict[str
         return None
     ranks = sorted(per_rank)
     base = stepped[ranks[0]]
-    if any(_differs(base[i], stepped[r][i]) for r in ranks[1:] for i in idx):
+    if any(values_differ(base[i], stepped[r][i]) for r in ranks[1:] for i in idx):
         return None  # not one gradient: ddp-grads-differ-across-ranks says so
     mean = [sum(local[r][i] for r in ranks) / world_size for i in idx]
     biggest = max(math.sqrt(sum(local[r][i] ** 2 for i in idx)) for r in ranks)
@@ -67,7 +67,7 @@ def step_ratio(per_rank: dict[int, dict[str, Any]], world_size: int) -> dict[str
     fit = _fit([base[i] for i in idx], mean)
     if fit is None:
         return None
-    in_backward = all(not _differs(local[ranks[0]][i], local[r][i]) for r in ranks[1:] for i in idx)  # equal right after backward
+    in_backward = all(not values_differ(local[ranks[0]][i], local[r][i]) for r in ranks[1:] for i in idx)  # equal right after backward
     return {"ratio": fit[0], "residual": fit[1], "parameters": len(idx), "synced_in_backward": in_backward}
 
 
@@ -135,7 +135,7 @@ def ddp_grads_summed_not_averaged(run: Any) -> Iterator[Found]:
     `op=dist.ReduceOp.AVG` (NCCL), or wrap the model in DistributedDataParallel, which averages. If the sum is
     meant, divide each rank's loss by the world size before backward.
     """
-    if not isinstance(run, RanksRun) or not _is_ranks(run):
+    if not isinstance(run, RanksRun) or not is_multirank(run):
         return
     data = run.observer("grad_sync")
     n = run.world_size

@@ -65,14 +65,14 @@ class RanksRun:
         return max(known, default=0)
 
 
-def _is_ranks(run: Any) -> bool:
+def is_multirank(run: Any) -> bool:
     """A world whose ranks can be compared: several ranks reported, and they joined a process group (a script
     that never calls init_process_group runs N independent copies, which may well differ)."""
     return (isinstance(run, RanksRun) and run.world_size > 1 and len(run.data) > 1
             and not any(d.get("process_group") is False for d in run.data.values()))
 
 
-def _differs(a: float | None, b: float | None) -> bool:
+def values_differ(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return False
     if not (math.isfinite(a) and math.isfinite(b)):
@@ -109,7 +109,7 @@ def _compare(run: RanksRun, kind: str, key: str) -> tuple[list[str], list[int], 
     for i in range(len(base)):
         for members in _groups(run, same_length, i):
             for r in members[1:]:
-                if _differs(sums[members[0]][i], sums[r][i]):
+                if values_differ(sums[members[0]][i], sums[r][i]):
                     differing.add(i)
                     ranks.add(r)
     labels = [names[i] if i < len(names) else f"param{i}" for i in sorted(differing)]
@@ -118,7 +118,7 @@ def _compare(run: RanksRun, kind: str, key: str) -> tuple[list[str], list[int], 
 
 def comparison_note(run: RanksRun) -> str | None:
     """For a sharded model, what the parameter and gradient comparisons covered (None for a replicated one)."""
-    if not _is_ranks(run) or not run.sharded:
+    if not is_multirank(run) or not run.sharded:
         return None
     ranks = sorted(run.data)
     n = max((len(run.data[r].get("param_names") or []) for r in ranks), default=0)
@@ -156,7 +156,7 @@ def ddp_params_differ_across_ranks(run: Any) -> Iterator[Found]:
     DistributedDataParallel (it broadcasts rank 0's weights), or broadcast them yourself with
     `dist.broadcast(p.data, src=0)` for every parameter and buffer.
     """
-    if not _is_ranks(run):
+    if not is_multirank(run):
         return
     labels, ranks, sums = _compare(run, "params", "0")
     when = "before the first update"
@@ -213,7 +213,7 @@ def ddp_grads_differ_across_ranks(run: Any) -> Iterator[Found]:
     `model.module.some_method(x)`), leave `no_sync()` only around the accumulation micro-steps that do
     not call `optimizer.step()`, or all-reduce every gradient before the step.
     """
-    if not _is_ranks(run):
+    if not is_multirank(run):
         return
     for key in sorted({k for d in run.data.values() for k in (d.get("grads") or {})}, key=int):
         labels, ranks, sums = _compare(run, "grads", key)
