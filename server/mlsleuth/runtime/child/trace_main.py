@@ -20,10 +20,12 @@ from trace_generic import GenericObserver
 from trace_observer import TraceObserver
 from trace_pinn import PinnObserver
 from trace_rl import RLObserver
+from trace_terms import TermsObserver
 
 if __name__ == "__main__":
     run_user_script.main_with_config(
-        lambda config: [TraceObserver(config), PinnObserver(config), RLObserver(config), GenericObserver(config)]
+        lambda config: [TraceObserver(config), PinnObserver(config), RLObserver(config), GenericObserver(config),
+                    TermsObserver(config)]
         + ([rank_sync.RankObserver(config), rank_metrics.ShardEvalObserver(config)] if rank_sync.world() else [])
     )
     rank_sync.leave_if_rank()
