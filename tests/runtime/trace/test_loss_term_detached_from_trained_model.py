@@ -70,7 +70,7 @@ def test_gan_adversarial_term_on_detached_fake_found(bug):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("healthy", ["gan_plain", "gan_frozen_d", "pix2pix", "dcgan", "lightning_gan", "wgan_critic", "sac",
-                                     "distill", "constant_term", "probe", "accumulate", "slow_second", "encoder_cleared",
+                                     "a2c_shared", "distill", "constant_term", "probe", "accumulate", "slow_second", "encoder_cleared",
                                      "module_zero_grad"])
 def test_healthy_multi_optimizer_loops_not_found(healthy):
     # both checks on several optimizers stay quiet on these (optimizer-steps-other-loss-gradients has its own bugs)

@@ -5,8 +5,8 @@ a hinge term and no loss function), 'encoder_leak' (the decoder loss's gradient 
 after its own loss), 'gan_g_leak' (the discriminator's loss reaches the generator, whose zero_grad runs before it),
 'actor_trunk_leak' (the actor loss's gradient stays in a shared trunk the critic's optimizer steps), 'gan_d_leak'
 (zero_grad after each step: the generator's loss leaves its gradient in D, which D's next step uses).
-Healthy: 'gan_plain', 'gan_frozen_d', 'dcgan', 'pix2pix', 'lightning_gan', 'wgan_critic', 'sac', 'distill', 'constant_term', 'probe',
-'accumulate', 'slow_second', 'encoder_cleared', 'module_zero_grad'.
+Healthy: 'gan_plain', 'gan_frozen_d', 'dcgan', 'pix2pix', 'lightning_gan', 'wgan_critic', 'sac', 'a2c_shared', 'distill',
+'constant_term', 'probe', 'accumulate', 'slow_second', 'encoder_cleared', 'module_zero_grad'.
 """
 import sys
 
@@ -312,6 +312,25 @@ def encoder(kind):
             opt_enc.zero_grad()
 
 
+def a2c_shared():
+    """Actor-critic with a shared trunk and one optimizer: policy, value and entropy terms summed."""
+    trunk, pi, v = mlp(8, 16), nn.Linear(16, 3), nn.Linear(16, 1)
+    opt = torch.optim.Adam([*trunk.parameters(), *pi.parameters(), *v.parameters()], lr=1e-3)
+    for _ in range(STEPS):
+        s, _y = data()
+        ret = torch.randn(s.size(0), 1)
+        h = trunk(s)
+        logp = F.log_softmax(pi(h), 1)
+        value = v(h)
+        act = torch.randint(0, 3, (s.size(0),))
+        adv = (ret - value).detach()
+        entropy = -(logp.exp() * logp).sum(1).mean()
+        loss = -(logp.gather(1, act[:, None]) * adv).mean() + 0.5 * F.mse_loss(value, ret) - 0.01 * entropy
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
 def actor_trunk():
     """A shared trunk trained by the critic's optimizer; the actor loss also reaches it, and nothing clears that."""
     trunk, pi, v = mlp(8, 16), nn.Linear(16, 3), nn.Linear(16, 1)
@@ -344,4 +363,5 @@ elif mode == "actor_trunk_leak":
     actor_trunk()
 else:
     {"dcgan": dcgan, "lightning_gan": lightning_gan, "wgan_critic": wgan_critic, "sac": sac, "distill": distill,
-     "constant_term": constant_term, "probe": probe, "accumulate": accumulate, "slow_second": slow_second}[mode]()
+     "constant_term": constant_term, "probe": probe, "accumulate": accumulate, "slow_second": slow_second,
+     "a2c_shared": a2c_shared}[mode]()

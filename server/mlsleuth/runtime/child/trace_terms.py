@@ -339,7 +339,7 @@ class TermsObserver(Observer):
                 continue
             others = sorted({i for pid in row["reach"] if pid in holders for i in holders[pid][1]})
             cut_from = [label for label, ids in row["cut"] if ids & stepped_ids]
-            if not others or not good or not cut_from:
+            if not good or not cut_from:
                 continue  # judged only for a term built on a detached output of a model this step trains
             stat["bad"] += 1
             if "first_bad" not in stat:

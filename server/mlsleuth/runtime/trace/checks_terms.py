@@ -33,6 +33,15 @@ def _optimizer(run: Any, index: int) -> str:
     return f"optimizer #{index} ({rec.get('type')}{over})"
 
 
+def _optimizer_named(run: Any, index: int, name: str | None) -> str:
+    """``'trainer_E' (Adam over 'encoder')`` when the user's code names it, else as :func:`_optimizer`."""
+    if not name:
+        return _optimizer(run, index)
+    rec = next((o for o in _terms(run).get("optimizers") or [] if o.get("index") == index), None) or {}
+    over = f" over '{rec['label']}'" if rec.get("label") else ""
+    return f"'{name}' ({rec.get('type', 'optimizer')}{over})"
+
+
 def _short(path: Any) -> str:
     return str(path).replace("\\", "/").rsplit("/", 1)[-1] if path else "?"
 
@@ -82,22 +91,25 @@ def loss_term_detached_from_trained_model(run: Any) -> Iterator[Found]:
             continue  # it reaches parameters of an optimizer that never steps: another check's business
         model, loss = term.get("model") or {}, term.get("loss")
         name = _term_name(term)
-        source = ", ".join(repr(s) for s in bad.get("detached_from") or []) or "the trained model"
+        sources = bad.get("detached_from") or []
+        source = " and ".join(f"'{s}'" for s in sources) or "the trained model"
+        other = f"'{model.get('label')}'"
         trained = ", ".join(_optimizer(run, i) for i in bad.get("stepped") or [])
         reached = ", ".join(_optimizer(run, i) for i in bad.get("optimizers_reached") or [])
+        reached = f"only parameters of {reached}" if reached else "only parameters that no optimizer holds"
         others = ", ".join(_term_name(o) for o in bad.get("other_terms") or []) or "the other terms"
         where = site_location(run, model) or site_location(run, loss or {}) or site_location(run, term)
         yield Found(
-            f"a loss term ({name}) trains nothing: it runs '{model.get('label')}' on a detached output of {source}, so no "
-            f"gradient reaches {source}, which this backward trains (only {others} does)",
+            f"a loss term ({name}) trains nothing: it runs {other} on a detached output of {source}, so no gradient "
+            f"reaches {source}, which this backward trains (only {others} does)",
             observation=f"on {term['bad']} sampled backward pass(es) of the loss at {_short(term.get('path'))}:{term.get('line')} "
                         f"(first at step {bad.get('step')}), this term reached none of the parameters of {trained}, which stepped after "
-                        f"this backward, and only parameters of {reached} ({bad.get('params_reached')} tensor(s)), whose gradient from it "
-                        f"no optimizer step used; '{model.get('label')}' was given a copy of {source}'s output without its gradient",
+                        f"this backward, and {reached} ({bad.get('params_reached')} tensor(s)), whose gradient from it no optimizer "
+                        f"step used; {other} was given a copy of the output of {source} without its gradient",
             next_test="backpropagate this term alone (term.backward(retain_graph=True)) and print the gradients of the trained "
                       "model's parameters: they are None or zero",
-            fix=f"pass {source}'s output itself (not .detach()) to '{model.get('label')}' in this loss; keep .detach() only for "
-                f"the update of '{model.get('label')}' itself, and freeze it with requires_grad_(False) here if needed",
+            fix=f"pass the output of {source} itself (not .detach()) to {other} in this loss; keep .detach() only for the update "
+                f"of {other} itself, and freeze it with requires_grad_(False) here if its gradients are not wanted",
             measurements={k: term.get(k) for k in ("judged", "bad", "good", "first_bad", "loss", "model")},
             module=model.get("label"), step=bad.get("step"), phase="backward", **where)
 
@@ -138,7 +150,7 @@ def optimizer_steps_other_loss_gradients(run: Any) -> Iterator[Found]:
             continue
         share = statistics.median(ratios)
         name = leak.get("optimizer_name")
-        opt = f"'{name}' ({_optimizer(run, idx)})" if name else _optimizer(run, idx)
+        opt = _optimizer_named(run, idx, name)
         label = next((o.get("label") for o in terms.get("optimizers") or [] if o.get("index") == idx), None)
         after = ", ".join(_optimizer(run, i) for i in leak.get("stepped_after_leak") or [])
         own = f"{_short(leak.get('own_path'))}:{leak.get('own_line')}" if leak.get("own_line") else "its own loss"
