@@ -175,6 +175,7 @@ class Runner:
         self._stopping = False
         self._muted = 0
         self._backward_depth = 0
+        self.backward_args: tuple = ((), {})
         self._train_depth = 0
         self._originals: list[tuple[Any, str, Any, bool]] = []
         self._handles: list[Any] = []
@@ -578,6 +579,7 @@ class Runner:
         if self._backward_depth or self._muted:
             return original(*args, **kwargs)
         self._backward_depth += 1
+        self.backward_args = (args, kwargs)  # the call's own arguments (``inputs=`` limits what it reaches)
         try:
             self.phase = "backward"
             self.notify("on_backward_start", roots)

@@ -570,7 +570,8 @@ class TraceObserver(Observer):
         state = self._opt_state.get(id(optimizer))
         if state is not None and not state["zeroed"] and state["stale"]:
             self.stale_grad_steps.append({"step": runner.step, "params": state["stale"][:5], "count": len(state["stale"]),
-                                          "optimizer": type(optimizer).__name__})
+                                          "optimizer": type(optimizer).__name__,
+                                          "optimizer_index": next((i for i, o in enumerate(runner.optimizers) if o is optimizer), None)})
         if optimizer is runner.primary_optimizer:
             if optimizer is not self._last_primary:
                 ids = {id(p) for p in _params_of(optimizer)}

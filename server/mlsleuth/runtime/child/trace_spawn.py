@@ -126,8 +126,10 @@ def trace_observers(config: dict[str, Any], in_world: bool) -> list:
     from trace_observer import TraceObserver
     from trace_pinn import PinnObserver
     from trace_rl import RLObserver
+    from trace_terms import TermsObserver
 
-    observers = [TraceObserver(config), PinnObserver(config), RLObserver(config), GenericObserver(config)]
+    observers = [TraceObserver(config), PinnObserver(config), RLObserver(config), GenericObserver(config),
+                 TermsObserver(config)]
     if in_world:
         observers += [rank_sync.RankObserver(config), rank_metrics.ShardEvalObserver(config), rank_grad_sync.GradSyncObserver(config)]
     else:

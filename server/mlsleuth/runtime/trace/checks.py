@@ -1539,4 +1539,5 @@ from mlsleuth.runtime.trace import (
     checks_ranks,  # noqa: F401
     checks_rl,  # noqa: F401 - registers the RL checks (kept in their own module)
     checks_seeds,  # noqa: F401 - the global seed reset to an earlier value while training goes on
+    checks_terms,  # noqa: F401 - which parameters each backward reaches, with several optimizers
 )

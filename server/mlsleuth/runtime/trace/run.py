@@ -146,6 +146,7 @@ def build_report(result: Any, *, info: dict, path: str, command: str, selection:
         data = {**data, "rl": (payload.get("observers") or {}).get("rl")}  # the RL watch (trace_rl.py), read by checks_rl
         data = {**data, "generic": (payload.get("observers") or {}).get("generic")}  # trace_generic.py, read by checks_generic
         data = {**data, "replicas": (payload.get("observers") or {}).get("replicas")}  # trace_replicas.py, read by checks_grad_sync
+        data = {**data, "terms": (payload.get("observers") or {}).get("terms")}  # trace_terms.py, read by checks_terms
         script = (payload.get("config") or {}).get("script")
         if script:
             data = {**data, "script_dir": os.path.dirname(script)}  # user call sites are shown relative to it
