@@ -57,7 +57,7 @@ def _stat_text(s: dict) -> str:
 
 @runtime_check("dataset-getitem-modifies-stored-data", tool="trace", category="data", severity="warning")
 def dataset_getitem_modifies_stored_data(run: Any) -> Iterator[Found]:
-    """A Dataset's `__getitem__` writes into its stored samples, so the same item changes on every read.
+    """A Dataset's `__getitem__` writes into its stored samples.
 
     What it finds: a map-style dataset of a DataLoader where reading the same index twice, from the same random
     state, gives different values and the second read wrote into the dataset's stored data again: e.g.
@@ -104,7 +104,7 @@ def dataset_getitem_modifies_stored_data(run: Any) -> Iterator[Found]:
 
 @runtime_check("dataset-len-shorter-than-data", tool="trace", category="data", severity="warning")
 def dataset_len_shorter_than_data(run: Any) -> Iterator[Found]:
-    """A Dataset's `__len__` is smaller than the data it indexes: the sampler never draws the remaining samples.
+    """A Dataset's `__len__` is smaller than the data it indexes.
 
     What it finds: a dataset class of the script whose `len()` is smaller than the first dimension of an array,
     tensor or list it holds, where the length has a telling origin (another axis of that array such as

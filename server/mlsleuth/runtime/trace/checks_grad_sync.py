@@ -113,7 +113,7 @@ def _display(path: str) -> str:
 
 @runtime_check("ddp-grads-summed-not-averaged", tool="trace", category="distributed", severity="warning")
 def ddp_grads_summed_not_averaged(run: Any) -> Iterator[Found]:
-    """The ranks step on the sum of their gradients instead of the mean: each update is world_size times too large.
+    """The ranks step on the sum of their gradients, not their mean.
 
     What it finds: in a run of two ranks or more, on at least two of the first updates, every rank stepped
     on a gradient equal to the *sum* of the gradients the ranks' own backward passes produced (per-parameter

@@ -57,7 +57,7 @@ def _term_name(term: dict) -> str:
 
 @runtime_check("loss-term-detached-from-trained-model", tool="trace", category="training-loop", severity="error")
 def loss_term_detached_from_trained_model(run: Any) -> Iterator[Found]:
-    """A loss term runs another model on a detached output of the model being trained, so it trains nothing.
+    """A loss term reaches the trained model only through a detached output.
 
     What it finds: with two or more optimizers, a term of the loss passed to ``backward()`` (``adv`` in
     ``loss = adv + lam * l1``) that reaches none of the parameters of the optimizer(s) stepping right after that
